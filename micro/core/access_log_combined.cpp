@@ -1,0 +1,175 @@
+#include "micro/core/access_log_combined.hpp"
+
+#include <cstring>
+
+#include "micro/core/access_log_line.hpp"
+#include "micro/core/access_log_scan.hpp"
+#include "micro/core/access_log_time.hpp"
+
+namespace gatebench::access_log {
+namespace {
+
+using detail::BlockScanner;
+using detail::ByteSet;
+
+constexpr ByteSet kQuoted{'"', '\\', '\n'};  // inside "...": only these end or interrupt it
+constexpr ByteSet kBare{' ', '\n', '\n'};    // between fields
+using Scanner = BlockScanner<kQuoted, kBare>;
+
+class LineParser {
+ public:
+  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n) {}
+
+  bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
+    // $remote_addr
+    std::size_t e = sc_.find<1>(p);
+    if (e == n_ || d_[e] != ' ') return fail(e, ErrorReason::missing_field);
+    if (!detail::parse_ipv4(d_ + p, d_ + e, r.client_ip)) return fail(p, ErrorReason::bad_ip);
+    p = e + 1;
+    if (!literal(p, "- ", 2)) return false;
+    // $remote_user: any non-empty token, not kept
+    e = sc_.find<1>(p);
+    if (e == n_ || d_[e] != ' ') return fail(e, ErrorReason::missing_field);
+    if (e == p) return fail(p, ErrorReason::bad_syntax);
+    p = e + 1;
+    // [$time_local]
+    if (!literal(p, "[", 1)) return false;
+    if (n_ - p < detail::kTimeLocalLength + 3) return fail(p, ErrorReason::bad_time);
+    if (!detail::parse_time_local(d_ + p, r.time_us)) return fail(p, ErrorReason::bad_time);
+    p += detail::kTimeLocalLength;
+    if (!literal(p, "] \"", 3)) return false;
+    // "$request"
+    bool esc;
+    if (!quoted(p, e, esc)) return false;
+    if (!request_line(p, e, esc, r)) return false;
+    p = e + 1;
+    if (!literal(p, " ", 1)) return false;
+    // $status $body_bytes_sent
+    e = sc_.find<1>(p);
+    if (e == n_ || d_[e] != ' ') return fail(e, ErrorReason::missing_field);
+    if (!detail::parse_status(d_ + p, d_ + e, r.status)) return fail(p, ErrorReason::bad_status);
+    p = e + 1;
+    e = sc_.find<1>(p);
+    if (e == n_ || d_[e] != ' ') return fail(e, ErrorReason::missing_field);
+    if (!detail::parse_u64(d_ + p, d_ + e, r.bytes_sent)) return fail(p, ErrorReason::bad_bytes);
+    p = e + 1;
+    // "$http_referer" "$http_user_agent"
+    std::uint8_t escaped = r.escaped;
+    if (!literal(p, "\"", 1)) return false;
+    if (!quoted(p, e, esc)) return false;
+    r.referer = dash_is_empty(p, e);
+    escaped |= esc ? kEscReferer : 0;
+    p = e + 1;
+    if (!literal(p, " \"", 2)) return false;
+    if (!quoted(p, e, esc)) return false;
+    r.user_agent = dash_is_empty(p, e);
+    escaped |= esc ? kEscUserAgent : 0;
+    r.escaped = escaped;
+    p = e + 1;
+    if (p < n_ && d_[p] != '\n') return fail(p, ErrorReason::extra_field);
+    r.host = {};
+    r.rule_id = {};
+    r.scheme = Scheme::none;
+    r.action = Action::none;
+    r.request_time_us = kAbsent;
+    r.upstream_time_us = kAbsent;
+    next = p + 1;
+    return true;
+  }
+
+  std::size_t error_offset() const { return err_at_; }
+  ErrorReason error_reason() const { return reason_; }
+
+ private:
+  bool fail(std::size_t at, ErrorReason reason) {
+    err_at_ = at;
+    reason_ = reason;
+    return false;
+  }
+
+  // The next bytes must be `lit`; a line that ends first is missing fields.
+  bool literal(std::size_t& p, const char* lit, std::size_t len) {
+    for (std::size_t i = 0; i < len; ++i, ++p) {
+      if (p == n_ || d_[p] == '\n') return fail(p, ErrorReason::missing_field);
+      if (d_[p] != lit[i]) return fail(p, ErrorReason::bad_syntax);
+    }
+    return true;
+  }
+
+  // From p (just past an opening quote) to the closing quote at e; nginx writes '"', '\' and
+  // non-printable bytes as \xHH, so a raw quote always closes the field.
+  bool quoted(std::size_t p, std::size_t& e, bool& esc) {
+    esc = false;
+    e = sc_.find<0>(p);
+    while (e < n_ && d_[e] == '\\') {
+      if (n_ - e < 4 || d_[e + 1] != 'x' ||
+          detail::hex_value(static_cast<unsigned char>(d_[e + 2])) < 0 ||
+          detail::hex_value(static_cast<unsigned char>(d_[e + 3])) < 0) {
+        return fail(e, ErrorReason::bad_escape);
+      }
+      esc = true;
+      e = sc_.find<0>(e + 4);
+    }
+    if (e == n_ || d_[e] != '"') return fail(e, ErrorReason::missing_field);
+    return true;
+  }
+
+  std::string_view dash_is_empty(std::size_t b, std::size_t e) const {
+    return (e - b == 1 && d_[b] == '-') ? std::string_view() : std::string_view(d_ + b, e - b);
+  }
+
+  // METHOD SP target SP HTTP/d.d in [b, e); the target may itself hold spaces.
+  bool request_line(std::size_t b, std::size_t e, bool esc, AccessLogRecord& r) {
+    const char* const rb = d_ + b;
+    const char* const re = d_ + e;
+    const auto* sp1 = static_cast<const char*>(std::memchr(rb, ' ', e - b));
+    if (sp1 == nullptr) return fail(b, ErrorReason::bad_request_line);
+    if (!detail::valid_method_token(rb, sp1)) return fail(b, ErrorReason::bad_method);
+    r.method = method_from_token({rb, static_cast<std::size_t>(sp1 - rb)});
+    // "HTTP/d.d" is 8 bytes: the protocol starts 9 bytes before the closing quote.
+    constexpr std::size_t kProto = 8;
+    const char* const proto = re - kProto;
+    if (re - sp1 < static_cast<std::ptrdiff_t>(kProto + 3) || proto[-1] != ' ' ||
+        std::memcmp(proto, "HTTP/", 5) != 0 ||
+        !detail::is_digit(static_cast<unsigned char>(proto[5])) || proto[6] != '.' ||
+        !detail::is_digit(static_cast<unsigned char>(proto[7]))) {
+      return fail(b, ErrorReason::bad_request_line);
+    }
+    const char* const tb = sp1 + 1;
+    const char* const te = proto - 1;
+    const auto* q =
+        static_cast<const char*>(std::memchr(tb, '?', static_cast<std::size_t>(te - tb)));
+    if (q == nullptr) {
+      r.path = {tb, static_cast<std::size_t>(te - tb)};
+      r.query = {};
+    } else {
+      r.path = {tb, static_cast<std::size_t>(q - tb)};
+      r.query = {q + 1, static_cast<std::size_t>(te - q - 1)};
+    }
+    std::uint8_t escaped = 0;
+    if (esc) [[unlikely]] {
+      if (std::memchr(r.path.data(), '\\', r.path.size())) escaped |= kEscPath;
+      if (!r.query.empty() && std::memchr(r.query.data(), '\\', r.query.size())) {
+        escaped |= kEscQuery;
+      }
+    }
+    r.escaped = escaped;
+    return true;
+  }
+
+  const char* d_;
+  std::size_t n_;
+  Scanner sc_;
+  std::size_t err_at_ = 0;
+  ErrorReason reason_ = ErrorReason::bad_syntax;
+};
+
+}  // namespace
+
+BatchResult parse_combined(std::string_view buffer, std::span<AccessLogRecord> records,
+                           std::span<AccessLogError> errors) {
+  LineParser parser(buffer.data(), buffer.size());
+  return detail::parse_lines(buffer, records, errors, parser);
+}
+
+}  // namespace gatebench::access_log

@@ -1,0 +1,44 @@
+// Internal to the access-log parsers: the batch loop every format shares (storage limits,
+// empty lines, resuming at the next line after an error).
+#pragma once
+
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "micro/core/access_log_record.hpp"
+
+namespace gatebench::access_log::detail {
+
+// LineParser: bool parse(size_t line_start, AccessLogRecord&, size_t& next) plus
+// error_offset()/error_reason() describing the last failure. `next` may exceed the buffer size
+// by one when the last line has no '\n'.
+template <typename LineParser>
+BatchResult parse_lines(std::string_view buffer, std::span<AccessLogRecord> records,
+                        std::span<AccessLogError> errors, LineParser& parser) {
+  const char* const d = buffer.data();
+  const std::size_t n = buffer.size();
+  BatchResult res;
+  std::size_t pos = 0;
+  while (pos < n && res.records < records.size() && res.errors < errors.size()) {
+    if (d[pos] == '\n') {
+      errors[res.errors++] = {pos, pos, ErrorReason::empty_line};
+      ++pos;
+      continue;
+    }
+    std::size_t next;
+    if (parser.parse(pos, records[res.records], next)) [[likely]] {
+      ++res.records;
+      pos = next < n ? next : n;
+      continue;
+    }
+    errors[res.errors++] = {pos, parser.error_offset(), parser.error_reason()};
+    // A raw '\n' ends a record in every format, wherever the parser gave up.
+    const void* nl = std::memchr(d + pos, '\n', n - pos);
+    pos = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - d) + 1 : n;
+  }
+  res.consumed = pos;
+  return res;
+}
+
+}  // namespace gatebench::access_log::detail

@@ -1,0 +1,84 @@
+// Internal to the access-log parsers: nginx's $time_local ("10/Oct/2000:13:55:36 -0700") to
+// unix microseconds, without the C library's locale- and TZ-dependent calls.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "micro/core/access_log_scan.hpp"
+
+namespace gatebench::access_log::detail {
+
+inline constexpr std::size_t kTimeLocalLength = 26;
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+constexpr unsigned days_in_month(unsigned y, unsigned m) {
+  constexpr unsigned char kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m == 2 && (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) return 29;
+  return kDays[m - 1];
+}
+
+// Month 1..12 from its English abbreviation, 0 when unknown.
+inline unsigned month_from_abbrev(const char* p) {
+  std::uint32_t key = 0;
+  std::memcpy(&key, p, 3);
+  // Little-endian packs of "Jan".."Dec" (byte 0 lowest).
+  constexpr auto pack = [](const char* s) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(s[0])) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[2])) << 16;
+  };
+  constexpr std::uint32_t kMonths[12] = {pack("Jan"), pack("Feb"), pack("Mar"), pack("Apr"),
+                                         pack("May"), pack("Jun"), pack("Jul"), pack("Aug"),
+                                         pack("Sep"), pack("Oct"), pack("Nov"), pack("Dec")};
+  if constexpr (std::endian::native != std::endian::little) {
+    key = pack(p);
+  }
+  for (unsigned i = 0; i < 12; ++i) {
+    if (kMonths[i] == key) return i + 1;
+  }
+  return 0;
+}
+
+inline unsigned two_digits(const char* p, bool& ok) {
+  const unsigned a = static_cast<unsigned char>(p[0]) - '0';
+  const unsigned b = static_cast<unsigned char>(p[1]) - '0';
+  ok &= (a <= 9) & (b <= 9);
+  return a * 10 + b;
+}
+
+// Reads exactly kTimeLocalLength bytes at p: "dd/Mon/yyyy:hh:mm:ss +zzzz".
+inline bool parse_time_local(const char* p, std::int64_t& out_us) {
+  bool ok = p[2] == '/' && p[6] == '/' && p[11] == ':' && p[14] == ':' && p[17] == ':' &&
+            p[20] == ' ' && (p[21] == '+' || p[21] == '-');
+  const unsigned day = two_digits(p, ok);
+  const unsigned year = two_digits(p + 7, ok) * 100 + two_digits(p + 9, ok);
+  const unsigned hour = two_digits(p + 12, ok);
+  const unsigned minute = two_digits(p + 15, ok);
+  const unsigned second = two_digits(p + 18, ok);
+  const unsigned zh = two_digits(p + 22, ok);
+  const unsigned zm = two_digits(p + 24, ok);
+  if (!ok) return false;
+  const unsigned month = month_from_abbrev(p + 3);
+  if (month == 0 || day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 ||
+      second > 59 || zh > 23 || zm > 59) {
+    return false;
+  }
+  const std::int64_t zone = static_cast<std::int64_t>(zh * 3600 + zm * 60);
+  const std::int64_t local = days_from_civil(year, month, day) * 86400 +
+                             static_cast<std::int64_t>(hour * 3600 + minute * 60 + second);
+  out_us = (p[21] == '+' ? local - zone : local + zone) * 1'000'000;
+  return true;
+}
+
+}  // namespace gatebench::access_log::detail

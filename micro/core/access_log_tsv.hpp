@@ -1,0 +1,18 @@
+// gatebench's composed access-log record: one line of 15 tab-separated fields, as the
+// reference gateway emits it (field list, escaping and "-" in docs/access-log.md).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "micro/core/access_log_record.hpp"
+
+namespace gatebench::access_log {
+
+// Parses every line of `buffer` into `records`, reporting rejected lines in `errors`; see
+// BatchResult for when it stops early. No allocation; reads only inside `buffer`. Views in the
+// records point into `buffer`; an escaped field keeps its raw bytes (AccessLogRecord::escaped).
+BatchResult parse_tsv(std::string_view buffer, std::span<AccessLogRecord> records,
+                      std::span<AccessLogError> errors);
+
+}  // namespace gatebench::access_log
