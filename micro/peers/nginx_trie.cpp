@@ -1,0 +1,34 @@
+#include "micro/peers/nginx_trie.hpp"
+
+namespace gatebench::peers {
+
+NginxTrie::NginxTrie(std::span<const core::CidrEntry> entries) : root_(&nodes_.emplace_back()) {
+  for (const core::CidrEntry& e : entries) insert(e.prefix, e.value);
+}
+
+void NginxTrie::insert(core::Ipv4Prefix prefix, core::CidrValue value) {
+  Node* node = root_;
+  std::uint32_t bit = 0x80000000u;
+  for (unsigned depth = 0; depth < prefix.length; ++depth, bit >>= 1) {
+    Node*& next = (prefix.address & bit) ? node->right : node->left;
+    if (next == nullptr) {
+      next = &nodes_.emplace_back();
+      next->parent = node;
+    }
+    node = next;
+  }
+  node->value = value;
+}
+
+core::CidrValue NginxTrie::lookup(std::uint32_t address) const noexcept {
+  core::CidrValue value = core::kNoMatch;
+  std::uint32_t bit = 0x80000000u;
+  for (const Node* node = root_; node != nullptr; bit >>= 1) {
+    if (node->value != core::kNoMatch) value = node->value;
+    // bit reaches 0 below a /32 leaf, whose children are always null.
+    node = (address & bit) ? node->right : node->left;
+  }
+  return value;
+}
+
+}  // namespace gatebench::peers
