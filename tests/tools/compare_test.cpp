@@ -1,0 +1,208 @@
+// The gate on synthetic inputs with known outcomes (data/make_compare_fixtures.py), the golden
+// Markdown, and the exit-code contract of `gatebench compare`.
+#include "tools/src/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "tool_test_support.hpp"
+#include "tools/src/bad_input.hpp"
+#include "tools/src/json_file.hpp"
+
+namespace gatebench::tools {
+namespace {
+
+std::map<std::string, const CompareRow*> by_name(const Comparison& c, const std::string& measure) {
+  std::map<std::string, const CompareRow*> m;
+  for (const auto& r : c.rows)
+    if (r.measure == measure || measure.empty()) m[r.name] = &r;
+  return m;
+}
+
+Comparison compare_files(const std::string& base, const std::string& head,
+                         const CompareOptions& opt = {}) {
+  return compare_result_sets(load_result_set(test::data(base)), load_result_set(test::data(head)),
+                             opt);
+}
+
+TEST(CompareMicro, KnownOutcomes) {
+  const auto c = compare_files("gbench_base.json", "gbench_head.json");
+  const auto rows = by_name(c, "");
+  EXPECT_EQ(rows.at("cmp/gatecore/regressed")->verdict, Verdict::regression);
+  EXPECT_EQ(rows.at("cmp/gatecore/improved")->verdict, Verdict::improvement);
+  EXPECT_EQ(rows.at("cmp/gatecore/unchanged")->verdict, Verdict::no_change);
+  // Significant (p < 0.05) but below the 5% minimum change.
+  EXPECT_EQ(rows.at("cmp/gatecore/small_shift")->verdict, Verdict::no_change);
+  EXPECT_LT(*rows.at("cmp/gatecore/small_shift")->p_value, 0.05);
+  EXPECT_EQ(rows.at("cmp/gatecore/few_reps")->verdict, Verdict::too_few_repetitions);
+  EXPECT_EQ(rows.at("cmp/peer/skipped")->verdict, Verdict::skipped);
+  EXPECT_EQ(rows.at("cmp/gatecore/removed")->verdict, Verdict::removed);
+  EXPECT_EQ(rows.at("cmp/gatecore/added")->verdict, Verdict::added);
+  EXPECT_TRUE(c.has_regression());
+  EXPECT_NEAR(*rows.at("cmp/gatecore/regressed")->change, 0.10, 1e-9);
+}
+
+TEST(CompareMicro, AggregateRowsAreNotSamples) {
+  const auto set = load_result_set(test::data("gbench_base.json"));
+  ASSERT_TRUE(set.micro);
+  const auto* b = set.micro->find("cmp/gatecore/regressed");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->cpu_ns.size(), 9u);
+  EXPECT_EQ(set.micro->find("cmp/gatecore/regressed_median"), nullptr);
+}
+
+TEST(CompareMicro, MinimumChangeAndMetricAreOptions) {
+  CompareOptions opt;
+  opt.min_change = 0.02;
+  auto c = compare_files("gbench_base.json", "gbench_head.json", opt);
+  EXPECT_EQ(by_name(c, "")["cmp/gatecore/small_shift"]->verdict, Verdict::regression);
+  opt.metric = TimeMetric::real_time;
+  c = compare_files("gbench_base.json", "gbench_head.json", opt);
+  EXPECT_EQ(by_name(c, "")["cmp/gatecore/small_shift"]->measure, "real_time_ns");
+  opt.min_repetitions = 3;
+  c = compare_files("gbench_base.json", "gbench_head.json", opt);
+  EXPECT_NE(by_name(c, "")["cmp/gatecore/few_reps"]->verdict, Verdict::too_few_repetitions);
+}
+
+TEST(CompareMicro, SameFileHasNoRegression) {
+  const auto c = compare_files("gbench_head.json", "gbench_head.json");
+  EXPECT_FALSE(c.has_regression());
+  for (const auto& r : c.rows)
+    if (r.p_value) {
+      EXPECT_EQ(r.verdict, Verdict::no_change) << r.name;
+    }
+}
+
+TEST(CompareInstructions, ThresholdIsOnePercent) {
+  const auto c = compare_files("instructions_base.json", "instructions_head.json");
+  const auto rows = by_name(c, "instructions");
+  EXPECT_EQ(rows.at("cmp/gatecore/a")->verdict, Verdict::regression);   // +1.0%
+  EXPECT_EQ(rows.at("cmp/gatecore/b")->verdict, Verdict::no_change);    // +0.9%
+  EXPECT_EQ(rows.at("cmp/gatecore/c")->verdict, Verdict::improvement);  // -10%
+}
+
+TEST(CompareMacro, RatiosNotAbsoluteThroughput) {
+  const auto c = compare_files("macro_base.json", "macro_head.json");
+  const auto vs = by_name(c, "vs_nginx");
+  const auto p99 = by_name(c, "p99_vs_nginx");
+  EXPECT_EQ(vs.count("nginx-baseline"), 0u);  // the baseline's own drift never gates
+  EXPECT_EQ(vs.at("gateway-default")->verdict, Verdict::no_change);  // req/s -10%, ratio same
+  EXPECT_EQ(p99.at("gateway-default")->verdict, Verdict::no_change);
+  EXPECT_EQ(vs.at("gateway-protected")->verdict, Verdict::regression);
+  EXPECT_EQ(p99.at("gateway-queue")->verdict, Verdict::regression);
+  EXPECT_EQ(by_name(c, "scenario").at("gateway-https-newconn")->verdict, Verdict::skipped);
+}
+
+TEST(CompareMacro, FailedInHeadIsARegression) {
+  const auto base = load_result_set(test::data("macro_base.json"));
+  auto head = load_result_set(test::data("macro_base.json"));
+  ASSERT_TRUE(head.macro && head.macro->scenarios.size() > 1);
+  MacroScenario& s = head.macro->scenarios.at(1);
+  s.status = "failed";
+  s.reason = "gateway exited";
+  const auto c = compare_result_sets(base, head, {});
+  EXPECT_EQ(by_name(c, "scenario").at("gateway-default")->verdict, Verdict::regression);
+}
+
+TEST(CompareMacro, WithoutBaselineP99IsAbsolute) {
+  auto base = load_result_set(test::data("macro_base.json"));
+  auto head = load_result_set(test::data("macro_head.json"));
+  base.macro->scenarios.erase(base.macro->scenarios.begin());
+  const auto c = compare_result_sets(base, head, {});
+  EXPECT_EQ(by_name(c, "p99_us").at("gateway-queue")->verdict, Verdict::regression);  // +31.6%
+}
+
+TEST(CompareRender, MarkdownMatchesGolden) {
+  auto c = compare_files("gbench_base.json", "gbench_head.json");
+  c.base_file = "gbench_base.json";
+  c.head_file = "gbench_head.json";
+  const std::string golden = read_text_file(test::data("compare_golden.md"));
+  EXPECT_EQ(comparison_markdown(c), golden);
+}
+
+TEST(CompareRender, JsonCarriesVerdictsAndOptions) {
+  const auto c = compare_files("gbench_base.json", "gbench_head.json");
+  const auto j = comparison_json(c);
+  EXPECT_EQ(j["schema"], "gatebench.compare/1");
+  EXPECT_EQ(j["regression"], true);
+  EXPECT_EQ(j["options"]["min_change"], 0.05);
+  EXPECT_EQ(j["rows"][0]["verdict"], "regression");
+}
+
+TEST(CompareInput, NothingInCommonIsBadInput) {
+  EXPECT_THROW(compare_files("gbench_base.json", "macro_head.json"), BadInput);
+}
+
+TEST(CompareInput, ErrorsNameFileAndField) {
+  const auto dir = test::scratch_dir("compare-input");
+  const auto bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"benchmarks": [{"name": "x", "real_time": "fast", "cpu_time": 1}]})";
+  try {
+    load_result_set(bad);
+    FAIL() << "expected BadInput";
+  } catch (const BadInput& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ":/benchmarks/0/real_time: expected a number");
+  }
+  std::ofstream(bad) << R"({"schema": "gatebench.macro/1", "scenarios": [{"name": "a",
+      "status": "ok", "rps": 1, "cpu_percent": 1, "peak_mb": 1, "errors": 0}]})";
+  EXPECT_THROW(
+      {
+        try {
+          load_result_set(bad);
+        } catch (const BadInput& e) {
+          EXPECT_NE(std::string(e.what()).find("/scenarios/0/latency_us: missing field"),
+                    std::string::npos);
+          throw;
+        }
+      },
+      BadInput);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompareCli, ExitCodes) {
+  using test::data;
+  using test::run_gatebench;
+  EXPECT_EQ(run_gatebench("compare " + data("gbench_base.json") + " " + data("gbench_head.json")),
+            1);
+  EXPECT_EQ(run_gatebench("compare " + data("gbench_head.json") + " " + data("gbench_head.json")),
+            0);
+  EXPECT_EQ(run_gatebench("compare " + data("instructions_head.json") + " " +
+                          data("instructions_head.json")),
+            0);
+  EXPECT_EQ(run_gatebench("compare " + data("gbench_base.json") + " /nonexistent.json"), 2);
+  EXPECT_EQ(run_gatebench("compare " + data("gbench_base.json")), 2);
+  EXPECT_EQ(run_gatebench("compare --min-change=abc " + data("gbench_base.json") + " " +
+                          data("gbench_head.json")),
+            2);
+  EXPECT_EQ(run_gatebench("compare --help"), 0);
+  EXPECT_EQ(run_gatebench("no-such-command"), 2);
+}
+
+TEST(CompareCli, BadFileIsNamedOnStderr) {
+  const auto dir = test::scratch_dir("compare-cli");
+  const auto bad = (dir / "broken.json").string();
+  std::ofstream(bad) << "{ not json";
+  const auto err = (dir / "err.txt").string();
+  EXPECT_EQ(test::run_gatebench("compare " + test::data("gbench_base.json") + " " + bad,
+                                "/dev/null", err),
+            2);
+  EXPECT_NE(read_text_file(err).find(bad + ": not valid JSON"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompareCli, WritesMarkdownAndJsonFiles) {
+  const auto dir = test::scratch_dir("compare-out");
+  const auto md = (dir / "gate.md").string(), js = (dir / "gate.json").string();
+  EXPECT_EQ(
+      test::run_gatebench("compare --quiet --md " + md + " --json " + js + " " +
+                          test::data("macro_base.json") + " " + test::data("macro_head.json")),
+      1);
+  EXPECT_NE(read_text_file(md).find("gateway-protected"), std::string::npos);
+  EXPECT_EQ(load_json_file(js)["regression"], true);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gatebench::tools

@@ -1,0 +1,82 @@
+#include <iostream>
+
+#include "tools/src/args.hpp"
+#include "tools/src/bad_input.hpp"
+#include "tools/src/commands.hpp"
+#include "tools/src/compare.hpp"
+#include "tools/src/json_file.hpp"
+
+namespace gatebench::tools {
+
+namespace {
+
+constexpr const char* kHelp = R"(usage: gatebench compare BASE HEAD [options]
+
+Regression gate. BASE and HEAD are two files of the same kind: Google Benchmark JSON (micro.json),
+gatebench reports (report.json), instruction counts (gatebench micro --instructions) or macro.json.
+
+Time mode (micro): per benchmark a two-sided Mann-Whitney U test over the repetitions and the
+change of the median; regression when p < alpha and the median grew by >= the minimum change.
+Instruction mode: deterministic counts; regression when they grew by >= the threshold.
+Macro: the vs-nginx ratio (drop) and p99 (rise) per scenario.
+
+options:
+  --alpha A                    significance level (default 0.05)
+  --min-change PCT             minimum change of the median, time mode (default 5%)
+  --min-repetitions N          repetitions needed per side (default 9)
+  --metric cpu_time|real_time  time measure compared (default cpu_time)
+  --instructions-threshold PCT instruction mode threshold (default 1%)
+  --vs-nginx-threshold PCT     macro: drop of the vs-nginx ratio (default 5%)
+  --p99-threshold PCT          macro: rise of p99 (default 10%)
+  --md FILE                    also write the Markdown table to FILE
+  --json FILE                  write the comparison as JSON (schema gatebench.compare/1)
+  --quiet                      do not print the Markdown table on stdout
+
+exit: 0 no regression, 1 regression, 2 bad input (the message names the file and field)
+)";
+
+}  // namespace
+
+int command_compare(const CommandArgs& argv) {
+  const Args args(argv,
+                  {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold",
+                   "vs-nginx-threshold", "p99-threshold", "md", "json"},
+                  {"help", "quiet"});
+  if (args.flag("help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (args.positionals().size() != 2)
+    throw BadInput("compare needs exactly two files, BASE and HEAD (see --help)");
+
+  CompareOptions opt;
+  opt.alpha = args.number_or("alpha", opt.alpha);
+  if (!(opt.alpha > 0 && opt.alpha < 1)) throw BadInput("option --alpha: expected 0 < A < 1");
+  opt.min_change = args.percent_or("min-change", opt.min_change);
+  const long reps = args.integer_or("min-repetitions", 9);
+  if (reps < 2) throw BadInput("option --min-repetitions: expected at least 2");
+  opt.min_repetitions = static_cast<std::size_t>(reps);
+  const std::string metric = args.value_or("metric", "cpu_time");
+  if (metric == "cpu_time")
+    opt.metric = TimeMetric::cpu_time;
+  else if (metric == "real_time")
+    opt.metric = TimeMetric::real_time;
+  else
+    throw BadInput("option --metric: expected cpu_time or real_time, got '" + metric + "'");
+  opt.instructions_threshold =
+      args.percent_or("instructions-threshold", opt.instructions_threshold);
+  opt.vs_nginx_threshold = args.percent_or("vs-nginx-threshold", opt.vs_nginx_threshold);
+  opt.p99_threshold = args.percent_or("p99-threshold", opt.p99_threshold);
+
+  const ResultSet base = load_result_set(args.positionals()[0]);
+  const ResultSet head = load_result_set(args.positionals()[1]);
+  const Comparison c = compare_result_sets(base, head, opt);
+
+  const std::string md = comparison_markdown(c);
+  if (!args.flag("quiet")) std::cout << md;
+  if (auto path = args.value("md")) write_text_file(*path, md);
+  if (auto path = args.value("json")) write_text_file(*path, comparison_json(c).dump(2) + "\n");
+  return c.has_regression() ? 1 : 0;
+}
+
+}  // namespace gatebench::tools

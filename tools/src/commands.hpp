@@ -1,0 +1,14 @@
+// The `gatebench` subcommands. Each takes the arguments after its name and returns the process
+// exit code; BadInput escapes to main (exit 2), other exceptions mean failure (exit 1).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gatebench::tools {
+
+using CommandArgs = std::vector<std::string>;
+
+int command_compare(const CommandArgs& args);
+
+}  // namespace gatebench::tools

@@ -1,0 +1,71 @@
+// The regression gate: BASE vs HEAD per benchmark (time: Mann–Whitney U + minimum change on
+// medians; instructions: deterministic threshold) and per macro scenario (vs-nginx ratio, p99).
+// Method and thresholds: docs/compare.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/src/results.hpp"
+
+namespace gatebench::tools {
+
+enum class Verdict {
+  regression,
+  improvement,
+  no_change,
+  too_few_repetitions,
+  added,    // only in HEAD
+  removed,  // only in BASE
+  skipped,  // errored/skipped on either side
+};
+const char* verdict_name(Verdict v);
+
+enum class TimeMetric { cpu_time, real_time };
+
+struct CompareOptions {
+  double alpha = 0.05;
+  double min_change = 0.05;  // fraction of the BASE median
+  std::size_t min_repetitions = 9;
+  TimeMetric metric = TimeMetric::cpu_time;
+  double instructions_threshold = 0.01;
+  double vs_nginx_threshold = 0.05;  // relative drop of the vs-nginx ratio
+  double p99_threshold = 0.10;       // relative rise of p99
+};
+
+struct CompareRow {
+  std::string section;  // micro | instructions | macro
+  std::string name;     // benchmark or scenario
+  std::string measure;  // cpu_time_ns | real_time_ns | instructions | vs_nginx | p99_us
+  std::optional<double> base, head;
+  std::optional<double> change;  // (head - base) / base
+  std::optional<double> p_value;
+  std::size_t base_n = 0, head_n = 0;
+  Verdict verdict = Verdict::no_change;
+  std::string note;
+};
+
+struct Comparison {
+  std::string base_file, head_file;
+  CompareOptions options;
+  std::vector<CompareRow> rows;
+  bool has_regression() const;
+};
+
+void compare_micro(const MicroRun& base, const MicroRun& head, const CompareOptions& opt,
+                   std::vector<CompareRow>& out);
+void compare_instructions(const InstructionRun& base, const InstructionRun& head,
+                          const CompareOptions& opt, std::vector<CompareRow>& out);
+void compare_macro(const MacroRun& base, const MacroRun& head, const CompareOptions& opt,
+                   std::vector<CompareRow>& out);
+
+// Compares every section both sets hold; throws BadInput when they share none.
+Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
+                               const CompareOptions& opt);
+
+std::string comparison_markdown(const Comparison& c);
+nlohmann::json comparison_json(const Comparison& c);
+
+}  // namespace gatebench::tools

@@ -1,0 +1,127 @@
+// Comparison -> Markdown (PR comment / job summary) and JSON (machine-readable gate result).
+#include <map>
+
+#include "tools/src/compare.hpp"
+#include "tools/src/format.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+std::string value_text(const CompareRow& r, const std::optional<double>& v) {
+  if (!v) return "–";
+  if (r.measure == "instructions") return fmt_sig(*v, 4);
+  if (r.measure == "vs_nginx" || r.measure == "p99_vs_nginx") return fmt_fixed(*v, 3);
+  if (r.measure == "p99_us") return fmt_sig(*v) + " µs";
+  return fmt_time_ns(*v);
+}
+
+std::string verdict_cell(Verdict v) {
+  switch (v) {
+    case Verdict::regression:
+      return "**regression**";
+    case Verdict::improvement:
+      return "improvement";
+    default:
+      return verdict_name(v);
+  }
+}
+
+}  // namespace
+
+std::string comparison_markdown(const Comparison& c) {
+  std::map<Verdict, int> counts;
+  for (const auto& r : c.rows) ++counts[r.verdict];
+  const auto& o = c.options;
+  std::string md;
+  md += c.has_regression() ? "## gatebench compare: REGRESSION\n\n"
+                           : "## gatebench compare: no regression\n\n";
+  md += "BASE `" + c.base_file + "` → HEAD `" + c.head_file + "`\n\n";
+  md += "| verdict | count |\n|---|---:|\n";
+  for (const auto& [v, n] : counts)
+    md += "| " + std::string(verdict_name(v)) + " | " + std::to_string(n) + " |\n";
+  md += "\n";
+
+  const char* sections[] = {"micro", "instructions", "macro"};
+  for (const char* section : sections) {
+    bool header = false;
+    for (const auto& r : c.rows) {
+      if (r.section != section) continue;
+      if (!header) {
+        header = true;
+        if (r.section == std::string("micro")) {
+          md += "### micro (" + std::string(o.metric == TimeMetric::cpu_time ? "CPU" : "real") +
+                " time per iteration, median)\n\nMann–Whitney U, two-sided, α = " +
+                fmt_fixed(o.alpha, 2) + "; minimum change " + fmt_percent(o.min_change, false) +
+                "; ≥ " + std::to_string(o.min_repetitions) + " repetitions per side.\n\n";
+          md += "| benchmark | base | head | change | p-value | reps | verdict | note |\n";
+          md += "|---|---:|---:|---:|---:|---:|---|---|\n";
+        } else if (r.section == std::string("instructions")) {
+          md += "### instructions per iteration (callgrind)\n\nDeterministic; threshold " +
+                fmt_percent(o.instructions_threshold, false) + ".\n\n";
+          md +=
+              "| benchmark | base | head | change | verdict | note "
+              "|\n|---|---:|---:|---:|---|---|\n";
+        } else {
+          md += "### macro\n\nvs nginx: regression when the ratio drops by ≥ " +
+                fmt_percent(o.vs_nginx_threshold, false) +
+                "; p99 (as a ratio to nginx's p99 in the same run when both runs have the "
+                "baseline): when "
+                "it rises by ≥ " +
+                fmt_percent(o.p99_threshold, false) + ".\n\n";
+          md += "| scenario | measure | base | head | change | verdict | note |\n";
+          md += "|---|---|---:|---:|---:|---|---|\n";
+        }
+      }
+      const std::string change = r.change ? fmt_percent(*r.change) : "–";
+      if (r.section == std::string("micro")) {
+        md += "| `" + r.name + "` | " + value_text(r, r.base) + " | " + value_text(r, r.head) +
+              " | " + change + " | " + (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " +
+              std::to_string(r.base_n) + "/" + std::to_string(r.head_n) + " | " +
+              verdict_cell(r.verdict) + " | " + r.note + " |\n";
+      } else if (r.section == std::string("instructions")) {
+        md += "| `" + r.name + "` | " + value_text(r, r.base) + " | " + value_text(r, r.head) +
+              " | " + change + " | " + verdict_cell(r.verdict) + " | " + r.note + " |\n";
+      } else {
+        md += "| " + r.name + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
+              value_text(r, r.head) + " | " + change + " | " + verdict_cell(r.verdict) + " | " +
+              r.note + " |\n";
+      }
+    }
+    if (header) md += "\n";
+  }
+  return md;
+}
+
+json comparison_json(const Comparison& c) {
+  const auto& o = c.options;
+  json rows = json::array();
+  for (const auto& r : c.rows) {
+    json row = {{"section", r.section}, {"name", r.name},
+                {"measure", r.measure}, {"verdict", verdict_name(r.verdict)},
+                {"base_n", r.base_n},   {"head_n", r.head_n},
+                {"note", r.note}};
+    row["base"] = r.base ? json(*r.base) : json(nullptr);
+    row["head"] = r.head ? json(*r.head) : json(nullptr);
+    row["change"] = r.change ? json(*r.change) : json(nullptr);
+    row["p_value"] = r.p_value ? json(*r.p_value) : json(nullptr);
+    rows.push_back(std::move(row));
+  }
+  return {{"schema", "gatebench.compare/1"},
+          {"base", c.base_file},
+          {"head", c.head_file},
+          {"regression", c.has_regression()},
+          {"options",
+           {{"alpha", o.alpha},
+            {"min_change", o.min_change},
+            {"min_repetitions", o.min_repetitions},
+            {"metric", o.metric == TimeMetric::cpu_time ? "cpu_time" : "real_time"},
+            {"instructions_threshold", o.instructions_threshold},
+            {"vs_nginx_threshold", o.vs_nginx_threshold},
+            {"p99_threshold", o.p99_threshold}}},
+          {"rows", rows}};
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,83 @@
+#include "tools/src/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace gatebench::tools {
+
+std::string fmt_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string fmt_sig(double v, int significant) {
+  if (v == 0.0 || !std::isfinite(v)) return fmt_fixed(v, 0);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::max(0, significant - 1 - magnitude);
+  const std::string s = fmt_fixed(v, decimals);
+  // Thousands separators on the integer part make req/s columns readable.
+  const std::size_t start = s[0] == '-' ? 1 : 0;
+  std::size_t end = s.find('.');
+  if (end == std::string::npos) end = s.size();
+  std::string out = s.substr(0, start);
+  for (std::size_t i = start; i < end; ++i) {
+    if (i > start && (end - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  out += s.substr(end);
+  return out;
+}
+
+std::string fmt_time_ns(double ns) {
+  if (ns < 1e3) return fmt_sig(ns) + " ns";
+  if (ns < 1e6) return fmt_sig(ns / 1e3) + " µs";
+  if (ns < 1e9) return fmt_sig(ns / 1e6) + " ms";
+  return fmt_sig(ns / 1e9) + " s";
+}
+
+std::string fmt_percent(double fraction, bool sign) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, sign ? "%+.1f%%" : "%.1f%%", fraction * 100.0);
+  return buf;
+}
+
+std::string fmt_rate(double per_second) {
+  if (per_second >= 1e9) return fmt_sig(per_second / 1e9) + " G/s";
+  if (per_second >= 1e6) return fmt_sig(per_second / 1e6) + " M/s";
+  if (per_second >= 1e3) return fmt_sig(per_second / 1e3) + " k/s";
+  return fmt_sig(per_second) + " /s";
+}
+
+std::string fmt_opt(const std::optional<double>& v, int decimals, const char* missing) {
+  return v ? fmt_fixed(*v, decimals) : std::string(missing);
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,18 @@
+// Number formatting shared by the Markdown, HTML and console outputs: fixed rules so golden files
+// stay stable across libstdc++ versions (printf-based, never locale-dependent streams).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gatebench::tools {
+
+std::string fmt_fixed(double v, int decimals);
+std::string fmt_sig(double v, int significant = 3);  // 3 significant digits, thousands separated
+std::string fmt_time_ns(double ns);                  // "12.3 ns", "4.56 µs", "1.20 ms"
+std::string fmt_percent(double fraction, bool sign = true);  // 0.0523 -> "+5.2%"
+std::string fmt_rate(double per_second);                     // "1.23 G/s", "456 k/s"
+std::string fmt_opt(const std::optional<double>& v, int decimals, const char* missing = "–");
+std::string html_escape(const std::string& s);
+
+}  // namespace gatebench::tools

@@ -1,0 +1,46 @@
+// gatebench: the one command users type. Dispatches to the subcommands in commands.hpp and maps
+// errors to exit codes (2 bad input, 1 failure).
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "tools/src/bad_input.hpp"
+#include "tools/src/commands.hpp"
+
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: gatebench COMMAND [options]   (gatebench COMMAND --help for details)
+
+commands:
+  compare   BASE HEAD: the regression gate (exit 1 on a regression)
+
+exit codes: 0 success, 1 failure or regression, 2 bad input
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gatebench::tools;
+  if (argc < 2) {
+    std::cerr << kHelp;
+    return 2;
+  }
+  const std::string command = argv[1];
+  const CommandArgs args(argv + 2, argv + argc);
+  try {
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << kHelp;
+      return 0;
+    }
+    if (command == "compare") return command_compare(args);
+    std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
+    return 2;
+  } catch (const BadInput& e) {
+    std::cerr << "gatebench " << command << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "gatebench " << command << ": failed: " << e.what() << "\n";
+    return 1;
+  }
+}
