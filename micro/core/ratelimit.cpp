@@ -1,0 +1,48 @@
+#include "micro/core/ratelimit.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+namespace gatebench::core {
+
+GcraLimiter::GcraLimiter(const GcraConfig& config) {
+  if (!(config.rate_per_second > 0)) throw std::invalid_argument("rate limit: rate must be > 0");
+  if (config.table_entries == 0)
+    throw std::invalid_argument("rate limit: table_entries must be > 0");
+  // At least two sets, so set_of() never shifts by 64.
+  const std::size_t sets =
+      std::max<std::size_t>(2, std::bit_ceil((config.table_entries + kWays - 1) / kWays));
+  sets_.resize(sets);
+  shift_ = 64 - static_cast<unsigned>(std::countr_zero(sets));
+  interval_ns_ = std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::llround(1e9 / config.rate_per_second)));
+  tolerance_ns_ = interval_ns_ * config.burst;
+}
+
+bool GcraLimiter::allow(std::uint32_t key, std::uint64_t now_ns) {
+  Set& s = sets_[set_of(key)];
+  // Stored times are offset by one so 0 can mean "empty" even at now_ns == 0.
+  const std::uint64_t now = now_ns + 1;
+  std::size_t way = kWays;
+  for (std::size_t i = 0; i < kWays; ++i) {
+    if (s.key[i] == key && s.tat[i] != 0) way = i;
+  }
+  if (way == kWays) {
+    // Replace the entry with the oldest arrival time; empty (0) and expired ones come first.
+    way = 0;
+    for (std::size_t i = 1; i < kWays; ++i) {
+      if (s.tat[i] < s.tat[way]) way = i;
+    }
+    if (s.tat[way] > now) ++live_evictions_;
+    s.key[way] = key;
+    s.tat[way] = now;
+  }
+  const std::uint64_t tat = std::max(s.tat[way], now);
+  if (tat - now > tolerance_ns_) return false;
+  s.tat[way] = tat + interval_ns_;
+  return true;
+}
+
+}  // namespace gatebench::core

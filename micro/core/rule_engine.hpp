@@ -1,0 +1,98 @@
+// The compiled rule evaluator. Build time does the work that does not depend on the request:
+//   - rules are indexed by host, so a host without rules of its own runs only the unscoped ones
+//     (and nothing at all when there are none);
+//   - each rule's conditions are ordered cheapest first (address and short-field comparisons,
+//     then literal searches, regexes last); ANDed conditions stop at the first that fails;
+//   - literal operators compare with memcmp/memmem against needles lower-cased once when the
+//     condition is case-insensitive; IP lists become Ipv4Table lookups (cidr_table.hpp);
+//   - only the headers some rule names are looked up, once per request, on first use.
+// Exploit scanning and the rate limit follow rule_verdict.hpp's order.
+//
+//   CompiledRuleSet rules(load_rule_set_file("rules.json"));  // immutable, shareable
+//   RuleEvaluator evaluator(rules);                           // one per thread
+//   Verdict v = evaluator.evaluate(request, now_ns);           // no allocation once warmed up
+#pragma once
+
+#include <re2/re2.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "micro/core/cidr_table.hpp"
+#include "micro/core/exploit_scanner.hpp"
+#include "micro/core/ratelimit.hpp"
+#include "micro/core/request.hpp"
+#include "micro/core/rule_set.hpp"
+#include "micro/core/rule_verdict.hpp"
+
+namespace gatebench::core {
+
+class CompiledRuleSet {
+ public:
+  // Throws std::invalid_argument for a rule set the loader would have refused (unknown list,
+  // bad regex), so a hand-built RuleSet gets the same checks.
+  explicit CompiledRuleSet(const RuleSet& rules);
+  ~CompiledRuleSet();
+  CompiledRuleSet(const CompiledRuleSet&) = delete;
+  CompiledRuleSet& operator=(const CompiledRuleSet&) = delete;
+
+  struct Condition;  // defined in rule_engine.cpp
+  struct Rule {
+    std::int32_t index = 0;
+    RuleAction action = RuleAction::kNone;
+    std::vector<Condition> conditions;  // cheapest first
+  };
+  struct HostEntry {
+    std::string host;  // lower case; empty: free slot
+    std::uint32_t list = 0;
+  };
+
+ private:
+  friend class RuleEvaluator;
+
+  std::uint32_t rule_list_for(std::string_view host) const;
+
+  std::vector<Rule> rules_;
+  std::vector<std::vector<std::uint32_t>> rule_lists_;  // [0]: hosts without scoped rules
+  std::vector<HostEntry> host_table_;                   // open addressing, power-of-two size
+  std::vector<std::string> header_names_;               // lower case; slot kFirstHeader + i
+  std::vector<std::unique_ptr<Ipv4Table>> ip_tables_;
+  ExploitMatcher exploit_matcher_;
+  ExploitMode exploit_mode_ = ExploitMode::kOff;
+  std::optional<GcraConfig> rate_limit_;
+};
+
+class RuleEvaluator {
+ public:
+  explicit RuleEvaluator(const CompiledRuleSet& rules);
+
+  // `now_ns` feeds the rate limit (any monotonic clock in nanoseconds).
+  Verdict evaluate(const RequestView& request, std::uint64_t now_ns);
+
+ private:
+  struct Slot {
+    std::string_view value;
+    bool present = false;
+    std::uint32_t lowered_generation = 0;
+    std::string lowered;  // grows to the largest value seen, then is reused
+    std::string_view lowered_view;
+  };
+
+  bool matches(const CompiledRuleSet::Rule& rule);
+  bool test(const CompiledRuleSet::Condition& condition);
+  void resolve_headers();
+
+  const CompiledRuleSet* rules_;
+  const RequestView* request_ = nullptr;
+  std::vector<Slot> slots_;
+  std::uint32_t generation_ = 0;
+  bool headers_resolved_ = false;
+  ExploitScanner scanner_;
+  std::optional<GcraLimiter> limiter_;
+};
+
+}  // namespace gatebench::core

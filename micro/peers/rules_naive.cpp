@@ -1,0 +1,157 @@
+#include "micro/peers/rules_naive.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "micro/core/request_ascii.hpp"
+
+namespace gatebench::peers {
+namespace {
+
+std::string lower_copy(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = core::lower_ascii(c);
+  return out;
+}
+
+}  // namespace
+
+NaiveGcra::NaiveGcra(double rate_per_second, std::uint32_t burst)
+    : interval_ns_(std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(std::llround(1e9 / rate_per_second)))),
+      tolerance_ns_(interval_ns_ * burst) {}
+
+bool NaiveGcra::allow(std::uint32_t key, std::uint64_t now_ns) {
+  auto [it, fresh] = tat_.try_emplace(key, now_ns);
+  const std::uint64_t tat = std::max(it->second, now_ns);
+  if (tat - now_ns > tolerance_ns_) return false;
+  it->second = tat + interval_ns_;
+  return true;
+}
+
+NaiveRuleEngine::NaiveRuleEngine(const core::RuleSet& rules) : rules_(rules) {
+  for (const core::Rule& rule : rules_.rules) {
+    auto& row = regexes_.emplace_back();
+    for (const core::RuleCondition& c : rule.conditions) {
+      if (c.op != core::RuleOperator::kRegex) {
+        row.push_back(nullptr);
+        continue;
+      }
+      RE2::Options options;
+      options.set_log_errors(false);
+      options.set_case_sensitive(!c.case_insensitive);
+      row.push_back(std::make_unique<RE2>(c.value, options));
+      if (!row.back()->ok()) throw std::invalid_argument("naive rules: bad regex " + c.value);
+    }
+  }
+  if (rules_.rate_limit.enabled) {
+    limiter_ =
+        std::make_unique<NaiveGcra>(rules_.rate_limit.rate_per_second, rules_.rate_limit.burst);
+  }
+}
+
+NaiveRuleEngine::~NaiveRuleEngine() = default;
+
+bool NaiveRuleEngine::test(const core::RuleCondition& c, std::size_t rule_index,
+                           const core::RequestView& r) const {
+  using core::RuleField;
+  using core::RuleOperator;
+  if (c.op == RuleOperator::kInList) {
+    const auto& list = rules_.ip_lists.at(c.list);
+    bool in = false;
+    for (const core::Ipv4Prefix& p : list) in = in || p.contains(r.client_ip);
+    return in != c.negate;
+  }
+  std::string_view value;
+  switch (c.field) {
+    case RuleField::kMethod:
+      value = r.method;
+      break;
+    case RuleField::kScheme:
+      value = r.scheme;
+      break;
+    case RuleField::kHost:
+      value = r.host;
+      break;
+    case RuleField::kPath:
+      value = r.path;
+      break;
+    case RuleField::kQuery:
+      value = r.query;
+      break;
+    case RuleField::kCountry:
+      value = r.country;
+      break;
+    case RuleField::kBody:
+      value = r.body;
+      break;
+    case RuleField::kHeader:
+      if (!core::find_header(r, c.header, value)) return c.negate;
+      break;
+    case RuleField::kClientIp:
+      return c.negate;  // only in_list applies, handled above
+  }
+  bool result = false;
+  if (c.op == RuleOperator::kRegex) {
+    const auto& regexes = regexes_[rule_index];
+    const std::size_t slot =
+        static_cast<std::size_t>(&c - rules_.rules[rule_index].conditions.data());
+    result = RE2::PartialMatch(value, *regexes[slot]);
+    return result != c.negate;
+  }
+  const std::string v = c.case_insensitive ? lower_copy(value) : std::string(value);
+  const std::string needle = c.case_insensitive ? lower_copy(c.value) : c.value;
+  switch (c.op) {
+    case RuleOperator::kEquals:
+      result = v == needle;
+      break;
+    case RuleOperator::kPrefix:
+      result = v.starts_with(needle);
+      break;
+    case RuleOperator::kSuffix:
+      result = v.ends_with(needle);
+      break;
+    case RuleOperator::kContains:
+      result = v.find(needle) != std::string::npos;
+      break;
+    case RuleOperator::kInSet:
+      for (const std::string& candidate : c.values) {
+        result = result || (c.case_insensitive ? lower_copy(candidate) : candidate) == v;
+      }
+      break;
+    default:
+      break;
+  }
+  return result != c.negate;
+}
+
+core::Verdict NaiveRuleEngine::evaluate(const core::RequestView& request, std::uint64_t now_ns) {
+  core::Verdict v;
+  if (limiter_ && !limiter_->allow(request.client_ip, now_ns)) {
+    v.decision = core::Decision::kBlock;
+    v.rate_limited = true;
+    return v;
+  }
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
+    const core::Rule& rule = rules_.rules[i];
+    bool in_scope = rule.hosts.empty();
+    for (const std::string& h : rule.hosts) in_scope = in_scope || lower_copy(request.host) == h;
+    if (!in_scope) continue;
+    bool all = true;
+    for (const core::RuleCondition& c : rule.conditions) all = all && test(c, i, request);
+    if (all) {
+      v.rule = static_cast<std::int32_t>(i);
+      v.action = rule.action;
+      break;
+    }
+  }
+  if (core::exploit_scan_follows(v.action) && rules_.exploit_mode != core::ExploitMode::kOff) {
+    v.exploit = exploit_.scan(request);
+  }
+  v.decision = core::decide(v.action, v.exploit, rules_.exploit_mode);
+  return v;
+}
+
+}  // namespace gatebench::peers

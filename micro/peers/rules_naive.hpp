@@ -1,0 +1,51 @@
+// The naive rule engine: every rule in order, every condition of it, each regex on its own, no
+// host index, no prefilter, case-insensitivity by copying and lower-casing per comparison,
+// IP lists by a linear scan. It follows rule_verdict.hpp's order and is the differential oracle
+// of RuleEvaluator (and the "naive" benchmark peer).
+#pragma once
+
+#include <re2/re2.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "micro/core/request.hpp"
+#include "micro/core/rule_set.hpp"
+#include "micro/core/rule_verdict.hpp"
+#include "micro/peers/exploit_naive.hpp"
+
+namespace gatebench::peers {
+
+// GCRA over an unbounded hash map: the rate limit without the fixed table's eviction. Agrees
+// with core::GcraLimiter as long as the table never replaces a live entry.
+class NaiveGcra {
+ public:
+  NaiveGcra(double rate_per_second, std::uint32_t burst);
+  bool allow(std::uint32_t key, std::uint64_t now_ns);
+
+ private:
+  std::unordered_map<std::uint32_t, std::uint64_t> tat_;
+  std::uint64_t interval_ns_;
+  std::uint64_t tolerance_ns_;
+};
+
+class NaiveRuleEngine {
+ public:
+  explicit NaiveRuleEngine(const core::RuleSet& rules);
+  ~NaiveRuleEngine();
+
+  core::Verdict evaluate(const core::RequestView& request, std::uint64_t now_ns);
+
+ private:
+  bool test(const core::RuleCondition& condition, std::size_t rule_index,
+            const core::RequestView& request) const;
+
+  core::RuleSet rules_;
+  std::vector<std::vector<std::unique_ptr<RE2>>> regexes_;  // [rule][condition], null if not regex
+  NaiveExploitMatcher exploit_;
+  std::unique_ptr<NaiveGcra> limiter_;
+};
+
+}  // namespace gatebench::peers
