@@ -4,14 +4,15 @@
 //   addresses, each with a 16-bit index into values_ (0 = kNoMatch); equal neighbours merge.
 // - index_[a >> 16] is either a value index (depth 0: the whole /16 has one value) or the first
 //   line of a static B-tree over the ranges inside that /16, searched on the low 16 bits.
-// - Leaf line: slots 0..14 hold (start - 1) of ranges 1..15 of the leaf, slot 15 = 0xFFFF,
-//   slots 16..31 the value indices of its 16 ranges. The range of x inside the leaf is the number
-//   of slots below x: storing start - 1 and comparing with "<" lets 0xFFFF pad without ever
-//   counting (a range can start at 0xFFFF, but nothing is below 0).
+// - Leaf: two lines covering 32 ranges. The key line holds (start - 1) of ranges 1..31 of the
+//   leaf in slots 0..30 and 0xFFFF in slot 31; the value line holds the 32 value indices. The
+//   range of x inside the leaf is the number of key slots below x: storing start - 1 and
+//   comparing with "<" lets 0xFFFF pad without ever counting (a range may start at 0xFFFF, but
+//   nothing is below 0). Both lines are requested at once, so a leaf costs one memory latency.
 // - Inner line: slots 0..30 hold (start - 1) of the first range of children 1..31, slot 31 =
-//   0xFFFF. Levels are laid out at fixed line offsets {0, 1, 33, 1057} from the root (inner
-//   levels padded to full width), so a child's line is level_base + 32 * node + child with no
-//   pointers stored. A /16 holds at most 65,536 ranges: at most 4 levels.
+//   0xFFFF. Levels sit at fixed line offsets {0, 1, 33} from the root (inner levels padded to
+//   full width), so a child is found by arithmetic, with no pointers stored. A /16 holds at most
+//   65,536 ranges: at most 4 levels.
 #include "micro/core/cidr_table.hpp"
 
 #include <algorithm>
@@ -31,23 +32,12 @@ namespace {
 
 constexpr unsigned kDepthShift = 29;
 constexpr std::uint32_t kRefMask = (std::uint32_t{1} << kDepthShift) - 1;
+// Line offset of each level from the root, by level; leaves are two lines each.
 constexpr std::uint32_t kLevelBase[4] = {0, 1, 1 + 32, 1 + 32 + 32 * 32};
 constexpr std::uint16_t kPad = 0xFFFF;
 constexpr std::size_t kChunks = 65536;
-constexpr unsigned kLeafRanges = 16;
+constexpr unsigned kLeafRanges = 32;
 constexpr unsigned kFanout = 32;
-
-inline unsigned count_below16(const std::uint16_t* slots, std::uint16_t x) noexcept {
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
-  const __m256i keys = _mm256_load_si256(reinterpret_cast<const __m256i*>(slots));
-  return static_cast<unsigned>(std::popcount(static_cast<unsigned>(
-      _mm256_cmplt_epu16_mask(keys, _mm256_set1_epi16(static_cast<short>(x))))));
-#else
-  unsigned n = 0;
-  for (unsigned i = 0; i < 16; ++i) n += slots[i] < x;
-  return n;
-#endif
-}
 
 inline unsigned count_below32(const std::uint16_t* slots, std::uint16_t x) noexcept {
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -66,8 +56,9 @@ inline std::uint16_t walk(const Ipv4Table::Line* root, unsigned depth, std::uint
   for (unsigned level = 0; level + 1 < depth; ++level) {
     node = node * kFanout + count_below32(root[kLevelBase[level] + node].slot, x);
   }
-  const Ipv4Table::Line& leaf = root[kLevelBase[depth - 1] + node];
-  return leaf.slot[kLeafRanges + count_below16(leaf.slot, x)];
+  const Ipv4Table::Line* leaf = root + kLevelBase[depth - 1] + 2 * node;
+  __builtin_prefetch(leaf + 1);  // the value line, fetched while the keys are compared
+  return leaf[1].slot[count_below32(leaf[0].slot, x)];
 }
 
 struct Range {
@@ -77,8 +68,8 @@ struct Range {
 
 unsigned depth_for(std::size_t ranges) {
   if (ranges <= kLeafRanges) return 1;
-  if (ranges <= kLeafRanges * kFanout) return 2;
-  if (ranges <= kLeafRanges * kFanout * kFanout) return 3;
+  if (ranges <= std::size_t{kLeafRanges} * kFanout) return 2;
+  if (ranges <= std::size_t{kLeafRanges} * kFanout * kFanout) return 3;
   return 4;
 }
 
@@ -120,7 +111,8 @@ std::vector<Range> resolve(const std::vector<std::pair<Ipv4Prefix, std::uint16_t
 
 }  // namespace
 
-Ipv4Table::Ipv4Table() : index_(kChunks, 0), values_{kNoMatch} {}
+// Two spare lines at offset 0 give the batch's prefetch of direct entries a valid target.
+Ipv4Table::Ipv4Table() : index_(kChunks, 0), lines_(2), values_{kNoMatch} {}
 
 Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
   Ipv4Table table;
@@ -184,20 +176,20 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
     const unsigned depth = depth_for(n);
     const std::size_t leaves = (n + kLeafRanges - 1) / kLeafRanges;
     const std::size_t root = table.lines_.size();
-    if (root + kLevelBase[depth - 1] + leaves > kRefMask) {
-      throw std::length_error("Ipv4Table::build: table too large");
-    }
+    const std::size_t total = kLevelBase[depth - 1] + 2 * leaves;
+    if (root + total > kRefMask) throw std::length_error("Ipv4Table::build: table too large");
     Line padding;
     std::fill(std::begin(padding.slot), std::end(padding.slot), kPad);
-    table.lines_.resize(root + kLevelBase[depth - 1] + leaves, padding);
+    table.lines_.resize(root + total, padding);
     Line* base = table.lines_.data() + root;
     for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      std::uint16_t* slot = base[kLevelBase[depth - 1] + leaf].slot;
+      std::uint16_t* keys = base[kLevelBase[depth - 1] + 2 * leaf].slot;
+      std::uint16_t* leaf_values = base[kLevelBase[depth - 1] + 2 * leaf + 1].slot;
       for (unsigned s = 0; s < kLeafRanges; ++s) {
         const std::size_t i = leaf * kLeafRanges + s;
         if (s + 1 < kLeafRanges && i + 1 < n)
-          slot[s] = static_cast<std::uint16_t>(starts[i + 1] - 1);
-        slot[kLeafRanges + s] = i < n ? values[i] : 0;
+          keys[s] = static_cast<std::uint16_t>(starts[i + 1] - 1);
+        leaf_values[s] = i < n ? values[i] : 0;
       }
     }
     std::size_t child_span = kLeafRanges;  // ranges under one child of the current level
@@ -228,28 +220,35 @@ CidrValue Ipv4Table::lookup(std::uint32_t address) const noexcept {
 
 void Ipv4Table::lookup_batch(std::span<const std::uint32_t> addresses,
                              std::span<CidrValue> out) const noexcept {
-  // Stage 1 loads the index entries of a group and prefetches their first lines; stage 2 walks.
-  // Loads of different addresses are independent, so a group's cache misses overlap.
-  constexpr std::size_t kGroup = 16;
+  // Stage 1 answers the addresses whose /16 holds one value and queues the others after
+  // prefetching their first lines; stage 2 walks the queued ones. Loads of different addresses
+  // are independent, so a group's cache misses overlap.
+  constexpr std::size_t kGroup = 32;
   const std::uint32_t* index = index_.data();
   const Line* lines = lines_.data();
   const CidrValue* values = values_.data();
   const std::size_t n = addresses.size();
   std::uint32_t entries[kGroup];
+  std::uint8_t queued[kGroup];
   for (std::size_t begin = 0; begin < n; begin += kGroup) {
     const std::size_t count = std::min(kGroup, n - begin);
+    std::size_t pending = 0;
     for (std::size_t k = 0; k < count; ++k) {
-      entries[k] = index[addresses[begin + k] >> 16];
-      __builtin_prefetch(lines + (entries[k] & kRefMask));
+      const std::uint32_t entry = index[addresses[begin + k] >> 16];
+      const bool direct = entry <= kRefMask;
+      out[begin + k] = values[direct ? entry : 0];
+      const Line* first = lines + (direct ? 0 : entry & kRefMask);
+      __builtin_prefetch(first);
+      __builtin_prefetch(first + 1);
+      entries[k] = entry;
+      queued[pending] = static_cast<std::uint8_t>(k);
+      pending += !direct;
     }
-    for (std::size_t k = 0; k < count; ++k) {
+    for (std::size_t j = 0; j < pending; ++j) {
+      const std::size_t k = queued[j];
       const std::uint32_t entry = entries[k];
-      const unsigned depth = entry >> kDepthShift;
-      const std::uint32_t ref = entry & kRefMask;
-      out[begin + k] =
-          depth == 0
-              ? values[ref]
-              : values[walk(lines + ref, depth, static_cast<std::uint16_t>(addresses[begin + k]))];
+      out[begin + k] = values[walk(lines + (entry & kRefMask), entry >> kDepthShift,
+                                   static_cast<std::uint16_t>(addresses[begin + k]))];
     }
   }
 }

@@ -1,0 +1,199 @@
+// cidr/<impl>/<table>: IPv4 longest-prefix lookups on uniformly random addresses (precomputed,
+// so the RNG is not measured). Tables: list_1k, bgp_500k, geoip_country (docs/fixtures.md).
+// Impls: gatecore (lookup_batch), gatecore_single (one lookup() per address, independent),
+// gatecore_dependent (each address depends on the previous result: latency), linear (list_1k
+// only: 500k compares per lookup on bgp_500k measure nothing new), nginx_trie, sorted_ranges,
+// libgeoip (geoip_country only), limit (one random load from a 16 KiB, L1-resident table).
+// Counters: items_per_second = lookups/s; table_bytes = the structure's memory.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "fixtures/cidr_lists.hpp"
+#include "fixtures/geoip_country.hpp"
+#include "micro/core/cidr_table.hpp"
+#include "micro/peers/cidr_linear.hpp"
+#include "micro/peers/geoip_country_lookup.hpp"
+#include "micro/peers/nginx_trie.hpp"
+#include "micro/peers/sorted_ranges.hpp"
+
+namespace {
+
+using namespace gatebench;
+
+// 256 KiB of addresses: streamed sequentially, so they cost the prefetcher, not the lookups.
+constexpr std::size_t kAddresses = std::size_t{1} << 16;
+
+const std::vector<std::uint32_t>& addresses() {
+  static const std::vector<std::uint32_t> a =
+      fixtures::random_ipv4_addresses(kAddresses, "bench/cidr/addresses");
+  return a;
+}
+
+// A table's entries, or why there are none (geoip_country without data).
+struct TableData {
+  std::vector<core::CidrEntry> entries;
+  std::string missing;
+};
+
+const TableData& table_data(const std::string& table) {
+  static std::map<std::string, std::unique_ptr<TableData>> cache;
+  auto& slot = cache[table];
+  if (!slot) {
+    slot = std::make_unique<TableData>();
+    if (table == "list_1k") {
+      slot->entries = fixtures::cidr_list_1k();
+    } else if (table == "bgp_500k") {
+      slot->entries = fixtures::cidr_bgp_500k();
+    } else {
+      fixtures::GeoipCountryTable geo = fixtures::load_geoip_country();
+      if (geo.available) {
+        slot->entries = std::move(geo.entries);
+      } else {
+        slot->missing = geo.reason;
+      }
+    }
+  }
+  return *slot;
+}
+
+// Each structure is built on first use and kept: building the 500k trie is slow and the
+// repetitions should all measure the same memory layout.
+template <typename T>
+const T& structure(const std::string& table) {
+  static std::map<std::string, std::unique_ptr<T>> cache;
+  auto& slot = cache[table];
+  if (!slot) {
+    if constexpr (std::is_same_v<T, core::Ipv4Table>) {
+      slot = std::make_unique<T>(core::Ipv4Table::build(table_data(table).entries));
+    } else {
+      slot = std::make_unique<T>(table_data(table).entries);
+    }
+  }
+  return *slot;
+}
+
+bool skip_if_missing(benchmark::State& state, const std::string& table) {
+  const TableData& data = table_data(table);
+  if (data.missing.empty()) return false;
+  state.SkipWithError(("skipped: " + data.missing).c_str());
+  return true;
+}
+
+void finish(benchmark::State& state, std::size_t table_bytes) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kAddresses));
+  state.counters["table_bytes"] = static_cast<double>(table_bytes);
+}
+
+// Independent lookups through a peer's lookup(); the sum keeps every result alive.
+template <typename T>
+void run_single(benchmark::State& state, const T& lookup) {
+  const std::vector<std::uint32_t>& a = addresses();
+  for (auto _ : state) {
+    std::uint32_t sum = 0;
+    for (const std::uint32_t address : a) sum += lookup.lookup(address);
+    benchmark::DoNotOptimize(sum);
+  }
+}
+
+template <typename T>
+void bench_peer(benchmark::State& state, const std::string& table) {
+  if (skip_if_missing(state, table)) return;
+  const T& peer = structure<T>(table);
+  run_single(state, peer);
+  finish(state, peer.memory_bytes());
+}
+
+void bench_gatecore(benchmark::State& state, const std::string& table) {
+  if (skip_if_missing(state, table)) return;
+  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  const std::vector<std::uint32_t>& a = addresses();
+  std::vector<core::CidrValue> out(a.size());
+  for (auto _ : state) {
+    t.lookup_batch(a, out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  finish(state, t.memory_bytes());
+}
+
+void bench_gatecore_single(benchmark::State& state, const std::string& table) {
+  if (skip_if_missing(state, table)) return;
+  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  run_single(state, t);
+  finish(state, t.memory_bytes());
+}
+
+void bench_gatecore_dependent(benchmark::State& state, const std::string& table) {
+  if (skip_if_missing(state, table)) return;
+  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  const std::vector<std::uint32_t>& a = addresses();
+  // Zero at run time, unknown to the compiler: the next address waits for the previous result.
+  std::uint32_t zero = 0;
+  benchmark::DoNotOptimize(zero);
+  for (auto _ : state) {
+    std::uint32_t previous = 0;
+    for (const std::uint32_t address : a) previous = t.lookup(address ^ (previous & zero));
+    benchmark::DoNotOptimize(previous);
+  }
+  finish(state, t.memory_bytes());
+}
+
+void bench_libgeoip(benchmark::State& state, const std::string& table) {
+  if (skip_if_missing(state, table)) return;
+  static const peers::GeoipCountryLookup geoip;
+  if (!geoip.available()) {
+    state.SkipWithError(("skipped: " + geoip.reason()).c_str());
+    return;
+  }
+  run_single(state, geoip);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(peers::kGeoipCountryPath, ec);
+  finish(state, ec ? 0 : static_cast<std::size_t>(bytes));  // GEOIP_MEMORY_CACHE holds the file
+}
+
+void bench_limit(benchmark::State& state, const std::string&) {
+  // One load per lookup from a table that stays in L1, at a random index: the floor any lookup
+  // structure pays once its data is cached.
+  static std::array<std::uint32_t, 4096> l1{};
+  for (std::size_t i = 0; i < l1.size(); ++i) l1[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  const std::vector<std::uint32_t>& a = addresses();
+  for (auto _ : state) {
+    std::uint32_t sum = 0;
+    for (const std::uint32_t address : a) sum += l1[address & (l1.size() - 1)];
+    benchmark::DoNotOptimize(sum);
+  }
+  finish(state, sizeof(l1));
+}
+
+using BenchFn = void (*)(benchmark::State&, const std::string&);
+
+const bool registered = [] {
+  const std::string tables[] = {"list_1k", "bgp_500k", "geoip_country"};
+  const auto add = [](const std::string& impl, const std::string& table, BenchFn fn) {
+    benchmark::RegisterBenchmark(("cidr/" + impl + "/" + table).c_str(),
+                                 [fn, table](benchmark::State& s) { fn(s, table); });
+  };
+  for (const std::string& table : tables) {
+    add("gatecore", table, bench_gatecore);
+    add("gatecore_single", table, bench_gatecore_single);
+    add("gatecore_dependent", table, bench_gatecore_dependent);
+    if (table == "list_1k") add("linear", table, bench_peer<peers::LinearCidrScan>);
+    add("nginx_trie", table, bench_peer<peers::NginxTrie>);
+    add("sorted_ranges", table, bench_peer<peers::SortedRanges>);
+    if (table == "geoip_country") add("libgeoip", table, bench_libgeoip);
+    add("limit", table, bench_limit);
+  }
+  return true;
+}();
+
+}  // namespace
