@@ -24,12 +24,21 @@ class HmacSha256Key {
   // Precondition: message.size() <= kHmacShortMessageMax. Exactly two compressions.
   Sha256Digest mac_short(std::span<const std::uint8_t> message) const;
 
+  // The same MACs as final state words, for a caller that compares them with
+  // digest_matches_tag() instead of serialising the digest.
+  Sha256State mac_state(std::span<const std::uint8_t> message) const;
+  Sha256State mac_short_state(std::span<const std::uint8_t> message) const;
+
  private:
-  Sha256Digest outer(const Sha256State& inner_done) const;
+  Sha256State outer_state(const Sha256State& inner_done) const;
 
   Sha256State inner_;
   Sha256State outer_;
 };
+
+// Whether the first tag.size() bytes of the digest held in `digest` equal `tag`, in time that
+// depends on tag.size() only. Precondition: tag.size() is a multiple of 4, at most 32.
+bool digest_matches_tag(const Sha256State& digest, std::span<const std::uint8_t> tag);
 
 // Constant-time equality of two equal-length byte ranges: the time depends on the length only,
 // never on where the first difference is.

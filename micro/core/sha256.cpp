@@ -27,6 +27,7 @@ std::uint32_t load_be32(const std::uint8_t* p) {
          std::uint32_t{p[3]};
 }
 
+#if !defined(__SHA__)
 bool detect_shani() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
@@ -37,7 +38,6 @@ bool detect_shani() {
   return sha && ssse3 && sse41;
 }
 
-#if !defined(__SHA__)
 // Decided once before main: the hot path then pays one predictable branch, not an indirect call.
 const bool kHaveShani = detect_shani();
 #endif
@@ -52,11 +52,17 @@ bool sha256_has_shani() {
 #endif
 }
 
-void sha256_compress_portable(Sha256State& state, const std::uint8_t* blocks,
-                              std::size_t blocks_count) {
-  for (std::size_t b = 0; b < blocks_count; ++b, blocks += kSha256BlockSize) {
+namespace {
+
+// kWords: the block is given as 16 message words (already big-endian-decoded), not bytes.
+template <bool kWords>
+void portable_impl(Sha256State& state, const void* data, std::size_t blocks_count) {
+  const auto* bytes = static_cast<const std::uint8_t*>(data);
+  const auto* words = static_cast<const std::uint32_t*>(data);
+  for (std::size_t b = 0; b < blocks_count; ++b) {
     std::uint32_t w[64];
-    for (int t = 0; t < 16; ++t) w[t] = load_be32(blocks + 4 * t);
+    for (int t = 0; t < 16; ++t)
+      w[t] = kWords ? words[16 * b + t] : load_be32(bytes + 64 * b + 4 * t);
     for (int t = 16; t < 64; ++t) {
       const std::uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
       const std::uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
@@ -93,9 +99,11 @@ void sha256_compress_portable(Sha256State& state, const std::uint8_t* blocks,
 
 // The SHA-NI instructions keep the eight state words as two vectors, ABEF and CDGH, and run two
 // rounds per sha256rnds2; the message schedule is four vectors of four words, rotated.
-__attribute__((target("sha,sse4.1,ssse3"))) void sha256_compress_shani(Sha256State& state,
-                                                                       const std::uint8_t* blocks,
-                                                                       std::size_t blocks_count) {
+template <bool kWords>
+__attribute__((target("sha,sse4.1,ssse3"))) inline void shani_impl(Sha256State& state,
+                                                                   const void* data,
+                                                                   std::size_t blocks_count) {
+  const auto* blocks = static_cast<const std::uint8_t*>(data);
   const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
 
   __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state.h[0]));
@@ -110,8 +118,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) void sha256_compress_shani(Sha256Sta
     const __m128i cdgh_in = cdgh;
     __m128i w[4];
     for (int i = 0; i < 4; ++i) {
-      w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks + 16 * i)),
-                              byte_swap);
+      const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks + 16 * i));
+      w[i] = kWords ? raw : _mm_shuffle_epi8(raw, byte_swap);
     }
     for (int i = 0; i < 16; ++i) {
       if (i >= 4) {
@@ -139,6 +147,25 @@ __attribute__((target("sha,sse4.1,ssse3"))) void sha256_compress_shani(Sha256Sta
   _mm_storeu_si128(reinterpret_cast<__m128i*>(&state.h[4]), efgh);
 }
 
+}  // namespace
+
+void sha256_compress_portable(Sha256State& state, const std::uint8_t* blocks,
+                              std::size_t blocks_count) {
+  portable_impl<false>(state, blocks, blocks_count);
+}
+void sha256_compress_words_portable(Sha256State& state, const std::uint32_t* words) {
+  portable_impl<true>(state, words, 1);
+}
+__attribute__((target("sha,sse4.1,ssse3"))) void sha256_compress_shani(Sha256State& state,
+                                                                       const std::uint8_t* blocks,
+                                                                       std::size_t blocks_count) {
+  shani_impl<false>(state, blocks, blocks_count);
+}
+__attribute__((target("sha,sse4.1,ssse3"))) void sha256_compress_words_shani(
+    Sha256State& state, const std::uint32_t* words) {
+  shani_impl<true>(state, words, 1);
+}
+
 void sha256_compress(Sha256State& state, const std::uint8_t* blocks, std::size_t blocks_count) {
 #if defined(__SHA__)
   sha256_compress_shani(state, blocks, blocks_count);
@@ -147,6 +174,18 @@ void sha256_compress(Sha256State& state, const std::uint8_t* blocks, std::size_t
     sha256_compress_shani(state, blocks, blocks_count);
   } else {
     sha256_compress_portable(state, blocks, blocks_count);
+  }
+#endif
+}
+
+void sha256_compress_words(Sha256State& state, const std::uint32_t* words) {
+#if defined(__SHA__)
+  sha256_compress_words_shani(state, words);
+#else
+  if (kHaveShani) {
+    sha256_compress_words_shani(state, words);
+  } else {
+    sha256_compress_words_portable(state, words);
   }
 #endif
 }

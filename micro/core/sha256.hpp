@@ -34,6 +34,12 @@ void sha256_compress_shani(Sha256State& state, const std::uint8_t* blocks,
                            std::size_t blocks_count);
 bool sha256_has_shani();
 
+// One block given as its 16 message words (the big-endian reading of its 64 bytes): callers that
+// build a block from state words (HMAC's outer hash) skip the byte round trip.
+void sha256_compress_words(Sha256State& state, const std::uint32_t* words);
+void sha256_compress_words_portable(Sha256State& state, const std::uint32_t* words);
+void sha256_compress_words_shani(Sha256State& state, const std::uint32_t* words);
+
 // Big-endian serialisation of the state words: the digest once the last block is compressed.
 Sha256Digest sha256_state_bytes(const Sha256State& state);
 

@@ -28,8 +28,8 @@ VerifyStatus verify_common(const TokenKeyRing& ring, std::string_view token, Tok
   if (syntax != VerifyStatus::ok) return syntax;
   key = ring.find(decoded.key_id);
   if (key == nullptr) return VerifyStatus::unknown_key;
-  const Sha256Digest tag = key->mac.mac_short(decoded.signed_part());
-  if (!constant_time_equal(tag.data(), decoded.tag().data(), kTokenTagSize)) {
+  const Sha256State digest = key->mac.mac_short_state(decoded.signed_part());
+  if (!digest_matches_tag(digest, decoded.tag())) {
     return VerifyStatus::bad_signature;
   }
   if (now >= decoded.expiry) return VerifyStatus::expired;

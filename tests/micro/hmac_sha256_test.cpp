@@ -94,6 +94,31 @@ TEST(Sha256, KernelsAgreeBlockByBlock) {
   }
 }
 
+TEST(Sha256, WordBlocksEqualTheirByteBlocks) {
+  Rng rng(fixtures::kDefaultSeed ^ 0x574f);
+  for (int i = 0; i < 5000; ++i) {
+    const auto data = random_bytes(rng, kSha256BlockSize);
+    std::uint32_t words[16];
+    for (int t = 0; t < 16; ++t) {
+      words[t] = (std::uint32_t{data[4 * t]} << 24) | (std::uint32_t{data[4 * t + 1]} << 16) |
+                 (std::uint32_t{data[4 * t + 2]} << 8) | data[4 * t + 3];
+    }
+    Sha256State start;
+    for (auto& w : start.h) w = static_cast<std::uint32_t>(rng.next());
+    Sha256State from_bytes = start, portable = start, dispatched = start;
+    sha256_compress_portable(from_bytes, data.data(), 1);
+    sha256_compress_words_portable(portable, words);
+    sha256_compress_words(dispatched, words);
+    ASSERT_EQ(0, std::memcmp(from_bytes.h, portable.h, sizeof portable.h));
+    ASSERT_EQ(0, std::memcmp(from_bytes.h, dispatched.h, sizeof portable.h));
+    if (sha256_has_shani()) {
+      Sha256State shani = start;
+      sha256_compress_words_shani(shani, words);
+      ASSERT_EQ(0, std::memcmp(from_bytes.h, shani.h, sizeof shani.h));
+    }
+  }
+}
+
 TEST(Sha256, FinishContinuesFromAPrefixState) {
   Rng rng(fixtures::kDefaultSeed ^ 0x4649);
   for (int i = 0; i < 500; ++i) {
@@ -137,6 +162,25 @@ TEST(HmacSha256, MatchesOpenSslForKeyAndMessageLengths) {
     const auto key = random_bytes(rng, 32);
     const auto m = random_bytes(rng, rng.below(kHmacShortMessageMax + 1));
     ASSERT_EQ(HmacSha256Key(key).mac_short(m), openssl_hmac(key, m));
+  }
+}
+
+TEST(DigestMatchesTag, ComparesEveryByteOfThePrefix) {
+  Rng rng(fixtures::kDefaultSeed ^ 0x5447);
+  const auto key = random_bytes(rng, 32);
+  const auto m = random_bytes(rng, 20);
+  const HmacSha256Key mac(key);
+  const Sha256State state = mac.mac_state(m);
+  Sha256Digest digest = mac.mac(m);
+  for (std::size_t size : {0, 4, 16, 32}) {
+    EXPECT_TRUE(digest_matches_tag(state, {digest.data(), size}));
+    for (std::size_t i = 0; i < size; ++i) {
+      for (int bit = 0; bit < 8; ++bit) {
+        digest[i] ^= static_cast<std::uint8_t>(1u << bit);
+        EXPECT_FALSE(digest_matches_tag(state, {digest.data(), size})) << size << ":" << i;
+        digest[i] ^= static_cast<std::uint8_t>(1u << bit);
+      }
+    }
   }
 }
 
