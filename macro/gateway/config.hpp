@@ -1,0 +1,74 @@
+// Configuration of gatebench-gateway: one JSON file (format in docs/gateway.md).
+//
+// load_config() validates everything up front and throws ConfigError whose message names the file
+// and the JSON field (`hosts[1].upstream: expected "host:port"`), so a bad file never reaches the
+// workers. The result is immutable and shared read-only by every worker thread.
+#pragma once
+
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gatebench::gateway {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ListenerConfig {
+  bool https = false;
+  std::string address;  // IPv4 literal
+  std::uint16_t port = 0;
+  sockaddr_in addr{};
+};
+
+struct CertificateConfig {
+  std::string cert_path;
+  std::string key_path;
+};
+
+enum class SecurityHeaders : std::uint8_t { kOff, kBasic, kStrict };
+
+struct HostConfig {
+  std::vector<std::string> names;  // lower case, without port
+  std::string upstream;            // as written, for logs
+  sockaddr_in upstream_addr{};
+  std::uint32_t pool_size = 64;  // idle keep-alive connections kept per worker
+  std::uint32_t connect_timeout_ms = 2000;
+  std::uint32_t read_timeout_ms = 30000;
+  SecurityHeaders security_headers = SecurityHeaders::kOff;
+};
+
+struct Config {
+  std::string path;
+  unsigned workers = 0;  // resolved: never 0 after load_config
+  std::vector<ListenerConfig> listeners;
+  std::vector<CertificateConfig> certificates;
+  bool access_log_enabled = false;
+  sockaddr_in access_log_addr{};
+  std::uint32_t access_log_flush_ms = 1000;
+  std::size_t max_header_bytes = 8192;
+  std::uint32_t client_header_timeout_ms = 10000;
+  std::uint32_t keepalive_timeout_ms = 60000;
+  std::uint32_t send_timeout_ms = 30000;
+  std::uint16_t unknown_host_status = 421;
+  std::vector<HostConfig> hosts;
+  int default_host = -1;  // host answering any name not listed elsewhere ("*" in names)
+};
+
+// Throws ConfigError naming the file and field.
+std::shared_ptr<const Config> load_config(const std::string& path);
+
+// Same from a JSON text (tests); `origin` names the source in messages and resolves relative
+// paths of rule and list files against its directory.
+std::shared_ptr<const Config> parse_config(const std::string& json_text, const std::string& origin);
+
+// Index of the host serving `host_header` (port and case ignored), or -1.
+int find_host(const Config& config, std::string_view host_header);
+
+}  // namespace gatebench::gateway

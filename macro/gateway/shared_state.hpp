@@ -1,0 +1,52 @@
+// What the main thread publishes to the workers: the current configuration generation (config
+// plus the TLS context built from it) and the stop request. Workers read it only when the
+// generation number changes (after SIGHUP), never per request.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "macro/gateway/config.hpp"
+
+namespace gatebench::gateway {
+
+struct SslCtxDeleter {
+  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+};
+using SslCtxPtr = std::unique_ptr<SSL_CTX, SslCtxDeleter>;
+
+// One configuration generation. Immutable once published; shared by every worker.
+struct Published {
+  std::shared_ptr<const Config> config;
+  SslCtxPtr tls;  // null when no https listener
+  std::uint64_t generation = 0;
+};
+
+class SharedState {
+ public:
+  void publish(std::shared_ptr<const Published> p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_ = std::move(p);
+    generation_.store(current_->generation, std::memory_order_release);
+  }
+  std::shared_ptr<const Published> current() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_;
+  }
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
+  void request_stop() { stopping_.store(true, std::memory_order_release); }
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const Published> current_;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace gatebench::gateway

@@ -1,0 +1,15 @@
+// Server TLS context from the configured PEM certificate/key pairs (ECDSA P-256 and RSA can be
+// loaded side by side; OpenSSL picks by the client's signature algorithms). TLS 1.2 and 1.3,
+// ALPN http/1.1, a server-side session cache and session tickets for resumption. One context is
+// shared by every worker so a ticket issued by one worker resumes on any other.
+#pragma once
+
+#include "macro/gateway/config.hpp"
+#include "macro/gateway/shared_state.hpp"
+
+namespace gatebench::gateway {
+
+// Throws ConfigError naming the file when a certificate or key does not load or match.
+SslCtxPtr make_server_tls(const Config& config);
+
+}  // namespace gatebench::gateway
