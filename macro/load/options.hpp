@@ -1,0 +1,39 @@
+// Command-line options of gatebench-load, validated up front (wrk-compatible where wrk has them).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gatebench::load {
+
+struct Options {
+  int threads = 2;
+  int connections = 10;
+  std::uint64_t duration_ns = 10'000'000'000ULL;
+  bool duration_given = false;
+  std::uint64_t warmup_ns = 0;
+  double rate = 0;  // requests per second over all connections; 0: closed loop
+  bool close = false;
+  std::string json_path;
+  std::string requests_path;
+  std::vector<std::string> headers;  // "Name: value"
+  std::uint64_t timeout_ns = 2'000'000'000ULL;
+  bool tls_resume = true;
+  std::uint64_t requests_total = 0;  // 0: no budget, the duration decides
+  bool progress = true;
+  bool quiet = false;
+  std::string url;
+};
+
+// Parses argv (without argv[0]). Returns nullopt when --help was asked (the text is printed by
+// the caller through help_text()). Throws UsageError with a precise message otherwise.
+std::optional<Options> parse_options(const std::vector<std::string>& args);
+std::string help_text();
+
+// "10s", "250ms", "1.5m", "2h", "500us", bare number = seconds. Throws UsageError naming `what`.
+std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);
+
+}  // namespace gatebench::load

@@ -1,0 +1,25 @@
+// The results of a run: JSON (schema gatebench.load/1, docs/load.md) and a console summary.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "macro/load/options.hpp"
+#include "macro/load/request_set.hpp"
+#include "macro/load/runner.hpp"
+#include "macro/load/url.hpp"
+
+namespace gatebench::load {
+
+struct Verdict {
+  bool valid = true;
+  std::vector<std::string> reasons;  // why it is not valid
+};
+
+Verdict judge(const Options& options, const RunResult& result);
+nlohmann::json to_json(const Options& options, const RequestSet& requests, const RunResult& result);
+std::string console_summary(const Options& options, const RequestSet& requests,
+                            const RunResult& result);
+
+}  // namespace gatebench::load

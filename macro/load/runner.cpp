@@ -1,0 +1,101 @@
+#include "macro/load/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "macro/load/worker.hpp"
+
+namespace gatebench::load {
+namespace {
+
+// Threads need a moment to start; every worker begins at the same instant after it.
+constexpr std::uint64_t kStartDelayNs = 20'000'000;
+
+}  // namespace
+
+RunResult run_load(const Options& options, const Target& target, const RequestSet& requests,
+                   const std::atomic<bool>& stop) {
+  const std::uint64_t start = monotonic_ns() + kStartDelayNs;
+  const std::uint64_t measure_start = start + options.warmup_ns;
+  const std::uint64_t measure_end = measure_start + options.duration_ns;
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < options.threads; ++i) {
+    WorkerPlan plan;
+    plan.index = i;
+    plan.connections =
+        options.connections / options.threads + (i < options.connections % options.threads ? 1 : 0);
+    plan.start_ns = start;
+    plan.measure_start_ns = measure_start;
+    plan.measure_end_ns = measure_end;
+    if (options.rate > 0) {
+      plan.rate = options.rate * plan.connections / options.connections;
+      // Threads take turns in the global schedule instead of sending at the same instants.
+      plan.phase_ns = static_cast<std::uint64_t>(1e9 / options.rate * i);
+    }
+    if (options.requests_total > 0) {
+      const std::uint64_t t = static_cast<std::uint64_t>(options.threads);
+      plan.budget = options.requests_total / t +
+                    (static_cast<std::uint64_t>(i) < options.requests_total % t ? 1 : 0);
+      if (plan.budget == 0) continue;  // fewer requests than threads
+    }
+    workers.push_back(std::make_unique<Worker>(options, target, requests, plan, stop));
+  }
+
+  std::vector<std::thread> threads;
+  threads.reserve(workers.size());
+  for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
+
+  // Progress on a terminal only, and only for runs long enough to want it.
+  const bool show = options.progress && !options.quiet && isatty(STDERR_FILENO) &&
+                    options.warmup_ns + options.duration_ns >= 3'000'000'000ULL;
+  if (show) {
+    const std::uint64_t hard_end = measure_end + options.timeout_ns;
+    std::uint64_t shown = 0;
+    while (monotonic_ns() < hard_end && !stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const std::uint64_t now = monotonic_ns();
+      std::uint64_t done = 0;
+      for (auto& w : workers) done += w->progress();
+      if (now / 1'000'000'000ULL == shown) continue;
+      shown = now / 1'000'000'000ULL;
+      if (options.requests_total > 0 && done >= options.requests_total) break;
+      if (now >= measure_end) break;
+      if (now < measure_start) {
+        std::fprintf(stderr, "\r  warm-up %5.1fs / %.1fs   ", (now - start) / 1e9,
+                     options.warmup_ns / 1e9);
+      } else {
+        const double t = (now - measure_start) / 1e9;
+        std::fprintf(stderr, "\r  %6.1fs / %.1fs  %12llu responses  %12.0f req/s   ", t,
+                     options.duration_ns / 1e9, static_cast<unsigned long long>(done),
+                     t > 0 ? done / t : 0.0);
+      }
+    }
+    std::fprintf(stderr, "\r%78s\r", "");
+  }
+  for (auto& t : threads) t.join();
+
+  RunResult result;
+  result.stats.templates.resize(requests.size());
+  for (auto& w : workers) result.stats.merge(w->stats());
+  result.interrupted = stop.load();
+  if (options.requests_total > 0) {
+    result.elapsed_s = result.stats.last_completion_ns / 1e9;
+  } else {
+    result.elapsed_s = options.duration_ns / 1e9;
+  }
+  if (result.interrupted) {
+    const std::uint64_t now = monotonic_ns();
+    const std::uint64_t end = std::min(now, measure_end);
+    result.elapsed_s = end > measure_start ? (end - measure_start) / 1e9 : 0;
+  }
+  return result;
+}
+
+}  // namespace gatebench::load

@@ -1,0 +1,24 @@
+// Splits the work over threads, runs the workers, shows progress, merges what they measured.
+#pragma once
+
+#include <atomic>
+
+#include "macro/load/options.hpp"
+#include "macro/load/request_set.hpp"
+#include "macro/load/stats.hpp"
+#include "macro/load/url.hpp"
+
+namespace gatebench::load {
+
+struct RunResult {
+  Stats stats;
+  double elapsed_s = 0;  // the measured window (budget runs: until the last response)
+  bool interrupted = false;
+};
+
+// `stop` may be set from a signal handler to end the run early. Throws std::runtime_error when
+// a worker cannot be set up (no epoll, no TLS context).
+RunResult run_load(const Options& options, const Target& target, const RequestSet& requests,
+                   const std::atomic<bool>& stop);
+
+}  // namespace gatebench::load

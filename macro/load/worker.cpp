@@ -1,0 +1,554 @@
+#include "macro/load/worker.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gatebench::load {
+namespace {
+
+constexpr std::size_t kBufferBytes = 32768;
+constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
+constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
+constexpr std::uint64_t kSecondNs = 1'000'000'000;
+
+std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
+  return (static_cast<std::uint64_t>(generation) << 32) | index;
+}
+
+}  // namespace
+
+std::uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * kSecondNs + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+Worker::Worker(const Options& options, const Target& target, const RequestSet& requests,
+               const WorkerPlan& plan, const std::atomic<bool>& stop)
+    : options_(options),
+      target_(target),
+      requests_(requests),
+      plan_(plan),
+      stop_(stop),
+      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
+      conns_(static_cast<std::size_t>(plan.connections)) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0)
+    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume);
+  for (Connection& c : conns_) c.buf = std::make_unique<char[]>(kBufferBytes);
+  stats_.templates.resize(requests_.size());
+  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
+  if (plan_.rate > 0) {
+    interval_ns_ = static_cast<std::uint64_t>(std::llround(1e9 / plan_.rate));
+    available_.reserve(conns_.size());
+  }
+}
+
+Worker::~Worker() {
+  for (Connection& c : conns_) close_socket(c, false);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+std::uint64_t Worker::intended(std::uint64_t k) const {
+  return plan_.start_ns + plan_.phase_ns +
+         static_cast<std::uint64_t>(std::llround(static_cast<double>(k) * 1e9 / plan_.rate));
+}
+
+bool Worker::can_issue(std::uint64_t now) const {
+  if (stopping_ || now >= plan_.measure_end_ns) return false;
+  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
+}
+
+void Worker::count_error(ErrorClass error, std::uint64_t now) {
+  if (now < plan_.measure_start_ns) return;
+  stats_.errors[static_cast<int>(error)] += 1;
+  const std::uint64_t rel = now - plan_.measure_start_ns;
+  const std::uint64_t window = plan_.measure_end_ns - plan_.measure_start_ns;
+  const std::uint64_t last = window == 0 ? 0 : (window - 1) / kSecondNs;
+  stats_.second(std::min(rel / kSecondNs, last)).errors += 1;
+}
+
+void Worker::set_events(Connection& c, std::uint32_t events) {
+  if (c.events == events) return;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.events = events;
+}
+
+void Worker::close_socket(Connection& c, bool clean) {
+  if (c.ssl) {
+    // A clean close keeps the session resumable (OpenSSL drops sessions of unclean ones).
+    if (clean)
+      SSL_shutdown(c.ssl.get());
+    else
+      SSL_set_shutdown(c.ssl.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    c.ssl.reset();
+  }
+  if (c.fd >= 0) close(c.fd);
+  c.fd = -1;
+  c.events = 0;
+  c.buf_len = 0;
+  c.generation += 1;
+  c.state = State::kClosed;
+}
+
+void Worker::open_socket(Connection& c, std::uint64_t now) {
+  c.fd = socket(target_.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (c.fd < 0) {
+    fail(c, ErrorClass::kConnect, true);
+    return;
+  }
+  const int one = 1;
+  setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  c.state = State::kConnecting;
+  if (!c.has_request) c.deadline_ns = now + options_.timeout_ns;
+  epoll_event ev{};
+  ev.events = EPOLLOUT;
+  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
+  const int rc = connect(c.fd, reinterpret_cast<const sockaddr*>(&target_.addr), target_.addr_len);
+  if (rc != 0 && errno != EINPROGRESS) {
+    fail(c, ErrorClass::kConnect, true);
+    return;
+  }
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
+  c.events = EPOLLOUT;
+}
+
+void Worker::on_connected(Connection& c, std::uint64_t now) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    fail(c, ErrorClass::kConnect, true);
+    return;
+  }
+  if (now >= plan_.measure_start_ns) stats_.connects += 1;
+  if (tls_) {
+    c.ssl = tls_->open(c.fd);
+    if (!c.ssl) {
+      fail(c, ErrorClass::kTls, true);
+      return;
+    }
+    c.state = State::kHandshaking;
+    continue_handshake(c);
+    return;
+  }
+  on_ready(c);
+}
+
+void Worker::continue_handshake(Connection& c) {
+  const int rc = SSL_do_handshake(c.ssl.get());
+  if (rc == 1) {
+    const std::uint64_t now = monotonic_ns();
+    if (now >= plan_.measure_start_ns) {
+      if (SSL_session_reused(c.ssl.get()))
+        stats_.handshakes_resumed += 1;
+      else
+        stats_.handshakes_full += 1;
+      const std::uint64_t window = plan_.measure_end_ns - plan_.measure_start_ns;
+      const std::uint64_t last = window == 0 ? 0 : (window - 1) / kSecondNs;
+      stats_.second(std::min((now - plan_.measure_start_ns) / kSecondNs, last)).handshakes += 1;
+    }
+    on_ready(c);
+    return;
+  }
+  const int err = SSL_get_error(c.ssl.get(), rc);
+  ERR_clear_error();
+  if (err == SSL_ERROR_WANT_READ)
+    set_events(c, EPOLLIN);
+  else if (err == SSL_ERROR_WANT_WRITE)
+    set_events(c, EPOLLOUT);
+  else
+    fail(c, ErrorClass::kTls, true);
+}
+
+void Worker::on_ready(Connection& c) {
+  if (c.has_request) {
+    do_write(c);
+  } else {
+    c.state = State::kIdle;
+    set_events(c, EPOLLIN);
+  }
+}
+
+void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now) {
+  c.tmpl = static_cast<std::uint32_t>(requests_.size() == 1 ? 0 : requests_.pick(rng_.uniform()));
+  c.start_ns = start;
+  c.measured = start >= plan_.measure_start_ns && start < plan_.measure_end_ns;
+  c.has_request = true;
+  c.write_off = 0;
+  c.deadline_ns = now + options_.timeout_ns;
+  c.parser.reset(requests_.templates()[c.tmpl].head);
+  in_flight_ += 1;
+  if (c.measured) {
+    issued_measured_ += 1;
+    stats_.issued += 1;
+    if (plan_.rate > 0) stats_.max_send_lag_ns = std::max(stats_.max_send_lag_ns, now - start);
+  }
+  switch (c.state) {
+    case State::kClosed:
+      open_socket(c, now);
+      break;
+    case State::kIdle:
+      do_write(c);
+      break;
+    default:  // connecting or handshaking: the request goes out when the connection is ready
+      break;
+  }
+}
+
+void Worker::do_write(Connection& c) {
+  const std::string& wire = requests_.templates()[c.tmpl].wire;
+  c.state = State::kWriting;
+  while (c.write_off < wire.size()) {
+    const char* data = wire.data() + c.write_off;
+    const std::size_t left = wire.size() - c.write_off;
+    ssize_t n;
+    if (c.ssl) {
+      n = SSL_write(c.ssl.get(), data, static_cast<int>(left));
+      if (n <= 0) {
+        const int err = SSL_get_error(c.ssl.get(), static_cast<int>(n));
+        ERR_clear_error();
+        if (err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ) {
+          set_events(c, err == SSL_ERROR_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+          return;
+        }
+        fail(c, err == SSL_ERROR_SSL ? ErrorClass::kTls : ErrorClass::kWrite, false);
+        return;
+      }
+    } else {
+      n = send(c.fd, data, left, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          set_events(c, EPOLLOUT);
+          return;
+        }
+        if (errno == EINTR) continue;
+        fail(c, ErrorClass::kWrite, false);
+        return;
+      }
+    }
+    c.write_off += static_cast<std::size_t>(n);
+    if (c.measured) stats_.bytes_written += static_cast<std::uint64_t>(n);
+  }
+  c.state = State::kReading;
+  set_events(c, EPOLLIN);
+}
+
+void Worker::on_readable(Connection& c) {
+  for (;;) {
+    char* dst = c.buf.get() + c.buf_len;
+    const std::size_t space = kBufferBytes - c.buf_len;
+    ssize_t n;
+    if (c.ssl) {
+      n = SSL_read(c.ssl.get(), dst, static_cast<int>(space));
+      if (n <= 0) {
+        const int err = SSL_get_error(c.ssl.get(), static_cast<int>(n));
+        ERR_clear_error();
+        if (err == SSL_ERROR_WANT_READ) return;
+        if (err == SSL_ERROR_WANT_WRITE) {
+          set_events(c, EPOLLIN | EPOLLOUT);
+          return;
+        }
+        if (err == SSL_ERROR_ZERO_RETURN) {
+          n = 0;
+        } else {
+          fail(c, err == SSL_ERROR_SSL ? ErrorClass::kTls : ErrorClass::kRead, false);
+          return;
+        }
+      }
+    } else {
+      n = read(c.fd, dst, space);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        if (errno == EINTR) continue;
+        fail(c, ErrorClass::kRead, false);
+        return;
+      }
+    }
+    if (n == 0) {
+      if (c.parser.finish_eof() == ParseStatus::kComplete) {
+        c.parser.reset();
+        complete_request(c);
+      } else {
+        fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
+      }
+      return;
+    }
+    if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(n);
+    c.buf_len += static_cast<std::size_t>(n);
+    if (!process_input(c)) return;
+    // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
+    if (!c.ssl && static_cast<std::size_t>(n) < space) return;
+  }
+}
+
+bool Worker::process_input(Connection& c) {
+  const ParseResult r = c.parser.feed(std::string_view(c.buf.get(), c.buf_len));
+  if (r.consumed > 0) {
+    c.buf_len -= r.consumed;
+    if (c.buf_len > 0) std::memmove(c.buf.get(), c.buf.get() + r.consumed, c.buf_len);
+  }
+  switch (r.status) {
+    case ParseStatus::kNeedMore:
+      return true;
+    case ParseStatus::kComplete:
+      if (c.buf_len > 0) {
+        // Bytes beyond the response we asked for: the server is not speaking HTTP/1.1 to us.
+        fail(c, ErrorClass::kProtocol, false);
+        return false;
+      }
+      complete_request(c);
+      return false;
+    case ParseStatus::kError:
+      fail(c, ErrorClass::kProtocol, false);
+      return false;
+  }
+  return false;
+}
+
+void Worker::complete_request(Connection& c) {
+  const std::uint64_t now = monotonic_ns();
+  c.has_request = false;
+  in_flight_ -= 1;
+  if (c.measured) {
+    const std::uint64_t latency = now - c.start_ns;
+    const int code = c.parser.status_code();
+    stats_.latency.record(latency);
+    stats_.responses += 1;
+    stats_.status[static_cast<std::size_t>(code)] += 1;
+    SecondStats& second = stats_.second((c.start_ns - plan_.measure_start_ns) / kSecondNs);
+    second.requests += 1;
+    second.latency.record(latency);
+    TemplateStats& t = stats_.templates[c.tmpl];
+    t.responses += 1;
+    t.status[static_cast<std::size_t>(code)] += 1;
+    const int expect = requests_.templates()[c.tmpl].expect_status;
+    if (expect == 0 || expect == code)
+      t.as_expected += 1;
+    else
+      t.unexpected += 1;
+    stats_.last_completion_ns = std::max(stats_.last_completion_ns, now - plan_.measure_start_ns);
+    progress_.store(stats_.responses, std::memory_order_relaxed);
+  }
+  if (c.fd >= 0 && c.parser.keep_alive() && !options_.close) {
+    c.state = State::kIdle;
+  } else {
+    close_socket(c, true);
+  }
+  after_request(c, now);
+}
+
+void Worker::fail(Connection& c, ErrorClass error, bool backoff) {
+  const std::uint64_t now = monotonic_ns();
+  if (c.has_request) {
+    c.has_request = false;
+    in_flight_ -= 1;
+    if (c.measured) {
+      stats_.templates[c.tmpl].errors += 1;
+      count_error(error, now);
+    }
+  } else {
+    count_error(error, now);
+  }
+  close_socket(c, false);
+  if (backoff) {
+    c.state = State::kBackoff;
+    c.retry_ns = now + kBackoffNs;
+    return;
+  }
+  after_request(c, now);
+}
+
+void Worker::after_request(Connection& c, std::uint64_t now) {
+  if (plan_.rate > 0) {
+    make_available(c);
+    dispatch_due(now);
+  } else if (can_issue(now)) {
+    begin_request(c, now, now);
+  }
+}
+
+void Worker::make_available(Connection& c) {
+  if (c.available) return;
+  c.available = true;
+  available_.push_back(static_cast<std::uint32_t>(&c - conns_.data()));
+}
+
+void Worker::dispatch_due(std::uint64_t now) {
+  while (!available_.empty() && !stopping_) {
+    const std::uint64_t when = intended(next_k_);
+    if (when > now) return;
+    if (when >= plan_.measure_end_ns) return;
+    if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
+      return;
+    Connection& c = conns_[available_.back()];
+    available_.pop_back();
+    c.available = false;
+    // Backing off after a failed connect: the sweep offers it again when the pause is over.
+    if (c.state == State::kBackoff) continue;
+    next_k_ += 1;
+    begin_request(c, when, now);
+  }
+}
+
+void Worker::sweep(std::uint64_t now) {
+  for (Connection& c : conns_) {
+    if (c.state == State::kBackoff) {
+      if (now >= c.retry_ns) {
+        c.state = State::kClosed;
+        after_request(c, now);
+      }
+      continue;
+    }
+    if (now < c.deadline_ns) continue;
+    if (c.has_request || c.state == State::kConnecting || c.state == State::kHandshaking) {
+      const ErrorClass e = c.state == State::kConnecting    ? ErrorClass::kConnect
+                           : c.state == State::kHandshaking ? ErrorClass::kTls
+                                                            : ErrorClass::kTimeout;
+      fail(c, e, e != ErrorClass::kTimeout);
+    }
+  }
+}
+
+void Worker::on_idle_event(Connection& c) {
+  // No request is outstanding: the server closed (or reset) an idle keep-alive connection, or
+  // sent bytes nobody asked for.
+  char probe[256];
+  ssize_t n;
+  if (c.ssl)
+    n = SSL_read(c.ssl.get(), probe, sizeof probe);
+  else
+    n = read(c.fd, probe, sizeof probe);
+  if (c.ssl) ERR_clear_error();
+  if (n < 0 && !c.ssl && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  if (n < 0 && c.ssl && SSL_get_error(c.ssl.get(), static_cast<int>(n)) == SSL_ERROR_WANT_READ)
+    return;
+  const bool garbage = n > 0;
+  close_socket(c, false);
+  if (garbage) count_error(ErrorClass::kProtocol, monotonic_ns());
+  if (plan_.rate == 0 && can_issue(monotonic_ns()))
+    begin_request(c, monotonic_ns(), monotonic_ns());
+}
+
+void Worker::handle_event(std::uint64_t data) {
+  const auto index = static_cast<std::uint32_t>(data & 0xffffffffu);
+  const auto generation = static_cast<std::uint32_t>(data >> 32);
+  Connection& c = conns_[index];
+  if (c.generation != generation || c.fd < 0) return;
+  switch (c.state) {
+    case State::kConnecting:
+      on_connected(c, monotonic_ns());
+      break;
+    case State::kHandshaking:
+      continue_handshake(c);
+      break;
+    case State::kWriting:
+      do_write(c);
+      break;
+    case State::kReading:
+      if (c.events & EPOLLOUT) set_events(c, EPOLLIN);
+      on_readable(c);
+      break;
+    case State::kIdle:
+      on_idle_event(c);
+      break;
+    default:
+      break;
+  }
+}
+
+void Worker::run() {
+  // Sleeps end on time: the default 50 us timer slack would show up as open-loop latency.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  std::vector<epoll_event> events(conns_.size() + 1);
+  std::uint64_t now = monotonic_ns();
+  while (now < plan_.start_ns) {
+    const std::uint64_t wait = plan_.start_ns - now;
+    timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
+    nanosleep(&ts, nullptr);
+    now = monotonic_ns();
+  }
+  if (plan_.rate > 0) {
+    // Connections are opened ahead of the schedule so that the first intended sends find them.
+    for (Connection& c : conns_) {
+      make_available(c);
+      open_socket(c, now);
+    }
+  } else {
+    for (Connection& c : conns_) {
+      if (!can_issue(now)) break;
+      begin_request(c, now, now);
+    }
+  }
+  std::uint64_t next_sweep = now + kSweepNs;
+  for (;;) {
+    now = monotonic_ns();
+    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
+                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
+      stopping_ = true;
+      if (stop_.load(std::memory_order_relaxed))
+        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
+    }
+    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
+    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
+    if (now >= next_sweep) {
+      sweep(now);
+      next_sweep = now + kSweepNs;
+    }
+    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
+    if (plan_.rate > 0 && !stopping_ && !available_.empty())
+      wake = std::min(wake, intended(next_k_));
+    const std::uint64_t wait = wake > now ? wake - now : 0;
+    timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
+    const int n =
+        epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()), &ts, nullptr);
+    for (int i = 0; i < n; ++i) handle_event(events[static_cast<std::size_t>(i)].data.u64);
+  }
+  // Whatever is still outstanding ran out of time.
+  now = monotonic_ns();
+  for (Connection& c : conns_) {
+    if (c.has_request) {
+      fail(c,
+           c.state == State::kConnecting    ? ErrorClass::kConnect
+           : c.state == State::kHandshaking ? ErrorClass::kTls
+                                            : ErrorClass::kTimeout,
+           true);
+    }
+    close_socket(c, false);
+  }
+  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
+    // Slots whose intended time fell in the window but that were never sent.
+    const std::uint64_t expected =
+        first_slot_at(plan_.measure_end_ns) - first_slot_at(plan_.measure_start_ns);
+    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
+  }
+}
+
+std::uint64_t Worker::first_slot_at(std::uint64_t t) const {
+  const std::uint64_t origin = plan_.start_ns + plan_.phase_ns;
+  std::uint64_t k =
+      t <= origin ? 0
+                  : static_cast<std::uint64_t>(static_cast<double>(t - origin) * plan_.rate / 1e9);
+  while (intended(k) < t) ++k;
+  while (k > 0 && intended(k - 1) >= t) --k;
+  return k;
+}
+
+}  // namespace gatebench::load

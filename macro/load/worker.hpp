@@ -1,0 +1,125 @@
+// One load thread: its own connections, epoll loop, TLS context and statistics. Nothing is shared
+// with other workers while running except the stop flag and a progress counter.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fixtures/rng.hpp"
+#include "macro/load/options.hpp"
+#include "macro/load/request_set.hpp"
+#include "macro/load/response_parser.hpp"
+#include "macro/load/stats.hpp"
+#include "macro/load/tls_client.hpp"
+#include "macro/load/url.hpp"
+
+namespace gatebench::load {
+
+// Times are CLOCK_MONOTONIC nanoseconds.
+std::uint64_t monotonic_ns();
+
+struct WorkerPlan {
+  int index = 0;
+  int connections = 1;
+  std::uint64_t start_ns = 0;          // warm-up (or measurement) begins
+  std::uint64_t measure_start_ns = 0;  // = start_ns + warm-up
+  std::uint64_t measure_end_ns = 0;    // no request starts at or after this
+  double rate = 0;                     // this thread's share of --rate; 0: closed loop
+  std::uint64_t phase_ns = 0;          // offset of this thread's schedule (interleaves threads)
+  std::uint64_t budget = 0;            // this thread's share of --requests-total; 0: none
+};
+
+class Worker {
+ public:
+  Worker(const Options& options, const Target& target, const RequestSet& requests,
+         const WorkerPlan& plan, const std::atomic<bool>& stop);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Runs until the window closes (or the budget is used) and in-flight requests are done or
+  // timed out; returns at the latest at measure_end + timeout (+ one sweep period).
+  void run();
+  const Stats& stats() const { return stats_; }
+  std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+
+ private:
+  enum class State : std::uint8_t {
+    kClosed,
+    kBackoff,
+    kConnecting,
+    kHandshaking,
+    kWriting,
+    kReading,
+    kIdle
+  };
+  struct Connection {
+    int fd = -1;
+    std::uint32_t generation = 0;  // tells stale epoll events of a previous socket apart
+    State state = State::kClosed;
+    std::uint32_t events = 0;
+    bool has_request = false;
+    bool measured = false;
+    bool available = false;  // open loop: listed in available_
+    std::uint32_t tmpl = 0;
+    std::size_t write_off = 0;
+    std::size_t buf_len = 0;
+    std::uint64_t start_ns = 0;  // intended (open loop) or actual (closed loop) start
+    std::uint64_t deadline_ns = 0;
+    std::uint64_t retry_ns = 0;
+    std::unique_ptr<char[]> buf;
+    std::unique_ptr<SSL, SslDeleter> ssl;
+    ResponseParser parser;
+  };
+
+  bool can_issue(std::uint64_t now) const;
+  void begin_request(Connection& c, std::uint64_t start, std::uint64_t now);
+  void open_socket(Connection& c, std::uint64_t now);
+  void on_connected(Connection& c, std::uint64_t now);
+  void continue_handshake(Connection& c);
+  void on_ready(Connection& c);
+  void do_write(Connection& c);
+  void on_readable(Connection& c);
+  void on_idle_event(Connection& c);
+  // Returns false when the connection was closed or replaced (stop touching it).
+  bool process_input(Connection& c);
+  void complete_request(Connection& c);
+  void fail(Connection& c, ErrorClass error, bool backoff);
+  void after_request(Connection& c, std::uint64_t now);
+  void close_socket(Connection& c, bool clean);
+  void set_events(Connection& c, std::uint32_t events);
+  // Every event is handled by the connection's state (errors surface in read/write/SO_ERROR).
+  void handle_event(std::uint64_t data);
+  void sweep(std::uint64_t now);
+  void dispatch_due(std::uint64_t now);
+  void make_available(Connection& c);
+  // Open loop: the first schedule slot whose intended time is at or after t.
+  std::uint64_t first_slot_at(std::uint64_t t) const;
+  std::uint64_t intended(std::uint64_t k) const;
+  void count_error(ErrorClass error, std::uint64_t now);
+
+  const Options& options_;
+  const Target& target_;
+  const RequestSet& requests_;
+  WorkerPlan plan_;
+  const std::atomic<bool>& stop_;
+  std::atomic<std::uint64_t> progress_{0};
+  Stats stats_;
+  fixtures::Rng rng_;
+  std::unique_ptr<TlsClient> tls_;
+  int epoll_fd_ = -1;
+  std::vector<Connection> conns_;
+  std::vector<std::uint32_t> available_;  // open loop: connections without a request
+  std::uint64_t next_k_ = 0;              // open loop: next schedule slot
+  std::uint64_t interval_ns_ = 0;
+  std::uint64_t issued_measured_ = 0;
+  std::size_t in_flight_ = 0;
+  bool stopping_ = false;
+  std::uint64_t hard_end_ns_ = 0;
+};
+
+}  // namespace gatebench::load

@@ -1,0 +1,154 @@
+#include "tests/macro/load/nginx_process.hpp"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/macro/load/test_server.hpp"
+
+namespace gatebench::load::testing {
+namespace {
+
+constexpr const char* kNginx = "/usr/sbin/nginx";
+
+bool port_open(std::uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string make_temp_dir() {
+  std::string templ = (std::filesystem::temp_directory_path() / "gatebench-load-XXXXXX").string();
+  if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return templ;
+}
+
+bool make_self_signed(const std::string& dir, std::string& reason) {
+  if (access("/usr/bin/openssl", X_OK) != 0) {
+    reason = "openssl command not installed (apt-get install openssl)";
+    return false;
+  }
+  const std::string cmd =
+      "/usr/bin/openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-days 2 -subj /CN=localhost -keyout '" +
+      dir + "/key.pem' -out '" + dir + "/cert.pem' >/dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    reason = "openssl could not create a self-signed certificate";
+    return false;
+  }
+  return true;
+}
+
+NginxProcess::NginxProcess() {
+  if (access(kNginx, X_OK) != 0) {
+    reason_ = std::string(kNginx) + " not installed (apt-get install nginx-light)";
+    return;
+  }
+  dir_ = make_temp_dir();
+  if (!make_self_signed(dir_, reason_)) return;
+  http_port_ = closed_port();
+  https_port_ = closed_port();
+  for (const char* sub : {"body", "proxy", "fastcgi", "uwsgi", "scgi"})
+    std::filesystem::create_directory(dir_ + "/" + sub);
+  std::ofstream conf(dir_ + "/nginx.conf");
+  conf << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
+       << "pid " << dir_ << "/nginx.pid;\nerror_log " << dir_ << "/error.log warn;\n"
+       << "events { worker_connections 4096; }\n"
+       << "http {\n"
+       << "  log_format gb '$connection $ssl_session_reused $status $request_uri';\n"
+       << "  access_log " << dir_ << "/access.log gb;\n"
+       << "  client_body_temp_path " << dir_ << "/body;\n"
+       << "  proxy_temp_path " << dir_ << "/proxy;\n"
+       << "  fastcgi_temp_path " << dir_ << "/fastcgi;\n"
+       << "  uwsgi_temp_path " << dir_ << "/uwsgi;\n"
+       << "  scgi_temp_path " << dir_ << "/scgi;\n"
+       << "  keepalive_requests 1000000;\n"
+       << "  server {\n"
+       << "    listen 127.0.0.1:" << http_port_ << ";\n"
+       << "    listen 127.0.0.1:" << https_port_ << " ssl;\n"
+       << "    ssl_certificate " << dir_ << "/cert.pem;\n"
+       << "    ssl_certificate_key " << dir_ << "/key.pem;\n"
+       << "    ssl_protocols TLSv1.2 TLSv1.3;\n"
+       << "    ssl_session_cache shared:gb:1m;\n"
+       << "    location / { return 200 \"ok\\n\"; }\n"
+       << "  }\n}\n";
+  conf.close();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string conf_path = dir_ + "/nginx.conf";
+    const std::string err_path = dir_ + "/error.log";
+    execl(kNginx, "nginx", "-p", dir_.c_str(), "-c", conf_path.c_str(), "-e", err_path.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  if (pid < 0) {
+    reason_ = "fork failed";
+    return;
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < give_up) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      reason_ = "nginx exited at start: " + read_file(dir_ + "/error.log");
+      return;
+    }
+    if (port_open(http_port_) && port_open(https_port_)) {
+      pid_ = pid;
+      // The readiness probes are connections too; the log has no line for them.
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  reason_ = "nginx did not start listening within 5 s";
+}
+
+NginxProcess::~NginxProcess() {
+  stop();
+  if (!dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+}
+
+void NginxProcess::stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+std::vector<std::string> NginxProcess::access_log() const {
+  std::vector<std::string> lines;
+  std::ifstream in(dir_ + "/access.log");
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace gatebench::load::testing

@@ -1,0 +1,43 @@
+// Starts Debian's nginx for a test: a temporary prefix directory with its own config (HTTP and
+// HTTPS on free loopback ports, `return 200 "ok\n"`), logs and a fresh self-signed certificate;
+// stopped and cleaned up by the destructor. When nginx or openssl is missing, available() is
+// false and reason() says why (tests then GTEST_SKIP with it).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gatebench::load::testing {
+
+class NginxProcess {
+ public:
+  NginxProcess();
+  ~NginxProcess();
+  NginxProcess(const NginxProcess&) = delete;
+  NginxProcess& operator=(const NginxProcess&) = delete;
+
+  bool available() const { return pid_ > 0; }
+  const std::string& reason() const { return reason_; }
+  std::uint16_t http_port() const { return http_port_; }
+  std::uint16_t https_port() const { return https_port_; }
+  // One line per request: "<connection serial> <ssl_session_reused: r or .> <status> <uri>".
+  std::vector<std::string> access_log() const;
+  void stop();
+
+ private:
+  std::string dir_;
+  std::string reason_;
+  pid_t pid_ = -1;
+  std::uint16_t http_port_ = 0;
+  std::uint16_t https_port_ = 0;
+};
+
+// A unique temporary directory (removed by the caller); throws when it cannot be made.
+std::string make_temp_dir();
+// Writes a self-signed EC certificate and key for CN=localhost; false with a reason on failure.
+bool make_self_signed(const std::string& dir, std::string& reason);
+
+}  // namespace gatebench::load::testing
