@@ -1,0 +1,59 @@
+#include "macro/driver/env_info.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "macro/driver/process.hpp"
+#include "macro/driver/toolbox.hpp"
+
+#ifndef GATEBENCH_COMPILER
+#define GATEBENCH_COMPILER "unknown"
+#endif
+
+namespace gatebench::macro {
+
+#ifndef GATEBENCH_SOURCE_DIR
+#define GATEBENCH_SOURCE_DIR "."
+#endif
+
+std::string source_dir() {
+  return GATEBENCH_SOURCE_DIR;
+}
+
+int online_cpus() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+EnvInfo collect_env_info(const std::string& source_dir) {
+  EnvInfo env;
+  env.cpus = online_cpus();
+  env.compiler = GATEBENCH_COMPILER;
+  utsname u{};
+  if (uname(&u) == 0) env.kernel = std::string(u.sysname) + " " + u.release;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.starts_with("model name")) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos)
+        env.cpu_model = line.substr(line.find_first_not_of(" \t", colon + 1));
+      break;
+    }
+  }
+  env.commit = "unknown";
+  if (auto git = Toolbox().find("git")) {
+    try {
+      CaptureResult r = run_capture(*git, {"-C", source_dir, "rev-parse", "HEAD"},
+                                    std::chrono::milliseconds(5000));
+      if (r.status == 0 && r.output.size() >= 40) env.commit = r.output.substr(0, 40);
+    } catch (const SpawnError&) {
+      // Recorded as unknown.
+    }
+  }
+  return env;
+}
+
+}  // namespace gatebench::macro

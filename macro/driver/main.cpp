@@ -1,0 +1,187 @@
+// gatebench-macro: the end-to-end scenario driver (`gatebench macro`).
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "macro/driver/env_info.hpp"
+#include "macro/driver/macro_json.hpp"
+#include "macro/driver/options.hpp"
+#include "macro/driver/plan.hpp"
+#include "macro/driver/process.hpp"
+#include "macro/driver/runner.hpp"
+#include "macro/driver/scenario.hpp"
+#include "macro/driver/stop_signal.hpp"
+
+namespace fs = std::filesystem;
+using namespace gatebench::macro;
+
+namespace {
+
+void check_cpus_exist(const CpuOverrides& overrides, int online) {
+  const std::pair<const char*, const std::optional<CpuSet>*> roles[] = {
+      {"load", &overrides.load}, {"backend", &overrides.backend}, {"gateway", &overrides.gateway}};
+  for (const auto& [name, set] : roles) {
+    if (!*set) continue;
+    for (int cpu : (*set)->cpus) {
+      if (cpu >= online) {
+        throw UsageError(std::string(name) + " CPUs: CPU " + std::to_string(cpu) +
+                         " does not exist (" + std::to_string(online) + " online)");
+      }
+    }
+  }
+}
+
+std::string cell(const std::optional<double>& value, const char* format) {
+  if (!value) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, *value);
+  return buf;
+}
+
+void print_table(const nlohmann::json& report) {
+  std::printf("%-34s %-8s %10s %9s %9s %9s %7s %7s %6s %7s\n", "scenario", "status", "req/s",
+              "p50 us", "p99 us", "p99.9 us", "CPU %", "MB", "vs ng", "errors");
+  auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+    return j[key].get<double>();
+  };
+  for (const auto& s : report["scenarios"]) {
+    const auto& lat = s["latency_us"];
+    std::printf("%-34s %-8s %10s %9s %9s %9s %7s %7s %6s %7s\n",
+                s["name"].get<std::string>().c_str(), s["status"].get<std::string>().c_str(),
+                cell(number(s, "rps"), "%.0f").c_str(), cell(number(lat, "p50"), "%.0f").c_str(),
+                cell(number(lat, "p99"), "%.0f").c_str(), cell(number(lat, "p999"), "%.0f").c_str(),
+                cell(number(s, "cpu_percent"), "%.0f").c_str(),
+                cell(number(s, "peak_mb"), "%.1f").c_str(),
+                cell(number(s, "vs_nginx") ? std::optional<double>(*number(s, "vs_nginx") * 100)
+                                           : std::nullopt,
+                     "%.0f%%")
+                    .c_str(),
+                cell(number(s, "errors"), "%.0f").c_str());
+    if (s["status"] != "ok") std::printf("    %s\n", s["reason"].get<std::string>().c_str());
+  }
+}
+
+int run(const std::vector<std::string>& args) {
+  std::optional<Options> parsed;
+  std::vector<ScenarioPlan> plans;
+  CpuLayout layout;
+  try {
+    parsed = parse_options(args);
+    if (!parsed) {
+      std::cout << help_text();
+      return 0;
+    }
+    const Options& o = *parsed;
+    const std::string scenario_dir = o.scenario_dir.empty()
+                                         ? (fs::path(source_dir()) / "macro" / "scenarios").string()
+                                         : o.scenario_dir;
+    std::vector<Scenario> all = load_scenarios(scenario_dir);
+    std::vector<Scenario> selected = select_scenarios(all, o.scenarios);
+    if (o.list) {
+      for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
+      return 0;
+    }
+    check_cpus_exist(o.cpus, online_cpus());
+    layout = make_cpu_layout(online_cpus(), o.cpus);
+    Toolbox tools(o.bin_dir);
+    plans = make_plans(selected, o, layout, tools, (fs::path(scenario_dir) / "configs").string(),
+                       o.out_dir);
+  } catch (const UsageError& e) {
+    std::cerr << "gatebench-macro: " << e.what() << "\n";
+    return 2;
+  } catch (const ScenarioError& e) {
+    std::cerr << "gatebench-macro: " << e.what() << "\n";
+    return 2;
+  }
+  const Options& options = *parsed;
+  const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";
+
+  if (options.dry_run) {
+    std::printf(
+        "plan (dry run: nothing is started)\n  cpus online %d; pinning load=%s backend=%s "
+        "gateway=%s\n  runtime %s, load generator %s, %d connections, warm-up %gs, "
+        "measured %gs\n\n",
+        layout.online_cpus, layout.load.empty() ? "-" : layout.load.to_string().c_str(),
+        layout.backend.empty() ? "-" : layout.backend.to_string().c_str(),
+        layout.gateway.empty() ? "-" : layout.gateway.to_string().c_str(), options.runtime.c_str(),
+        load_tool.c_str(), options.connections, options.warmup_s, options.duration_s);
+    for (const auto& plan : plans) std::printf("%s\n", describe_plan(plan, options).c_str());
+    return 0;
+  }
+
+  install_stop_handlers();
+  become_subreaper();
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  if (ec) {
+    std::cerr << "gatebench-macro: cannot create " << options.out_dir << ": " << ec.message()
+              << "\n";
+    return 1;
+  }
+  const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
+  EnvInfo env = collect_env_info(source_dir());
+  Progress progress(stderr, isatty(STDERR_FILENO) != 0);
+  RunContext context{options, progress, out_dir};
+
+  std::vector<ScenarioResult> results;
+  for (const auto& plan : plans) {
+    if (stop_requested()) {
+      ScenarioResult r;
+      r.name = plan.scenario.name;
+      r.group = plan.scenario.group;
+      r.baseline = plan.scenario.baseline;
+      r.status = Status::skipped;
+      r.reason = "run interrupted before this scenario";
+      results.push_back(std::move(r));
+      continue;
+    }
+    results.push_back(run_scenario(plan, context));
+  }
+
+  int exit_code = 0;
+  for (const auto& r : results) {
+    if (r.status == Status::failed) exit_code = 1;
+  }
+  // Anything still attached to the driver at this point escaped its process group.
+  if (auto strays = stray_children(); !strays.empty()) {
+    for (pid_t pid : strays) kill(pid, SIGKILL);
+    std::cerr << "gatebench-macro: " << strays.size()
+              << " stray process(es) were still running and have been killed\n";
+    exit_code = 1;
+  }
+
+  nlohmann::json report =
+      make_macro_json(env, layout, options, load_tool, results, stop_requested());
+  const fs::path report_path = fs::path(out_dir) / "macro.json";
+  const fs::path tmp_path = fs::path(out_dir) / "macro.json.tmp";
+  {
+    std::ofstream out(tmp_path, std::ios::trunc);
+    out << report.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "gatebench-macro: cannot write " << tmp_path << "\n";
+      return 1;
+    }
+  }
+  fs::rename(tmp_path, report_path);
+  print_table(report);
+  std::printf("\nwrote %s\n", report_path.c_str());
+  if (stop_requested()) return 128 + stop_signal();
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    std::cerr << "gatebench-macro: " << e.what() << "\n";
+    return 1;
+  }
+}

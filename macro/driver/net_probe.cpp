@@ -1,0 +1,117 @@
+#include "macro/driver/net_probe.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gatebench::macro {
+namespace {
+
+struct Socket {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  ~Socket() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+sockaddr_in loopback(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return left.count() > 0 ? static_cast<int>(left.count()) : 0;
+}
+
+bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+  pollfd p{fd, events, 0};
+  for (;;) {
+    int n = poll(&p, 1, remaining_ms(deadline));
+    if (n > 0) return true;
+    if (n == 0 || errno != EINTR) return false;
+  }
+}
+
+bool connect_until(const Socket& s, int port, std::chrono::steady_clock::time_point deadline) {
+  if (s.fd < 0) return false;
+  sockaddr_in addr = loopback(port);
+  if (connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
+  if (errno != EINPROGRESS) return false;
+  if (!wait_for(s.fd, POLLOUT, deadline)) return false;
+  int error = 0;
+  socklen_t len = sizeof error;
+  getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &error, &len);
+  return error == 0;
+}
+
+}  // namespace
+
+bool port_free(int port) {
+  Socket s;
+  if (s.fd < 0) return false;
+  // SO_REUSEADDR as the services use it: a TIME_WAIT left by the previous scenario is not "busy".
+  int one = 1;
+  setsockopt(s.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr = loopback(port);
+  return bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+}
+
+bool tcp_connects(int port, std::chrono::milliseconds timeout) {
+  Socket s;
+  return connect_until(s, port, std::chrono::steady_clock::now() + timeout);
+}
+
+std::optional<int> http_status(int port, const std::string& path,
+                               std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  Socket s;
+  if (!connect_until(s, port, deadline)) return std::nullopt;
+  std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                        "\r\nUser-Agent: gatebench-macro\r\nConnection: close\r\n\r\n";
+  size_t sent = 0;
+  while (sent < request.size()) {
+    ssize_t n = send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_for(s.fd, POLLOUT, deadline)) return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  std::string head;
+  char buffer[512];
+  while (head.find("\r\n") == std::string::npos) {
+    ssize_t n = recv(s.fd, buffer, sizeof buffer, 0);
+    if (n > 0) {
+      head.append(buffer, static_cast<size_t>(n));
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_for(s.fd, POLLIN, deadline)) return std::nullopt;
+    } else {
+      break;
+    }
+  }
+  // "HTTP/1.1 200 OK"
+  if (head.size() < 12 || head.compare(0, 5, "HTTP/") != 0) return std::nullopt;
+  size_t space = head.find(' ');
+  if (space == std::string::npos || space + 4 > head.size()) return std::nullopt;
+  int code = 0;
+  for (size_t i = space + 1; i < space + 4; ++i) {
+    if (head[i] < '0' || head[i] > '9') return std::nullopt;
+    code = code * 10 + (head[i] - '0');
+  }
+  return code;
+}
+
+}  // namespace gatebench::macro

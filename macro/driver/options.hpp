@@ -1,0 +1,45 @@
+#pragma once
+// Command line of gatebench-macro (`gatebench macro`), validated before anything starts.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "macro/driver/cpu_layout.hpp"
+
+namespace gatebench::macro {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::vector<std::string> scenarios;  // empty: every scenario file
+  double duration_s = 20;
+  double warmup_s = 5;
+  int connections = 64;
+  int threads = 0;  // 0: one per load CPU (1 when not pinned)
+  bool quick = false;
+  bool dry_run = false;
+  std::string out_dir = "macro-results";
+  std::string runtime = "process";
+  std::string load = "gatebench";
+  std::string scenario_dir;  // empty: <source>/macro/scenarios
+  std::string bin_dir;       // empty: see Toolbox
+  int port_offset = 0;
+  double rate = 0;        // 0: the scenario's rate
+  double slo_p99_us = 0;  // 0: the scenario's objective
+  double sample_interval_s = 0.25;
+  CpuOverrides cpus;
+  bool list = false;
+};
+
+// Parses argv without argv[0]; nothing when --help was asked. Throws UsageError.
+std::optional<Options> parse_options(const std::vector<std::string>& args);
+std::string help_text();
+
+// "20s", "500ms", "1.5m", bare number = seconds. Throws UsageError naming `what`.
+double parse_seconds(std::string_view text, std::string_view what);
+
+}  // namespace gatebench::macro

@@ -1,0 +1,317 @@
+#include "macro/driver/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "macro/driver/template.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string format_seconds(double seconds) {
+  std::ostringstream out;
+  if (seconds < 1 && seconds > 0) {
+    out << std::llround(seconds * 1000) << "ms";
+  } else {
+    out << seconds << "s";
+  }
+  return out.str();
+}
+
+std::string read_template(const std::string& configs_dir, const std::string& name,
+                          const std::string& file, const std::string& field) {
+  std::ifstream in(fs::path(configs_dir) / name);
+  if (!in) {
+    throw ScenarioError(file + ": " + field + ": template '" + name + "' not found in " +
+                        configs_dir);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Renders one field; the error names the scenario file and field, then the template position.
+std::string render(const std::string& text, const Variables& vars, const std::string& file,
+                   const std::string& field) {
+  try {
+    return render_template(text, vars, field);
+  } catch (const TemplateError& e) {
+    throw ScenarioError(file + ": " + e.what());
+  }
+}
+
+std::string safe_dir_name(const std::string& name) {
+  std::string out = name;
+  std::replace(out.begin(), out.end(), '/', '_');
+  return out;
+}
+
+}  // namespace
+
+std::string shell_join(const std::string& exe, const std::vector<std::string>& args) {
+  auto quote = [](const std::string& word) {
+    bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("-_./:=,+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) return word;
+    std::string out = "'";
+    for (char c : word) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    return out + "'";
+  };
+  std::string out = quote(exe);
+  for (const auto& a : args) out += " " + quote(a);
+  return out;
+}
+
+std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double> run_rate,
+                                        const std::string& json_path,
+                                        const std::string& script_path) const {
+  std::vector<std::string> a;
+  int t = std::max(1, std::min(threads, connections));
+  a.insert(a.end(), {"-t", std::to_string(t), "-c", std::to_string(connections)});
+  if (tool == "wrk") {
+    // wrk takes whole seconds only.
+    a.insert(
+        a.end(),
+        {"-d", std::to_string(std::max<long long>(1, std::llround(std::ceil(duration_s)))) + "s",
+         "--latency", "-s", script_path});
+    if (close) a.insert(a.end(), {"-H", "Connection: close"});
+  } else {
+    a.insert(a.end(), {"-d", format_seconds(duration_s), "--json", json_path, "--no-progress"});
+    if (run_rate) {
+      std::ostringstream r;
+      r << *run_rate;
+      a.insert(a.end(), {"--rate", r.str()});
+    }
+    if (close) a.push_back("--close");
+    if (!tls_resume) a.push_back("--no-tls-resume");
+    if (!requests_path.empty()) a.insert(a.end(), {"--requests", requests_path});
+  }
+  for (const auto& h : headers) a.insert(a.end(), {"-H", h});
+  a.push_back(url);
+  return a;
+}
+
+std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
+                                       const std::vector<std::string>& names) {
+  if (names.empty()) return all;
+  std::set<std::string> wanted(names.begin(), names.end());
+  for (const auto& name : names) {
+    bool known = std::any_of(all.begin(), all.end(),
+                             [&](const Scenario& s) { return s.name == name || s.group == name; });
+    if (!known) {
+      std::string list;
+      for (const auto& s : all) list += (list.empty() ? "" : ", ") + s.name;
+      throw UsageError("--scenarios: no scenario named '" + name + "' (known: " + list + ")");
+    }
+  }
+  std::vector<Scenario> out;
+  for (const auto& s : all) {
+    if (wanted.contains(s.name) || (!s.group.empty() && wanted.contains(s.group))) out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
+                                     const CpuLayout& layout, const Toolbox& tools,
+                                     const std::string& configs_dir, const std::string& out_dir) {
+  std::vector<ScenarioPlan> plans;
+  const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";
+  for (const Scenario& s : selected) {
+    ScenarioPlan plan;
+    plan.scenario = s;
+    plan.run_dir = (fs::absolute(out_dir) / safe_dir_name(s.name)).lexically_normal().string();
+    Variables vars;
+    vars["run_dir"] = plan.run_dir;
+    vars["configs"] = fs::absolute(configs_dir).lexically_normal().string();
+    vars["scenario"] = s.name;
+    for (const auto& [name, port] : s.ports) {
+      int shifted = port + options.port_offset;
+      if (shifted < 1024 || shifted > 65535) {
+        throw ScenarioError(s.file + ": ports." + name + ": " + std::to_string(port) +
+                            " + offset " + std::to_string(options.port_offset) +
+                            " is outside 1024-65535");
+      }
+      plan.ports[name] = shifted;
+      vars["port." + name] = std::to_string(shifted);
+    }
+    for (Role role : {Role::load, Role::backend, Role::gateway}) {
+      vars["cpus." + std::string(role_name(role))] = layout.of(role).to_string();
+      vars["workers." + std::string(role_name(role))] = std::to_string(layout.usable(role));
+    }
+    for (size_t i = 0; i < s.prepare.size(); ++i) {
+      PrepareStep step = s.prepare[i];
+      for (auto& [key, path] : step.params) path = (fs::path(plan.run_dir) / path).string();
+      if (step.step == "tls-cert") {
+        vars["tls.cert"] = step.params["cert"];
+        vars["tls.key"] = step.params["key"];
+      }
+      plan.prepare.push_back(step);
+    }
+
+    std::vector<std::string> missing;
+    auto need = [&](const std::string& tool) -> std::string {
+      auto exe = tools.find(tool);
+      if (!exe) {
+        std::string reason = Toolbox::missing_reason(tool);
+        if (std::find(missing.begin(), missing.end(), reason) == missing.end()) {
+          missing.push_back(reason);
+        }
+        return "";
+      }
+      return *exe;
+    };
+    for (const auto& tool : s.requires_tools) need(tool);
+    for (const auto& step : s.prepare) {
+      if (step.step == "tls-cert") need("openssl");
+    }
+
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      const ServiceSpec& spec = s.services[i];
+      const std::string field = "services[" + std::to_string(i) + "]";
+      ServicePlan service;
+      service.name = spec.name;
+      service.role = spec.role;
+      service.sample = spec.sample;
+      service.binary = spec.binary;
+      service.exe = need(spec.binary);
+      for (size_t a = 0; a < spec.args.size(); ++a) {
+        service.args.push_back(
+            render(spec.args[a], vars, s.file, field + ".args[" + std::to_string(a) + "]"));
+      }
+      for (const auto& [name, value] : spec.env) {
+        service.env[name] = render(value, vars, s.file, field + ".env." + name);
+      }
+      for (size_t c = 0; c < spec.configs.size(); ++c) {
+        const std::string cfield = field + ".configs[" + std::to_string(c) + "].template";
+        std::string text =
+            read_template(configs_dir, spec.configs[c].template_name, s.file, cfield);
+        service.configs.emplace_back(
+            (fs::path(plan.run_dir) / spec.configs[c].output).string(),
+            render(text, vars, s.file, cfield + " " + spec.configs[c].template_name));
+      }
+      for (const auto& dir : spec.dirs)
+        service.dirs.push_back((fs::path(plan.run_dir) / dir).string());
+      for (const auto& file : spec.discard) {
+        service.discard.push_back((fs::path(plan.run_dir) / file).string());
+      }
+      service.ready_port = plan.ports.at(spec.ready.port);
+      service.ready_http = spec.ready.http_path;
+      service.ready_timeout_s = spec.ready.timeout_s;
+      service.cpus = layout.of(spec.role);
+      service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
+      service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
+      plan.services.push_back(std::move(service));
+    }
+
+    LoadPlan& load = plan.load;
+    const LoadSpec& ls = s.load;
+    load.tool = load_tool;
+    load.exe = need(load_tool);
+    load.url = ls.scheme + "://" + ls.host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
+    for (size_t h = 0; h < ls.headers.size(); ++h) {
+      load.headers.push_back(
+          render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
+    }
+    load.close = ls.close;
+    load.tls_resume = ls.tls_resume;
+    load.mode = ls.mode;
+    load.rate = options.rate > 0 ? options.rate : ls.rate;
+    load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
+    if (!ls.requests.empty()) {
+      std::string text = read_template(configs_dir, ls.requests, s.file, "load.requests");
+      load.requests_content = render(text, vars, s.file, "load.requests " + ls.requests);
+      load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
+    }
+    load.connections = ls.connections > 0 && !options.quick ? ls.connections : options.connections;
+    load.cpus = layout.of(Role::load);
+    load.threads = options.threads > 0 ? options.threads : std::max(1, load.cpus.count());
+    plan.target_cpus = layout.usable(s.target_role());
+
+    // What the chosen load generator cannot do decides before anything starts.
+    if (!missing.empty()) {
+      for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
+    } else if (load_tool == "wrk" && ls.mode != LoadMode::closed) {
+      plan.skip_reason = "wrk cannot hold a fixed request rate (needs --load gatebench)";
+    } else if (load_tool == "wrk" && !ls.requests.empty()) {
+      plan.skip_reason = "wrk cannot send a request mix (needs --load gatebench)";
+    } else if (load_tool == "gatebench-load") {
+      const std::string help = tools.help_text(load_tool);
+      if (ls.mode != LoadMode::closed && help.find("--rate") == std::string::npos) {
+        plan.skip_reason = "gatebench-load has no --rate";
+      } else if (!ls.requests.empty() && help.find("--requests") == std::string::npos) {
+        plan.skip_reason = "gatebench-load has no --requests";
+      }
+    }
+    if (plan.skip_reason.empty() && options.runtime != "process") {
+      plan.skip_reason =
+          "runtime " + options.runtime + " is not implemented (use --runtime process)";
+    }
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
+  std::ostringstream out;
+  const Scenario& s = plan.scenario;
+  auto pin = [](const CpuSet& cpus) {
+    return cpus.empty() ? std::string("not pinned") : "cpus " + cpus.to_string();
+  };
+  out << "scenario " << s.name << " (" << s.file << ")\n  " << s.description << "\n";
+  out << "  run dir  " << plan.run_dir << "\n  ports   ";
+  for (const auto& [name, port] : plan.ports) out << " " << name << "=" << port;
+  out << "\n";
+  for (const auto& step : plan.prepare) {
+    out << "  prepare  " << step.step;
+    for (const auto& [k, v] : step.params) out << " " << k << "=" << v;
+    out << "\n";
+  }
+  for (const auto& svc : plan.services) {
+    out << "  service  " << svc.name << " (" << role_name(svc.role) << ", " << pin(svc.cpus)
+        << (svc.sample ? ", sampled" : "") << ")\n";
+    for (const auto& [path, content] : svc.configs) out << "    config " << path << "\n";
+    for (const auto& [name, value] : svc.env) out << "    env    " << name << "=" << value << "\n";
+    out << "    run    " << shell_join(svc.exe.empty() ? svc.binary : svc.exe, svc.args) << "\n";
+    out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http")
+        << "://127.0.0.1:" << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s
+        << "s\n";
+  }
+  const LoadPlan& load = plan.load;
+  const std::string json = (std::filesystem::path(plan.run_dir) / "load.json").string();
+  const std::string script = (std::filesystem::path(plan.run_dir) / "wrk-done.lua").string();
+  std::optional<double> rate;
+  if (load.mode == LoadMode::rate) rate = load.rate;
+  out << "  load     " << load.tool << " (" << pin(load.cpus) << ")";
+  if (load.mode == LoadMode::search) {
+    out << ", search for the highest rate with p99 <= " << load.slo_p99_us << " us";
+  }
+  out << "\n";
+  if (options.warmup_s > 0) {
+    out << "    warm-up "
+        << shell_join(load.exe.empty() ? load.tool : load.exe,
+                      load.args(options.warmup_s, rate, json, script))
+        << "\n";
+  }
+  out << "    measure "
+      << shell_join(load.exe.empty() ? load.tool : load.exe,
+                    load.args(options.duration_s, rate, json, script))
+      << "\n";
+  if (!plan.skip_reason.empty()) out << "  skipped: " << plan.skip_reason << "\n";
+  return out.str();
+}
+
+}  // namespace gatebench::macro

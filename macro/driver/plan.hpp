@@ -1,0 +1,84 @@
+#pragma once
+// A scenario made concrete for one run: resolved executables, rendered configs and arguments,
+// ports after the offset, CPU sets. Built for every selected scenario before anything starts, so
+// a template error is reported up front, and printed as is by --dry-run.
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/options.hpp"
+#include "macro/driver/scenario.hpp"
+#include "macro/driver/toolbox.hpp"
+
+namespace gatebench::macro {
+
+struct ServicePlan {
+  std::string name;
+  Role role = Role::backend;
+  bool sample = false;
+  std::string binary;
+  std::string exe;  // empty when the tool is missing (the scenario is skipped)
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  std::vector<std::pair<std::string, std::string>> configs;  // absolute path, rendered content
+  std::vector<std::string> dirs;                             // absolute
+  std::vector<std::string> discard;                          // absolute
+  int ready_port = 0;
+  std::string ready_http;
+  double ready_timeout_s = 10;
+  CpuSet cpus;
+  std::string stdout_path, stderr_path;
+};
+
+struct LoadPlan {
+  std::string tool;  // "wrk" or "gatebench-load"
+  std::string exe;
+  std::string url;
+  std::vector<std::string> headers;
+  bool close = false;
+  bool tls_resume = true;
+  LoadMode mode = LoadMode::closed;
+  double rate = 0;
+  double slo_p99_us = 0;
+  std::string requests_path;  // absolute, rendered into the run directory
+  std::string requests_content;
+  int connections = 64;
+  int threads = 1;
+  CpuSet cpus;
+
+  // Arguments of one run. `json_path` (gatebench-load) and `script_path` (wrk) are artifacts.
+  std::vector<std::string> args(double duration_s, std::optional<double> rate,
+                                const std::string& json_path, const std::string& script_path) const;
+};
+
+struct ScenarioPlan {
+  Scenario scenario;
+  std::string run_dir;  // absolute
+  std::map<std::string, int> ports;
+  std::vector<ServicePlan> services;
+  std::vector<PrepareStep> prepare;  // paths made absolute
+  LoadPlan load;
+  std::string skip_reason;  // non-empty: known before start that it cannot run
+  int target_cpus = 1;      // CPUs of the measured role, for req/s per CPU
+};
+
+// Scenarios named on the command line (a group name selects its expansions), in file order;
+// every scenario when `names` is empty. Throws UsageError for an unknown name.
+std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
+                                       const std::vector<std::string>& names);
+
+// Throws ScenarioError (a template missing or using an unknown variable) naming file and field.
+std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
+                                     const CpuLayout& layout, const Toolbox& tools,
+                                     const std::string& configs_dir, const std::string& out_dir);
+
+// Human-readable plan: commands, pinning, ports, configs, load runs.
+std::string describe_plan(const ScenarioPlan& plan, const Options& options);
+
+// A command line as a shell would need it typed.
+std::string shell_join(const std::string& exe, const std::vector<std::string>& args);
+
+}  // namespace gatebench::macro

@@ -1,0 +1,78 @@
+#pragma once
+// CPU and memory of process trees from /proc, sampled during the measured run.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gatebench::macro {
+
+struct ProcInfo {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+  std::string comm;
+  uint64_t cpu_ticks = 0;  // utime + stime, all threads
+  uint64_t rss_bytes = 0;
+};
+
+// One pass over /proc/[pid]/stat. Processes that vanish mid-scan are skipped.
+std::vector<ProcInfo> scan_proc();
+
+// Parses one /proc/[pid]/stat line (the comm may contain spaces and parentheses).
+bool parse_proc_stat(const std::string& line, ProcInfo& out);
+
+// Members of the trees rooted at `groups`: processes in one of those process groups, and their
+// descendants (a child that started its own group stays counted).
+std::vector<const ProcInfo*> select_trees(const std::vector<ProcInfo>& all,
+                                          const std::vector<pid_t>& groups);
+
+// Proportional set size of a process in bytes (shared pages split between sharers, so the sum over
+// a tree is meaningful); falls back to RSS when smaps_rollup is unreadable.
+uint64_t pss_bytes(const ProcInfo& process);
+
+struct TreeUsage {
+  double cpu_percent = 0;  // mean over the sampled interval, 100 = one CPU
+  std::map<std::string, double> cpu_by_process;
+  double peak_mb = 0;      // peak of the summed PSS
+  double peak_rss_mb = 0;  // peak of the summed RSS
+  int max_processes = 0;
+};
+
+struct TreeSample {
+  double t_s = 0;
+  int processes = 0;
+  double cpu_percent = 0;  // since the previous sample
+  double pss_mb = 0;
+  double rss_mb = 0;
+};
+
+// Accumulates one role's trees between start() and usage().
+class TreeSampler {
+ public:
+  explicit TreeSampler(std::vector<pid_t> groups, bool with_memory = true)
+      : groups_(std::move(groups)), with_memory_(with_memory) {}
+
+  void start(const std::vector<ProcInfo>& snapshot, double t_s);
+  TreeSample sample(const std::vector<ProcInfo>& snapshot, double t_s);
+  TreeUsage usage(double elapsed_s) const;
+
+ private:
+  struct Seen {
+    std::string comm;
+    uint64_t first = 0;
+    uint64_t last = 0;
+  };
+  uint64_t total_ticks() const;
+
+  std::vector<pid_t> groups_;
+  bool with_memory_;
+  std::map<pid_t, Seen> seen_;
+  double last_t_ = 0;
+  uint64_t last_total_ = 0;
+  TreeUsage peak_;
+};
+
+}  // namespace gatebench::macro

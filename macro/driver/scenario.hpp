@@ -1,0 +1,86 @@
+#pragma once
+// Scenario files (macro/scenarios/*.json, format in docs/scenarios.md): the model and its loader.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "macro/driver/cpu_layout.hpp"
+
+namespace gatebench::macro {
+
+// "<file>: <field>: <what was expected>"; the driver exits 2 on it before starting anything.
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ConfigFile {
+  std::string template_name;  // relative to the configs directory
+  std::string output;         // relative to the scenario's run directory
+};
+
+struct ReadyCheck {
+  std::string port;       // a key of Scenario::ports
+  std::string http_path;  // empty: a TCP connect is enough
+  double timeout_s = 10;
+};
+
+struct ServiceSpec {
+  std::string name;
+  Role role = Role::backend;
+  std::string binary;  // a tool name resolved by the driver (nginx, gatebench-gateway, ...)
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  std::vector<ConfigFile> configs;
+  std::vector<std::string> dirs;
+  std::vector<std::string> discard;  // run-directory files deleted after the run (access logs)
+  ReadyCheck ready;
+  bool sample = false;  // part of the measured target (CPU%, memory)
+};
+
+struct PrepareStep {
+  std::string step;  // "tls-cert"
+  std::map<std::string, std::string> params;
+};
+
+enum class LoadMode { closed, rate, search };
+
+struct LoadSpec {
+  std::string port;
+  std::string scheme = "http";
+  std::string host = "127.0.0.1";
+  std::string path = "/";
+  std::vector<std::string> headers;
+  bool close = false;      // Connection: close, one connection (and TLS handshake) per request
+  bool tls_resume = true;  // false: every handshake is a full one
+  LoadMode mode = LoadMode::closed;
+  double rate = 10000;    // req/s, mode rate
+  std::string requests;   // request-mix template (configs dir), needs gatebench-load
+  double slo_p99_us = 0;  // mode search
+  int connections = 0;    // 0: the run's --connections
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string file;  // where it came from, for messages
+  int order = 100;
+  std::map<std::string, int> ports;
+  std::vector<std::string> requires_tools;
+  std::vector<ServiceSpec> services;
+  std::vector<PrepareStep> prepare;
+  LoadSpec load;
+  std::string baseline = "nginx-baseline";
+  std::string group;  // the file's name for scenarios expanded from "over"
+
+  // The role whose CPU and memory are reported: gateway when the scenario has one, else backend.
+  Role target_role() const;
+};
+
+// Loads and validates every *.json in `dir`, expanding "over" files; sorted by (order, name).
+std::vector<Scenario> load_scenarios(const std::string& dir);
+
+// Parses one scenario object; `file` names it in errors. Exposed for tests.
+Scenario parse_scenario(const std::string& text, const std::string& file);
+
+}  // namespace gatebench::macro

@@ -1,0 +1,32 @@
+#pragma once
+// What one scenario produced, before it is written to macro.json.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "macro/driver/load_result.hpp"
+#include "macro/driver/proc_sampler.hpp"
+
+namespace gatebench::macro {
+
+enum class Status { ok, skipped, failed };
+std::string_view status_name(Status status);
+
+struct ScenarioResult {
+  std::string name;
+  std::string group;
+  Status status = Status::skipped;
+  std::string reason;
+  std::string baseline;
+  std::optional<LoadResult> load;
+  std::optional<TreeUsage> target;  // CPU and memory of the measured role's process trees
+  std::string target_role;
+  int target_cpus = 1;
+  std::map<std::string, double> cpu_by_role;        // mean CPU% of each role's trees
+  std::vector<std::string> artifacts;               // relative to the results directory
+  nlohmann::json extra = nlohmann::json::object();  // mode-specific (rate, search steps)
+};
+
+}  // namespace gatebench::macro
