@@ -247,8 +247,10 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared) : index_(index), shared_(
   seen_generation_ = gen_->pub->generation;
   tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   if (cfg().access_log_enabled) {
-    log_ = std::make_unique<AccessLogSink>(static_cast<std::uint32_t>(index_),
-                                           cfg().access_log_addr, cfg().access_log_flush_ms);
+    // The id carries the pid so a restarted gateway's sequence numbers start a new series.
+    log_ = std::make_unique<AccessLogSink>(
+        static_cast<std::uint32_t>(getpid()) * 256u + static_cast<std::uint32_t>(index_),
+        cfg().access_log_addr, cfg().access_log_flush_ms);
   }
   open_listeners();
 }
