@@ -1,0 +1,85 @@
+// GCRA limiter: the sustained rate and the burst as configured, bounded memory, eviction, and
+// agreement with the unbounded-map GCRA while no live entry is evicted.
+#include "micro/core/ratelimit.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fixtures/rng.hpp"
+#include "micro/peers/rules_naive.hpp"
+
+namespace gatebench::core {
+namespace {
+
+TEST(RateLimit, BurstThenSustainedRate) {
+  GcraLimiter limiter({.rate_per_second = 10, .burst = 4, .table_entries = 64});
+  int allowed = 0;
+  for (int i = 0; i < 20; ++i) allowed += limiter.allow(7, 0);
+  EXPECT_EQ(allowed, 5);  // 1 + burst at once
+  // 10 r/s: one more every 100 ms.
+  EXPECT_FALSE(limiter.allow(7, 99'000'000));
+  EXPECT_TRUE(limiter.allow(7, 100'000'000));
+  EXPECT_FALSE(limiter.allow(7, 100'000'000));
+  // Other keys are independent.
+  EXPECT_TRUE(limiter.allow(8, 100'000'000));
+  // After a long pause the full burst is back, not more.
+  allowed = 0;
+  for (int i = 0; i < 20; ++i) allowed += limiter.allow(7, 60'000'000'000);
+  EXPECT_EQ(allowed, 5);
+}
+
+TEST(RateLimit, OverASecondAllowsRatePlusBurst) {
+  GcraLimiter limiter({.rate_per_second = 1000, .burst = 10, .table_entries = 64});
+  int allowed = 0;
+  for (std::uint64_t t = 0; t < 1'000'000'000; t += 100'000)
+    allowed += limiter.allow(1, t);  // 10k r/s offered
+  EXPECT_GE(allowed, 1000);
+  EXPECT_LE(allowed, 1011);
+}
+
+TEST(RateLimit, BoundedMemoryAndEviction) {
+  GcraLimiter limiter({.rate_per_second = 1, .burst = 0, .table_entries = 1000});
+  EXPECT_EQ(limiter.capacity(), 1024u);
+  EXPECT_EQ(limiter.memory_bytes(), 256u * 64u);
+  for (std::uint32_t k = 0; k < 100000; ++k) EXPECT_TRUE(limiter.allow(k, 0));
+  EXPECT_EQ(limiter.memory_bytes(), 256u * 64u);
+  EXPECT_GT(limiter.live_evictions(), 90000u);  // every key is live for a second
+  // Expired entries are replaced without counting as live evictions.
+  GcraLimiter fresh({.rate_per_second = 1000, .burst = 0, .table_entries = 8});
+  for (std::uint32_t k = 0; k < 1000; ++k) fresh.allow(k, std::uint64_t{k} * 10'000'000);
+  EXPECT_EQ(fresh.live_evictions(), 0u);
+}
+
+TEST(RateLimit, KeyZeroAndTimeZeroAreOrdinary) {
+  GcraLimiter limiter({.rate_per_second = 1, .burst = 0, .table_entries = 8});
+  EXPECT_TRUE(limiter.allow(0, 0));
+  EXPECT_FALSE(limiter.allow(0, 0));
+  EXPECT_TRUE(limiter.allow(0, 1'000'000'000));
+}
+
+TEST(RateLimit, RejectsBadConfig) {
+  EXPECT_THROW(GcraLimiter({.rate_per_second = 0}), std::invalid_argument);
+  EXPECT_THROW(GcraLimiter({.rate_per_second = 1, .burst = 0, .table_entries = 0}),
+               std::invalid_argument);
+}
+
+TEST(RateLimit, AgreesWithUnboundedGcra) {
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("test/ratelimit");
+  for (std::uint32_t burst : {0u, 3u, 50u}) {
+    GcraLimiter limiter({.rate_per_second = 2000, .burst = burst, .table_entries = 1 << 16});
+    peers::NaiveGcra naive(2000, burst);
+    std::uint64_t now = 0;
+    std::size_t refused = 0;
+    for (int i = 0; i < 300000; ++i) {
+      now += rng.below(20'000);  // ~100k r/s over 200 keys: ~500 r/s each on average, bursty
+      const auto key = static_cast<std::uint32_t>(rng.zipf(200));
+      const bool got = limiter.allow(key, now);
+      ASSERT_EQ(got, naive.allow(key, now)) << i;
+      refused += !got;
+    }
+    EXPECT_EQ(limiter.live_evictions(), 0u);
+    EXPECT_GT(refused, 1000u);
+  }
+}
+
+}  // namespace
+}  // namespace gatebench::core
