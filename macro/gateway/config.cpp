@@ -105,7 +105,8 @@ void parse_tls(const Field& root, Config& cfg) {
 
 void parse_host(const Field& h, Config& cfg, int index) {
   h.allow_keys({"names", "upstream", "pool_size", "connect_timeout_ms", "read_timeout_ms",
-                "security_headers"});
+                "security_headers", "ip_lists", "countries", "rules", "exploits", "rate_limit",
+                "queue", "challenge"});
   HostConfig hc;
   Field names = h.required("names");
   names.expect_array();
@@ -147,6 +148,8 @@ void parse_host(const Field& h, Config& cfg, int index) {
   } else {
     h.child("security_headers").fail("expected \"off\", \"basic\" or \"strict\"");
   }
+  hc.features =
+      std::make_shared<const HostFeatures>(load_host_features(h, index, cfg.tokens != nullptr));
   cfg.hosts.push_back(std::move(hc));
 }
 
@@ -178,8 +181,8 @@ std::shared_ptr<const Config> parse_config(const std::string& json_text,
   cfg->path = origin;
   Field root(doc, "", origin);
   root.expect_object();
-  root.allow_keys(
-      {"workers", "listeners", "tls", "access_log", "limits", "unknown_host_status", "hosts"});
+  root.allow_keys({"workers", "listeners", "tls", "access_log", "limits", "unknown_host_status",
+                   "tokens", "hosts"});
   long workers = root.integer_or("workers", 0, 0, 256);
   cfg->workers = workers == 0 ? std::max(1u, std::thread::hardware_concurrency())
                               : static_cast<unsigned>(workers);
@@ -212,6 +215,7 @@ std::shared_ptr<const Config> parse_config(const std::string& json_text,
     root.child("unknown_host_status").fail("expected 421 or 404");
   }
   cfg->unknown_host_status = static_cast<std::uint16_t>(unknown);
+  if (root.has("tokens")) cfg->tokens = load_token_keys(root.child("tokens"));
   Field hosts = root.required("hosts");
   hosts.expect_array();
   if (hosts.size() == 0) hosts.fail("expected at least one proxy host");

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "macro/gateway/features.hpp"
+
 namespace gatebench::gateway {
 
 class ConfigError : public std::runtime_error {
@@ -42,6 +44,7 @@ struct HostConfig {
   std::uint32_t connect_timeout_ms = 2000;
   std::uint32_t read_timeout_ms = 30000;
   SecurityHeaders security_headers = SecurityHeaders::kOff;
+  std::shared_ptr<const HostFeatures> features;  // never null; empty when no feature is on
 };
 
 struct Config {
@@ -59,6 +62,7 @@ struct Config {
   std::uint16_t unknown_host_status = 421;
   std::vector<HostConfig> hosts;
   int default_host = -1;  // host answering any name not listed elsewhere ("*" in names)
+  std::shared_ptr<const core::TokenKeyRing> tokens;  // null when no "tokens" section
 };
 
 // Throws ConfigError naming the file and field.

@@ -1,6 +1,81 @@
 #include "macro/gateway/policy.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "micro/core/token.hpp"
+
 namespace gatebench::gateway {
+namespace {
+
+// Appends into a fixed scratch array; a result that does not fit is cut (pages are small).
+class Buf {
+ public:
+  explicit Buf(std::span<char> s) : p_(s.data()), cap_(s.size()) {}
+  Buf& operator<<(std::string_view s) {
+    std::size_t n = std::min(s.size(), cap_ - len_);
+    std::memcpy(p_ + len_, s.data(), n);
+    len_ += n;
+    return *this;
+  }
+  Buf& operator<<(std::uint64_t v) {
+    char tmp[24];
+    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+    return *this << std::string_view(tmp, static_cast<std::size_t>(r.ptr - tmp));
+  }
+  // Percent-encodes everything but unreserved characters and '/', for a query value.
+  Buf& encoded(std::string_view s) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    for (char c : s) {
+      unsigned char u = static_cast<unsigned char>(c);
+      bool plain = std::isalnum(u) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
+      if (plain) {
+        *this << std::string_view(&c, 1);
+      } else {
+        char e[3] = {'%', kHex[u >> 4], kHex[u & 15]};
+        *this << std::string_view(e, 3);
+      }
+    }
+    return *this;
+  }
+  std::string_view view() const { return {p_, len_}; }
+
+ private:
+  char* p_;
+  std::size_t cap_;
+  std::size_t len_ = 0;
+};
+
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+core::RequestView make_view(const PolicyRequest& r, std::string_view path, std::string_view query,
+                            PolicyScratch& s) {
+  core::RequestView v;
+  v.method = r.req.method;
+  v.scheme = r.https ? "https" : "http";
+  std::string_view host = r.req.host;
+  std::size_t colon = host.rfind(':');
+  if (colon != std::string_view::npos) host = host.substr(0, colon);
+  v.host = host;
+  v.path = path;
+  v.query = query;
+  for (std::uint16_t i = 0; i < r.req.fields.count; ++i) {
+    const HeaderLine& h = r.req.fields.lines[i];
+    s.header_views[i] = core::HeaderView{r.head.substr(h.line_off, h.name_len),
+                                         r.head.substr(h.value_off, h.value_len)};
+  }
+  v.headers = std::span<const core::HeaderView>(s.header_views.data(), r.req.fields.count);
+  v.client_ip = r.client_ip;
+  return v;
+}
+
+}  // namespace
 
 std::string_view action_name(PolicyAction a) {
   switch (a) {
@@ -22,16 +97,314 @@ std::string_view action_name(PolicyAction a) {
   return "-";
 }
 
-Decision evaluate_policy(const HostConfig& host, const PolicyInput& in) {
-  (void)host;
-  (void)in;
-  return Decision{};
+std::string_view find_cookie(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    while (!header.empty() && (header.front() == ' ' || header.front() == ';')) {
+      header.remove_prefix(1);
+    }
+    std::size_t end = header.find(';');
+    std::string_view pair = header.substr(0, end);
+    if (pair.size() > name.size() && pair[name.size()] == '=' &&
+        pair.substr(0, name.size()) == name) {
+      std::string_view value = pair.substr(name.size() + 1);
+      while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+      return value;
+    }
+    if (end == std::string_view::npos) break;
+    header.remove_prefix(end + 1);
+  }
+  return {};
 }
 
-LocalResponse render_decision(const HostConfig& host, const Decision& d, const RequestHead& req) {
-  (void)host;
-  (void)req;
-  return LocalResponse{d.status, "text/plain", "request refused\n", {}};
+std::string_view safe_return_path(std::string_view query, std::span<char> out) {
+  std::string_view raw;
+  while (!query.empty()) {
+    std::size_t amp = query.find('&');
+    std::string_view kv = query.substr(0, amp);
+    if (kv.substr(0, 7) == "return=") {
+      raw = kv.substr(7);
+      break;
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (n == out.size()) return "/";
+    char c = raw[i];
+    if (c == '%') {
+      if (i + 2 >= raw.size() || hex(raw[i + 1]) < 0 || hex(raw[i + 2]) < 0) return "/";
+      c = static_cast<char>(hex(raw[i + 1]) * 16 + hex(raw[i + 2]));
+      i += 2;
+    }
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x21 || u == 0x7f || c == '\\') return "/";  // no header injection, no odd paths
+    out[n++] = c;
+  }
+  std::string_view path(out.data(), n);
+  if (path.empty() || path[0] != '/' || (path.size() > 1 && path[1] == '/')) return "/";
+  return path;
+}
+
+HostPolicy::HostPolicy(const HostConfig& host, const core::TokenKeyRing* keys)
+    : host_(host), keys_(keys) {
+  const HostFeatures& f = *host.features;
+  if (f.rules) rules_ = std::make_unique<core::RuleEvaluator>(*f.rules->compiled);
+  if (f.rate_limit) limiter_.emplace(*f.rate_limit);
+}
+
+HostPolicy::~HostPolicy() = default;
+
+Decision HostPolicy::block(std::string_view rule_id, PolicyScratch& s) {
+  Decision d;
+  d.respond = true;
+  d.action = PolicyAction::kBlock;
+  d.rule_id = rule_id;
+  d.response.status = 403;
+  d.response.body = (Buf(s.body) << "blocked by rule " << rule_id << "\n").view();
+  d.response.extra_headers = (Buf(s.headers) << "X-Gatebench-Rule: " << rule_id << "\r\n").view();
+  return d;
+}
+
+Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
+  const HostFeatures& f = *host_.features;
+  Decision d;
+  if (!f.any()) return d;
+  std::string_view target = r.req.target;
+  std::size_t q = target.find('?');
+  std::string_view path = target.substr(0, q);
+  std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+
+  // 1. IP lists.
+  if (f.ip_lists) {
+    core::CidrValue v = f.ip_lists->deny->lookup(r.client_ip);
+    if (v != core::kNoMatch) return block(f.ip_lists->deny_ids[v], s);
+    if (f.ip_lists->allow && f.ip_lists->allow->lookup(r.client_ip) == core::kNoMatch) {
+      return block(f.ip_lists->allow_id, s);
+    }
+  }
+  // 2. Country.
+  char country[2] = {0, 0};
+  std::string_view country_view;
+  if (f.countries) {
+    core::CidrValue c = f.countries->table->lookup(r.client_ip);
+    if (c != core::kNoMatch) {
+      country[0] = core::country_first(c);
+      country[1] = core::country_second(c);
+      country_view = std::string_view(country, 2);
+    }
+    const auto& codes = f.countries->codes;
+    auto it = std::find(codes.begin(), codes.end(), c);
+    if (f.countries->allow_mode) {
+      if (it == codes.end()) return block(f.countries->ids.front(), s);
+    } else if (it != codes.end()) {
+      return block(f.countries->ids[static_cast<std::size_t>(it - codes.begin())], s);
+    }
+  }
+  // 3. Block rules and exploit patterns.
+  bool challenge_rule = false;
+  bool trusted = false;
+  if (rules_) {
+    core::RequestView view = make_view(r, path, query, s);
+    view.country = country_view;
+    core::Verdict v = rules_->evaluate(view, r.now_ns);
+    const RulesFeature& rf = *f.rules;
+    std::string_view rule_id = v.rule >= 0
+                                   ? std::string_view(rf.rule_ids[static_cast<std::size_t>(v.rule)])
+                                   : std::string_view();
+    std::string_view exploit_id = rf.exploit_ids[static_cast<std::size_t>(v.exploit)];
+    if (v.decision == core::Decision::kBlock) {
+      return block(v.action == core::RuleAction::kBlock || v.exploit == core::ExploitCategory::kNone
+                       ? rule_id
+                       : exploit_id,
+                   s);
+    }
+    if (v.decision == core::Decision::kChallenge) {
+      challenge_rule = true;
+      d.rule_id = rule_id;
+    } else if (v.action == core::RuleAction::kAllow) {
+      // An allow rule vouches for the request: later checks do not run.
+      trusted = true;
+      d.action = PolicyAction::kAllow;
+      d.rule_id = rule_id;
+    } else if (v.exploit != core::ExploitCategory::kNone) {
+      d.action = PolicyAction::kDetect;  // detect mode: logged, not blocked
+      d.rule_id = exploit_id;
+    } else if (v.action == core::RuleAction::kLog) {
+      d.action = PolicyAction::kDetect;
+      d.rule_id = rule_id;
+    }
+  }
+  if (trusted) return d;
+  // 4. Rate limit.
+  if (limiter_ && !limiter_->allow(r.client_ip, r.now_ns)) {
+    d.respond = true;
+    d.action = PolicyAction::kRateLimit;
+    d.rule_id = "ratelimit";
+    d.response.status = 429;
+    d.response.body = "rate limit exceeded\n";
+    d.response.extra_headers = "Retry-After: 1\r\n";
+    return d;
+  }
+  // 5. Access queue.
+  if (f.queue) {
+    Decision qd = queue(r, path, query, s);
+    if (qd.respond) return qd;
+  }
+  // 6. Challenge.
+  if (f.challenge) {
+    if (path == kChallengeVerifyPath || f.challenge->scope == ChallengeScope::kAll ||
+        challenge_rule) {
+      Decision cd = challenge(r, path, query, challenge_rule ? d.rule_id : "challenge", s);
+      if (cd.respond) return cd;
+    }
+  }
+  return d;
+}
+
+Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::string_view query,
+                           PolicyScratch& s) {
+  const QueueFeature& qf = *host_.features->queue;
+  Decision d;
+  core::AdmissionClaims claims{};
+  std::string_view cookie = find_cookie(r.req.cookie, kQueueCookie);
+  bool admitted =
+      !cookie.empty() &&
+      core::verify_admission(*keys_, cookie, r.now_s, &claims) == core::VerifyStatus::ok &&
+      claims.queue_id == qf.queue_id;
+  if (path == kQueueStatusPath) {
+    d.respond = true;
+    d.action = PolicyAction::kQueue;
+    d.rule_id = "queue";
+    d.response.status = 200;
+    d.response.content_type = "application/json";
+    d.response.body =
+        (Buf(s.body) << "{\"capacity\":" << std::uint64_t{qf.capacity}
+                     << ",\"admitted\":" << qf.store->admitted(r.now_s)
+                     << ",\"refresh_s\":" << std::uint64_t{qf.refresh_s}
+                     << ",\"admission_ttl_s\":" << std::uint64_t{qf.admission_ttl_s}
+                     << ",\"you\":" << (admitted ? "\"admitted\"" : "\"waiting\"") << "}\n")
+            .view();
+    return d;
+  }
+  if (admitted && path != kQueueJoinPath) return d;  // the fast path
+  d.respond = true;
+  d.action = PolicyAction::kQueue;
+  d.rule_id = "queue";
+  if (path == kQueueJoinPath) {
+    if (admitted) {
+      d.response.status = 200;
+      d.response.content_type = "application/json";
+      d.response.body =
+          (Buf(s.body) << "{\"admitted\":true,\"ticket\":" << claims.ticket << "}\n").view();
+      return d;
+    }
+    std::optional<std::uint64_t> ticket = qf.store->try_admit(r.now_s);
+    if (!ticket) {
+      d.response.status = 503;
+      d.response.content_type = "application/json";
+      d.response.body =
+          (Buf(s.body) << "{\"admitted\":false,\"retry_after\":" << std::uint64_t{qf.refresh_s}
+                       << ",\"capacity\":" << std::uint64_t{qf.capacity} << "}\n")
+              .view();
+      d.response.extra_headers =
+          (Buf(s.headers) << "Retry-After: " << std::uint64_t{qf.refresh_s} << "\r\n").view();
+      return d;
+    }
+    core::TokenText token = core::mint_admission(
+        *keys_, static_cast<std::uint32_t>(r.now_s + qf.admission_ttl_s), qf.queue_id, *ticket);
+    Buf h(s.headers);
+    h << "Set-Cookie: " << kQueueCookie << "=" << token.view()
+      << "; Path=/; Max-Age=" << std::uint64_t{qf.admission_ttl_s}
+      << "; HttpOnly; SameSite=Lax\r\n";
+    if (query.find("return=") != std::string_view::npos) {
+      h << "Location: " << safe_return_path(query, s.decoded) << "\r\n";
+      d.response.status = 303;
+      d.response.body = "admitted\n";
+    } else {
+      d.response.status = 200;
+      d.response.content_type = "application/json";
+      d.response.body =
+          (Buf(s.body) << "{\"admitted\":true,\"ticket\":" << *ticket
+                       << ",\"expires_in\":" << std::uint64_t{qf.admission_ttl_s} << "}\n")
+              .view();
+    }
+    d.response.extra_headers = h.view();
+    return d;
+  }
+  // The waiting-room page: polls the join endpoint, which sends the client back here.
+  d.response.status = 503;
+  d.response.content_type = "text/html; charset=utf-8";
+  Buf b(s.body);
+  b << "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\""
+    << std::uint64_t{qf.refresh_s} << ";url=" << kQueueJoinPath << "?return=";
+  b.encoded(r.req.target);
+  b << "\"><title>Waiting room</title></head><body><h1>You are in the queue</h1><p>This page "
+       "tries again every "
+    << std::uint64_t{qf.refresh_s} << " s.</p></body></html>\n";
+  d.response.body = b.view();
+  d.response.extra_headers =
+      (Buf(s.headers) << "Retry-After: " << std::uint64_t{qf.refresh_s} << "\r\n").view();
+  return d;
+}
+
+Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
+                               std::string_view query, std::string_view rule_id, PolicyScratch& s) {
+  const ChallengeFeature& cf = *host_.features->challenge;
+  Decision d;
+  std::string_view pass = find_cookie(r.req.cookie, kPassCookie);
+  bool passed = !pass.empty() && core::verify_pass(*keys_, pass, r.now_s, r.client_ip,
+                                                   r.req.user_agent) == core::VerifyStatus::ok;
+  if (passed && path != kChallengeVerifyPath) return d;
+  d.respond = true;
+  d.action = PolicyAction::kChallenge;
+  d.rule_id = rule_id;
+  if (path == kChallengeVerifyPath) {
+    std::string_view nonce = find_cookie(r.req.cookie, kNonceCookie);
+    core::AdmissionClaims claims{};
+    bool ok = passed ||
+              (!nonce.empty() &&
+               core::verify_admission(*keys_, nonce, r.now_s, &claims) == core::VerifyStatus::ok &&
+               claims.queue_id == cf.nonce_queue_id);
+    if (!ok) {
+      d.action = PolicyAction::kBlock;
+      d.rule_id = "challenge-failed";
+      d.response.status = 403;
+      d.response.body = "challenge failed: no valid challenge cookie\n";
+      return d;
+    }
+    core::TokenText token = core::mint_pass(
+        *keys_, static_cast<std::uint32_t>(r.now_s + cf.pass_ttl_s), r.client_ip, r.req.user_agent);
+    Buf h(s.headers);
+    h << "Set-Cookie: " << kPassCookie << "=" << token.view()
+      << "; Path=/; Max-Age=" << std::uint64_t{cf.pass_ttl_s} << "; HttpOnly; SameSite=Lax\r\n"
+      << "Set-Cookie: " << kNonceCookie << "=; Path=/; Max-Age=0\r\n"
+      << "Location: " << safe_return_path(query, s.decoded) << "\r\n";
+    d.action = PolicyAction::kAllow;
+    d.response.status = 303;
+    d.response.body = "challenge passed\n";
+    d.response.extra_headers = h.view();
+    return d;
+  }
+  // The challenge page: a short-lived signed nonce in a cookie; a client that keeps cookies and
+  // follows the refresh to the verify endpoint earns the pass cookie.
+  core::TokenText nonce = core::mint_admission(
+      *keys_, static_cast<std::uint32_t>(r.now_s + cf.nonce_ttl_s), cf.nonce_queue_id, r.now_ns);
+  Buf h(s.headers);
+  h << "Set-Cookie: " << kNonceCookie << "=" << nonce.view()
+    << "; Path=/; Max-Age=" << std::uint64_t{cf.nonce_ttl_s} << "; HttpOnly; SameSite=Lax\r\n";
+  d.response.extra_headers = h.view();
+  d.response.status = 403;
+  d.response.content_type = "text/html; charset=utf-8";
+  Buf b(s.body);
+  b << "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" "
+       "content=\"0;url="
+    << kChallengeVerifyPath << "?return=";
+  b.encoded(r.req.target);
+  b << "\"><title>Checking your browser</title></head><body><p>Checking your browser&hellip;"
+       "</p></body></html>\n";
+  d.response.body = b.view();
+  return d;
 }
 
 }  // namespace gatebench::gateway

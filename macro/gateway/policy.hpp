@@ -1,13 +1,18 @@
-// Per-request feature checks of a proxy host, in the documented order (docs/gateway.md): IP
-// lists and country, block rules and exploit patterns, rate limit, access queue, challenge.
-// evaluate_policy() decides; render_decision() turns a decision into the local response.
+// Per-request feature checks of a proxy host, in the documented order (docs/gateway.md,
+// "Order of checks"): IP lists, country, block rules and exploit patterns, rate limit, access
+// queue, challenge. One HostPolicy per worker and host: it owns the thread-local parts (rule
+// evaluator scratch, rate-limit table) and reads the shared, immutable HostFeatures.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string_view>
 
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/http_head.hpp"
+#include "micro/core/request.hpp"
 
 namespace gatebench::gateway {
 
@@ -24,28 +29,73 @@ enum class PolicyAction : std::uint8_t {
 
 std::string_view action_name(PolicyAction a);
 
+inline constexpr std::string_view kQueueJoinPath = "/__gatebench/queue/join";
+inline constexpr std::string_view kQueueStatusPath = "/__gatebench/queue/status";
+inline constexpr std::string_view kChallengeVerifyPath = "/__gatebench/challenge/verify";
+inline constexpr std::string_view kQueueCookie = "gb_queue";
+inline constexpr std::string_view kPassCookie = "gb_pass";
+inline constexpr std::string_view kNonceCookie = "gb_challenge";
+
+// A response the gateway writes itself. Views point into configuration storage or into the
+// worker's PolicyScratch; respond() copies them before the next request is evaluated.
+struct LocalResponse {
+  std::uint16_t status = 0;
+  std::string_view content_type = "text/plain";
+  std::string_view body;
+  std::string_view extra_headers;  // whole CRLF-terminated lines
+};
+
 struct Decision {
   bool respond = false;  // answer locally instead of proxying
   PolicyAction action = PolicyAction::kNone;
-  std::string_view rule_id;  // points into the configuration (stable for its lifetime)
-  std::uint16_t status = 0;
+  std::string_view rule_id;  // configuration storage: stays valid for the whole request
+  LocalResponse response;
 };
 
-struct PolicyInput {
+struct PolicyRequest {
   const RequestHead& req;
-  std::uint32_t client_ip;
-  bool https;
-  std::uint64_t now_ms;
+  std::string_view head;  // the raw head the fields of `req` index into
+  std::uint32_t client_ip = 0;
+  bool https = false;
+  std::uint64_t now_ns = 0;  // monotonic
+  std::uint64_t now_s = 0;   // unix seconds (token expiry)
 };
 
-Decision evaluate_policy(const HostConfig& host, const PolicyInput& in);
-
-struct LocalResponse {
-  std::uint16_t status;
-  std::string_view content_type;
-  std::string_view body;
-  std::string_view extra_headers;
+// Worker-owned buffers local responses are composed in.
+struct PolicyScratch {
+  std::array<char, 8192> body;
+  std::array<char, 2048> headers;
+  std::array<char, 4096> decoded;
+  std::array<core::HeaderView, kMaxHeaderFields> header_views;
 };
-LocalResponse render_decision(const HostConfig& host, const Decision& d, const RequestHead& req);
+
+class HostPolicy {
+ public:
+  HostPolicy(const HostConfig& host, const core::TokenKeyRing* keys);
+  ~HostPolicy();
+  HostPolicy(const HostPolicy&) = delete;
+  HostPolicy& operator=(const HostPolicy&) = delete;
+
+  Decision evaluate(const PolicyRequest& r, PolicyScratch& scratch);
+
+ private:
+  Decision block(std::string_view rule_id, PolicyScratch& s);
+  Decision queue(const PolicyRequest& r, std::string_view path, std::string_view query,
+                 PolicyScratch& s);
+  Decision challenge(const PolicyRequest& r, std::string_view path, std::string_view query,
+                     std::string_view rule_id, PolicyScratch& s);
+
+  const HostConfig& host_;
+  const core::TokenKeyRing* keys_;
+  std::unique_ptr<core::RuleEvaluator> rules_;
+  std::optional<core::GcraLimiter> limiter_;
+};
+
+// The value of cookie `name` in a Cookie header, or an empty view.
+std::string_view find_cookie(std::string_view header, std::string_view name);
+
+// The "return" query parameter, percent-decoded into `out`, when it is a safe local path
+// ("/..." but not "//...", no control bytes); otherwise "/".
+std::string_view safe_return_path(std::string_view query, std::span<char> out);
 
 }  // namespace gatebench::gateway

@@ -78,7 +78,8 @@ struct UpConn : Pollable {
 // an older generation finish on it; it is freed when the last of them is done.
 struct WorkerGen {
   std::shared_ptr<const Published> pub;
-  std::vector<std::vector<UpConn*>> idle;  // per host, LIFO
+  std::vector<std::vector<UpConn*>> idle;             // per host, LIFO
+  std::vector<std::unique_ptr<HostPolicy>> policies;  // per host: this worker's feature state
   int inflight = 0;
   bool retired = false;
 };
@@ -179,6 +180,7 @@ class WorkerLoop {
   void close_upconn(UpConn& u);
   void release_upconn(Client& c, bool reusable);
   void release_gen(WorkerGen* g);
+  std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
 
   // Request state machine.
   void drive(Client& c);
@@ -225,6 +227,7 @@ class WorkerLoop {
 
   std::unique_ptr<AccessLogSink> log_;
   std::unique_ptr<char[]> tls_scratch_;
+  std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   bool stopping_ = false;
@@ -240,9 +243,7 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared) : index_(index), shared_(
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_tag_;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-  gen_owner_ = std::make_unique<WorkerGen>();
-  gen_owner_->pub = shared_.current();
-  gen_owner_->idle.resize(gen_owner_->pub->config->hosts.size());
+  gen_owner_ = make_gen(shared_.current());
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
   tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
@@ -359,11 +360,20 @@ void WorkerLoop::adopt_generation() {
   gen_->retired = true;
   WorkerGen* old = gen_;
   retired_.push_back(std::move(gen_owner_));
-  gen_owner_ = std::make_unique<WorkerGen>();
-  gen_owner_->pub = std::move(pub);
-  gen_owner_->idle.resize(gen_owner_->pub->config->hosts.size());
+  gen_owner_ = make_gen(std::move(pub));
   gen_ = gen_owner_.get();
   if (old->inflight == 0) release_gen(old);
+}
+
+std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published> pub) {
+  auto g = std::make_unique<WorkerGen>();
+  g->pub = std::move(pub);
+  const Config& c = *g->pub->config;
+  g->idle.resize(c.hosts.size());
+  for (const HostConfig& h : c.hosts) {
+    g->policies.push_back(std::make_unique<HostPolicy>(h, c.tokens.get()));
+  }
+  return g;
 }
 
 void WorkerLoop::release_gen(WorkerGen* g) {
@@ -738,24 +748,33 @@ bool WorkerLoop::step_read_head(Client& c) {
 }
 
 void WorkerLoop::begin_request(Client& c) {
-  c.start_us = mono_us();
+  std::int64_t now_us = mono_us();
+  c.start_us = now_us;
   c.up_time_us = -1;
   c.bytes_sent = 0;
   c.decision = Decision{};
   c.close_after = c.close_after || !c.req.keep_alive;
-  c.host = find_host(cfg(), c.req.host);
+  // The request keeps its generation (config strings, pools) until it is logged.
+  c.gen = gen_;
+  ++gen_->inflight;
+  const Config& config = *c.gen->pub->config;
+  c.host = find_host(config, c.req.host);
   if (c.host < 0) {
     // Nothing to route to: the body (if any) is not read, so the connection cannot continue.
     if (c.req.body != BodyKind::kNone) c.close_after = true;
-    respond(c, cfg().unknown_host_status, "text/plain", "unknown host\n", {});
+    respond(c, config.unknown_host_status, "text/plain", "unknown host\n", {});
     return;
   }
-  const HostConfig& host = cfg().hosts[static_cast<std::size_t>(c.host)];
-  PolicyInput in{c.req, c.ip, c.https, now_ms_};
-  c.decision = evaluate_policy(host, in);
+  PolicyRequest pr{c.req,
+                   std::string_view(c.in.get(), c.req.head_len),
+                   c.ip,
+                   c.https,
+                   static_cast<std::uint64_t>(now_us) * 1000,
+                   static_cast<std::uint64_t>(wall_us() / 1000000)};
+  c.decision = c.gen->policies[static_cast<std::size_t>(c.host)]->evaluate(pr, *policy_scratch_);
   if (c.decision.respond) {
     if (c.req.body != BodyKind::kNone) c.close_after = true;
-    LocalResponse lr = render_decision(host, c.decision, c.req);
+    const LocalResponse& lr = c.decision.response;
     respond(c, lr.status, lr.content_type, lr.body, lr.extra_headers);
     return;
   }
@@ -764,8 +783,10 @@ void WorkerLoop::begin_request(Client& c) {
 
 void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
                          std::string_view body, std::string_view extra_headers) {
-  SecurityHeaders sh = c.host >= 0 ? cfg().hosts[static_cast<std::size_t>(c.host)].security_headers
-                                   : SecurityHeaders::kOff;
+  SecurityHeaders sh =
+      c.host >= 0 && c.gen != nullptr
+          ? c.gen->pub->config->hosts[static_cast<std::size_t>(c.host)].security_headers
+          : SecurityHeaders::kOff;
   c.out_len = write_local_response(c.out.get(), kOutCap, status, content_type, body, extra_headers,
                                    sh, c.close_after, c.req.minor_version == 0, c.req.is_head);
   c.out_sent = 0;
@@ -857,9 +878,7 @@ void WorkerLoop::finish_request(Client& c) {
 // ---- proxying ---------------------------------------------------------------------------
 
 void WorkerLoop::start_proxy(Client& c) {
-  const HostConfig& host = cfg().hosts[static_cast<std::size_t>(c.host)];
-  c.gen = gen_;
-  ++gen_->inflight;
+  const HostConfig& host = c.gen->pub->config->hosts[static_cast<std::size_t>(c.host)];
   c.up_head_len = write_upstream_head(c.up_head.get(), cfg().max_header_bytes + 1024,
                                       std::string_view(c.in.get(), c.req.head_len), c.req,
                                       std::string_view(c.ip_text, c.ip_len), c.https);
@@ -878,7 +897,7 @@ void WorkerLoop::start_proxy(Client& c) {
   c.out_len = c.out_sent = 0;
   c.state = CState::kProxy;
   c.deadline_ms = now_ms_ + host.connect_timeout_ms;
-  auto& pool = gen_->idle[static_cast<std::size_t>(c.host)];
+  auto& pool = c.gen->idle[static_cast<std::size_t>(c.host)];
   if (!pool.empty()) {
     c.up = pool.back();
     pool.pop_back();

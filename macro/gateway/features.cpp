@@ -1,0 +1,266 @@
+#include "macro/gateway/features.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "macro/gateway/config_json.hpp"
+#include "micro/core/rule_loader.hpp"
+
+namespace gatebench::gateway {
+namespace {
+
+std::string read_file(const Field& f, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) f.fail("cannot read \"" + path + "\"");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<const core::Ipv4Table> build_table(const Field& f,
+                                                   const std::vector<core::CidrEntry>& entries) {
+  try {
+    return std::make_shared<const core::Ipv4Table>(core::Ipv4Table::build(entries));
+  } catch (const std::exception& e) {
+    f.fail(e.what());
+  }
+}
+
+// Entries of a CIDR list file with every value replaced by `value`.
+std::vector<core::CidrEntry> list_entries(const Field& f, const std::string& path,
+                                          core::CidrValue value) {
+  std::string text = read_file(f, path);
+  core::CidrListParse parsed = core::parse_cidr_list(text, value);
+  if (!parsed.ok()) f.fail(core::format_diagnostic(path, parsed.errors.front()));
+  for (auto& e : parsed.entries) e.value = value;
+  return parsed.entries;
+}
+
+IpListFeature load_ip_lists(const Field& arr) {
+  arr.expect_array();
+  IpListFeature out;
+  std::vector<core::CidrEntry> deny;
+  std::vector<core::CidrEntry> allow;
+  std::vector<std::string> allow_ids;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    Field l = arr.at(i);
+    l.allow_keys({"id", "file", "action"});
+    std::string id = l.required("id").string();
+    if (id.empty()) l.child("id").fail("expected a non-empty id");
+    std::string action = l.required("action").string();
+    Field file = l.required("file");
+    std::string path = file.path_string();
+    if (action == "deny") {
+      auto e = list_entries(file, path, static_cast<core::CidrValue>(out.deny_ids.size()));
+      deny.insert(deny.end(), e.begin(), e.end());
+      out.deny_ids.push_back(id);
+    } else if (action == "allow") {
+      auto e = list_entries(file, path, 0);
+      allow.insert(allow.end(), e.begin(), e.end());
+      allow_ids.push_back(id);
+    } else {
+      l.child("action").fail("expected \"deny\" or \"allow\"");
+    }
+  }
+  out.deny = build_table(arr, deny);
+  if (!allow_ids.empty()) {
+    out.allow = build_table(arr, allow);
+    out.allow_id = "not-in:";
+    for (std::size_t i = 0; i < allow_ids.size(); ++i) {
+      out.allow_id += (i ? "," : "") + allow_ids[i];
+    }
+  }
+  return out;
+}
+
+CountryFeature load_countries(const Field& c) {
+  c.allow_keys({"table", "deny", "allow"});
+  CountryFeature out;
+  Field table = c.required("table");
+  std::string path = table.path_string();
+  std::string text = read_file(table, path);
+  core::CidrListParse parsed = core::parse_cidr_list(text, 0);
+  if (!parsed.ok()) table.fail(core::format_diagnostic(path, parsed.errors.front()));
+  for (const auto& e : parsed.entries) {
+    if (e.value > 0xFFFF || e.value < 0x4141) {
+      table.fail(path + ": every entry needs a two-letter country code");
+    }
+  }
+  out.table = build_table(table, parsed.entries);
+  if (c.has("deny") == c.has("allow")) c.fail("expected exactly one of \"deny\" or \"allow\"");
+  out.allow_mode = c.has("allow");
+  Field codes = c.child(out.allow_mode ? "allow" : "deny");
+  codes.expect_array();
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    std::string code = codes.at(i).string();
+    if (code.size() != 2 || !std::isupper(static_cast<unsigned char>(code[0])) ||
+        !std::isupper(static_cast<unsigned char>(code[1]))) {
+      codes.at(i).fail("expected a two-letter upper-case country code");
+    }
+    out.codes.push_back(core::pack_country(code));
+    if (!out.allow_mode) out.ids.push_back("country:" + code);
+  }
+  if (out.allow_mode) out.ids.push_back("country-not-allowed");
+  return out;
+}
+
+RulesFeature load_rules(const Field& f, const Field& host, std::optional<core::GcraConfig>& rl) {
+  std::string path = f.path_string();
+  core::RuleSet set;
+  try {
+    set = core::load_rule_set(read_file(f, path), path);
+  } catch (const core::RuleLoadError& e) {
+    f.fail(e.what());
+  }
+  // The rule file's rate limit is applied by the gateway after the rules (the documented order),
+  // so it is taken out of the compiled set.
+  if (set.rate_limit.enabled) {
+    if (host.has("rate_limit")) {
+      f.fail("the rule file has a rate_limit and so has the host: keep one");
+    }
+    rl = core::GcraConfig{set.rate_limit.rate_per_second, set.rate_limit.burst,
+                          set.rate_limit.table_entries};
+    set.rate_limit.enabled = false;
+  }
+  if (host.has("exploits")) {
+    std::string mode = host.child("exploits").string();
+    if (mode == "off") {
+      set.exploit_mode = core::ExploitMode::kOff;
+    } else if (mode == "detect") {
+      set.exploit_mode = core::ExploitMode::kDetect;
+    } else if (mode == "block") {
+      set.exploit_mode = core::ExploitMode::kBlock;
+    } else {
+      host.child("exploits").fail("expected \"off\", \"detect\" or \"block\"");
+    }
+  }
+  if (!host.has("challenge")) {
+    for (const auto& r : set.rules) {
+      if (r.action == core::RuleAction::kChallenge) {
+        f.fail("rule \"" + r.id + "\" has action challenge but the host has no \"challenge\"");
+      }
+    }
+  }
+  RulesFeature out;
+  try {
+    out.compiled = std::make_shared<const core::CompiledRuleSet>(set);
+  } catch (const std::exception& e) {
+    f.fail(e.what());
+  }
+  for (const auto& r : set.rules) out.rule_ids.push_back(r.id);
+  out.exploit_mode = set.exploit_mode;
+  for (int c = 0; c < core::kExploitCategoryCount; ++c) {
+    out.exploit_ids[static_cast<std::size_t>(c)] =
+        std::string("exploit:") + core::to_string(static_cast<core::ExploitCategory>(c));
+  }
+  return out;
+}
+
+core::GcraConfig load_rate_limit(const Field& f) {
+  f.allow_keys({"rate_per_second", "burst", "table_entries"});
+  core::GcraConfig g;
+  g.rate_per_second = f.required("rate_per_second").number(1e-6, 1e9);
+  g.burst = static_cast<std::uint32_t>(f.integer_or("burst", 0, 0, 1000000000));
+  g.table_entries = static_cast<std::uint32_t>(f.integer_or("table_entries", 65536, 4, 1 << 26));
+  return g;
+}
+
+}  // namespace
+
+InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s)
+    : capacity_(capacity), ttl_s_(ttl_s), second_(ttl_s, 0), count_(ttl_s, 0) {}
+
+std::uint64_t InProcessQueueStore::live_locked(std::uint64_t now_s) {
+  std::uint64_t live = 0;
+  for (std::size_t i = 0; i < second_.size(); ++i) {
+    // An admission at second s holds its slot for seconds s .. s + ttl - 1.
+    if (count_[i] != 0 && second_[i] + ttl_s_ > now_s) live += count_[i];
+  }
+  return live;
+}
+
+std::optional<std::uint64_t> InProcessQueueStore::try_admit(std::uint64_t now_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (live_locked(now_s) >= capacity_) return std::nullopt;
+  std::size_t slot = static_cast<std::size_t>(now_s % ttl_s_);
+  if (second_[slot] != now_s) {
+    second_[slot] = now_s;
+    count_[slot] = 0;
+  }
+  ++count_[slot];
+  return next_ticket_++;
+}
+
+std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_locked(now_s);
+}
+
+HostFeatures load_host_features(const Field& host, int host_index, bool has_keys) {
+  HostFeatures f;
+  if (host.has("ip_lists")) f.ip_lists = load_ip_lists(host.child("ip_lists"));
+  if (host.has("countries")) f.countries = load_countries(host.child("countries"));
+  if (host.has("rate_limit")) f.rate_limit = load_rate_limit(host.child("rate_limit"));
+  if (host.has("rules")) {
+    f.rules = load_rules(host.child("rules"), host, f.rate_limit);
+  } else if (host.has("exploits")) {
+    host.child("exploits").fail("needs \"rules\" (exploit scanning runs in the rule engine)");
+  }
+  if (host.has("queue")) {
+    Field q = host.child("queue");
+    q.allow_keys({"capacity", "admission_ttl_s", "refresh_s"});
+    if (!has_keys) q.fail("needs \"tokens\" at the top level (admission cookies are signed)");
+    QueueFeature qf;
+    qf.capacity = static_cast<std::uint32_t>(q.required("capacity").integer(1, 100000000));
+    qf.admission_ttl_s = static_cast<std::uint32_t>(q.integer_or("admission_ttl_s", 300, 1, 86400));
+    qf.refresh_s = static_cast<std::uint32_t>(q.integer_or("refresh_s", 5, 1, 3600));
+    qf.queue_id = 0x51000000u | static_cast<std::uint32_t>(host_index);
+    qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s);
+    f.queue = std::move(qf);
+  }
+  if (host.has("challenge")) {
+    Field c = host.child("challenge");
+    c.allow_keys({"mode", "scope", "pass_ttl_s"});
+    if (!has_keys) c.fail("needs \"tokens\" at the top level (pass cookies are signed)");
+    std::string mode = c.string_or("mode", "cookie");
+    if (mode != "cookie") c.child("mode").fail("expected \"cookie\" (the only mode so far)");
+    ChallengeFeature cf;
+    std::string scope = c.string_or("scope", "all");
+    if (scope == "all") {
+      cf.scope = ChallengeScope::kAll;
+    } else if (scope == "rules") {
+      cf.scope = ChallengeScope::kRules;
+    } else {
+      c.child("scope").fail("expected \"all\" or \"rules\"");
+    }
+    cf.pass_ttl_s = static_cast<std::uint32_t>(c.integer_or("pass_ttl_s", 3600, 1, 30 * 86400));
+    cf.nonce_queue_id = 0xC0000000u | static_cast<std::uint32_t>(host_index);
+    f.challenge = cf;
+  }
+  return f;
+}
+
+std::shared_ptr<const core::TokenKeyRing> load_token_keys(const Field& tokens) {
+  tokens.allow_keys({"secret_hex", "key_id"});
+  Field hex = tokens.required("secret_hex");
+  std::string s = hex.string();
+  if (s.size() % 2 != 0 || s.size() < 2 * core::kTokenMinSecretSize) {
+    hex.fail("expected at least " + std::to_string(2 * core::kTokenMinSecretSize) +
+             " hex digits (a 256-bit secret)");
+  }
+  std::vector<std::uint8_t> secret;
+  for (std::size_t i = 0; i < s.size(); i += 2) {
+    auto nib = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      hex.fail("expected hex digits only");
+    };
+    secret.push_back(static_cast<std::uint8_t>(nib(s[i]) * 16 + nib(s[i + 1])));
+  }
+  auto ring = std::make_shared<core::TokenKeyRing>();
+  ring->rotate(static_cast<std::uint8_t>(tokens.integer_or("key_id", 1, 0, 255)), secret);
+  return ring;
+}
+
+}  // namespace gatebench::gateway

@@ -1,0 +1,111 @@
+// The protection features of a proxy host as built at configuration time (docs/gateway.md,
+// "Features"): CIDR tables, compiled rules, rate-limit settings, queue and challenge settings.
+// Everything here is immutable and shared by all workers, except the queue's admission store,
+// which is thread-safe and touched only by the join endpoint.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "micro/core/cidr_table.hpp"
+#include "micro/core/exploit_patterns.hpp"
+#include "micro/core/ratelimit.hpp"
+#include "micro/core/rule_engine.hpp"
+#include "micro/core/rule_set.hpp"
+#include "micro/core/token_key_ring.hpp"
+
+namespace gatebench::gateway {
+
+class Field;
+
+// Admission bookkeeping of an access queue. Admissions count until their token expires.
+// In-process for now; a shared store (another process, a cluster) implements the same interface.
+class QueueStore {
+ public:
+  virtual ~QueueStore() = default;
+  // Admits one client if fewer than `capacity` admissions are live at `now_s`; returns the
+  // ticket number, or nullopt when full.
+  virtual std::optional<std::uint64_t> try_admit(std::uint64_t now_s) = 0;
+  virtual std::uint64_t admitted(std::uint64_t now_s) = 0;
+};
+
+// Per-second admission counts over a ring as long as the token lifetime. The join endpoint is
+// rare next to proxied requests, so a mutex here costs nothing on the request path.
+class InProcessQueueStore final : public QueueStore {
+ public:
+  InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s);
+  std::optional<std::uint64_t> try_admit(std::uint64_t now_s) override;
+  std::uint64_t admitted(std::uint64_t now_s) override;
+
+ private:
+  std::uint64_t live_locked(std::uint64_t now_s);
+  std::mutex mu_;
+  std::uint32_t capacity_;
+  std::uint32_t ttl_s_;
+  std::vector<std::uint64_t> second_;  // which second a slot counts
+  std::vector<std::uint32_t> count_;
+  std::uint64_t next_ticket_ = 1;
+};
+
+struct QueueFeature {
+  std::uint32_t capacity = 0;
+  std::uint32_t admission_ttl_s = 300;
+  std::uint32_t refresh_s = 5;
+  std::uint32_t queue_id = 0;
+  std::shared_ptr<QueueStore> store;
+};
+
+enum class ChallengeScope : std::uint8_t { kAll, kRules };
+
+struct ChallengeFeature {
+  ChallengeScope scope = ChallengeScope::kAll;
+  std::uint32_t pass_ttl_s = 3600;
+  std::uint32_t nonce_ttl_s = 60;
+  std::uint32_t nonce_queue_id = 0;  // admission-kind tokens with this id are challenge nonces
+};
+
+struct IpListFeature {
+  // Value of an entry = index into ids; one table for all deny lists, one for all allow lists.
+  std::shared_ptr<const core::Ipv4Table> deny;
+  std::shared_ptr<const core::Ipv4Table> allow;  // null: no allow list (everyone may pass)
+  std::vector<std::string> deny_ids;
+  std::string allow_id;  // rule id reported when an address is in no allow list
+};
+
+struct CountryFeature {
+  std::shared_ptr<const core::Ipv4Table> table;  // address -> packed country code
+  std::vector<core::CidrValue> codes;            // packed codes of the deny or allow set
+  std::vector<std::string> ids;                  // "country:XX" per code (deny) or one id (allow)
+  bool allow_mode = false;                       // true: only these countries pass
+};
+
+struct RulesFeature {
+  std::shared_ptr<const core::CompiledRuleSet> compiled;
+  std::vector<std::string> rule_ids;  // RuleSet::rules[i].id
+  core::ExploitMode exploit_mode = core::ExploitMode::kOff;
+  std::array<std::string, core::kExploitCategoryCount> exploit_ids;  // "exploit:<category>"
+};
+
+struct HostFeatures {
+  std::optional<IpListFeature> ip_lists;
+  std::optional<CountryFeature> countries;
+  std::optional<RulesFeature> rules;
+  std::optional<core::GcraConfig> rate_limit;
+  std::optional<QueueFeature> queue;
+  std::optional<ChallengeFeature> challenge;
+  bool any() const { return ip_lists || countries || rules || rate_limit || queue || challenge; }
+};
+
+// Reads the feature fields of one host object (`hosts[i]`); throws ConfigError naming the field.
+// `host_index` seeds the queue/challenge token ids; `has_keys` tells whether tokens are configured.
+HostFeatures load_host_features(const Field& host, int host_index, bool has_keys);
+
+// Reads "tokens": {"secret_hex": "...", "key_id": 1}.
+std::shared_ptr<const core::TokenKeyRing> load_token_keys(const Field& tokens);
+
+}  // namespace gatebench::gateway
