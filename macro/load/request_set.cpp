@@ -10,7 +10,8 @@
 namespace gatebench::load {
 namespace {
 
-using nlohmann::json;
+// Ordered: queries, headers and cookies go out in the order the file lists them.
+using json = nlohmann::ordered_json;
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

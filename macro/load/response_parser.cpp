@@ -302,6 +302,8 @@ ParseResult ResponseParser::feed_chunked(std::string_view data, std::size_t pos)
       case State::kTrailerStart:
         if (c == '\r') {
           state_ = State::kTrailerEndLf;
+        } else if (c == '\n') {
+          return fail("bad trailer line ending");
         } else {
           state_ = State::kTrailerLine;
           if (++line_bytes_ > kMaxTrailerBytes) return fail("trailer too large");
@@ -309,6 +311,7 @@ ParseResult ResponseParser::feed_chunked(std::string_view data, std::size_t pos)
         ++pos;
         break;
       case State::kTrailerLine:
+        if (c == '\n') return fail("bad trailer line ending");
         if (c == '\r') state_ = State::kTrailerLf;
         if (++line_bytes_ > kMaxTrailerBytes) return fail("trailer too large");
         ++pos;

@@ -284,8 +284,7 @@ void Worker::on_readable(Connection& c) {
     }
     if (n == 0) {
       if (c.parser.finish_eof() == ParseStatus::kComplete) {
-        c.parser.reset();
-        complete_request(c);
+        complete_request(c);  // a close-delimited body: keep_alive() is false, so it reconnects
       } else {
         fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
       }
@@ -500,6 +499,9 @@ void Worker::run() {
   std::uint64_t next_sweep = now + kSweepNs;
   for (;;) {
     now = monotonic_ns();
+    // Slots that fell due before the end still go out if a connection is free, even when the
+    // loop wakes after the end.
+    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
     if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
                        (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
       stopping_ = true;
@@ -507,7 +509,6 @@ void Worker::run() {
         hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
     }
     if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
-    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
     if (now >= next_sweep) {
       sweep(now);
       next_sweep = now + kSweepNs;

@@ -178,6 +178,10 @@ void TestServer::serve(int fd) {
                                 "\r\n\r\n" + body);
         break;
       }
+      case Behaviour::kNoLength:
+        send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the close");
+        keep = false;
+        break;
       case Behaviour::kStatusByPath:
         keep = send_all(fd, path.starts_with("/admin")
                                 ? "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"

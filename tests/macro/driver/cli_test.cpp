@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "driver_exe.hpp"
+#include "macro/driver/env_info.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+int exit_code(const CaptureResult& r) { return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1; }
+
+TEST(Cli, HelpExitsZero) {
+  CaptureResult r = run_driver({"--help"});
+  EXPECT_EQ(exit_code(r), 0);
+  EXPECT_NE(r.output.find("--dry-run"), std::string::npos);
+  EXPECT_NE(r.output.find("--runtime"), std::string::npos);
+}
+
+TEST(Cli, BadOptionsExitTwo) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--duration", "soon"},
+           {"--connections", "0"},
+           {"--load", "ab"},
+           {"--runtime", "lxc"},
+           {"--gateway-cpus", "3-1"},
+           {"--gateway-cpus", "4000"},
+           {"--scenarios", "no-such-scenario"},
+           {"--bogus"}}) {
+    CaptureResult r = run_driver(args);
+    EXPECT_EQ(exit_code(r), 2) << args[0] << ": " << r.output;
+    EXPECT_NE(r.output.find("gatebench-macro: "), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, BadScenarioFileFailsBeforeAnythingStarts) {
+  const std::string dir = unique_dir("bad-scenario");
+  const std::string out = dir + "/out";
+  fs::create_directories(dir + "/configs");
+  std::ofstream(dir + "/broken.json") << R"({"name": "broken", "description": "d",
+    "ports": {"backend": 18080},
+    "services": [{"name": "backend", "role": "backend", "binary": "nginx",
+                  "ready": {"port": "backend", "timeout_s": -1}}],
+    "load": {"port": "backend"}})";
+  CaptureResult r = run_driver({"--scenario-dir", dir, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(dir + "/broken.json: services[0].ready.timeout_s: expected a number"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, TemplateErrorFailsBeforeAnythingStarts) {
+  const std::string dir = unique_dir("bad-template");
+  const std::string out = dir + "/out";
+  fs::create_directories(dir + "/configs");
+  std::ofstream(dir + "/configs/b.conf") << "listen ${port.backend};\nroot ${nowhere};\n";
+  std::ofstream(dir + "/t.json") << R"({"name": "t", "description": "d",
+    "ports": {"backend": 18080},
+    "services": [{"name": "backend", "role": "backend", "binary": "nginx",
+                  "configs": [{"template": "b.conf", "output": "b.conf"}],
+                  "ready": {"port": "backend"}}],
+    "load": {"port": "backend"}})";
+  CaptureResult r = run_driver({"--scenario-dir", dir, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(dir + "/t.json: services[0].configs[0].template b.conf:2: unknown "
+                                "variable ${nowhere}"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, DryRunPrintsThePlanAndStartsNothing) {
+  const std::string out = unique_dir("dry-run");
+  CaptureResult r = run_driver({"--dry-run", "--out", out, "--port-offset", "7", "--load", "wrk",
+                                "--scenarios", "direct,nginx-baseline,nginx-https-newconn"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  EXPECT_NE(r.output.find("scenario nginx-baseline"), std::string::npos);
+  EXPECT_NE(r.output.find("backend=18087"), std::string::npos) << r.output;  // offset applied
+  EXPECT_NE(r.output.find("-c " + out + "/nginx-baseline/proxy.conf"), std::string::npos);
+  EXPECT_NE(r.output.find("--latency"), std::string::npos);
+  EXPECT_NE(r.output.find("'Connection: close'"), std::string::npos);
+  EXPECT_NE(r.output.find("prepare  tls-cert"), std::string::npos);
+  EXPECT_NE(r.output.find("pinning"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+}
+
+TEST(Cli, ListNamesEveryShippedScenario) {
+  CaptureResult r = run_driver({"--list"});
+  EXPECT_EQ(exit_code(r), 0);
+  for (const char* name : {"direct", "nginx-baseline", "haproxy-baseline", "caddy-baseline",
+                           "nginx-https-keepalive", "nginx-https-newconn", "latency-at-rate/direct",
+                           "max-throughput/nginx-baseline"}) {
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace gatebench::macro

@@ -1,0 +1,41 @@
+#pragma once
+// Helpers of the end-to-end tests: run gatebench-macro, find processes a run may have left.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "macro/driver/process.hpp"
+
+namespace gatebench::macro::testing {
+
+inline CaptureResult run_driver(const std::vector<std::string>& args,
+                                std::chrono::milliseconds limit = std::chrono::seconds(60)) {
+  return run_capture(GATEBENCH_MACRO_EXE, args, limit);
+}
+
+// Processes whose command line mentions `needle` (every service's arguments contain the run
+// directory, so a unique results directory finds whatever a run left behind).
+inline std::vector<std::string> processes_mentioning(const std::string& needle) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    if (cmdline.find(needle) != std::string::npos) out.push_back(name + ": " + cmdline);
+  }
+  return out;
+}
+
+inline std::string unique_dir(const std::string& tag) {
+  return (std::filesystem::temp_directory_path() /
+          ("gatebench-macro-" + tag + "-" + std::to_string(getpid())))
+      .string();
+}
+
+}  // namespace gatebench::macro::testing

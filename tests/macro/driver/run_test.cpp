@@ -1,0 +1,132 @@
+// End-to-end runs of gatebench-macro with the process runtime and wrk (installed everywhere the
+// project builds), kept to a few seconds each.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "driver_exe.hpp"
+#include "macro/driver/net_probe.hpp"
+#include "macro/driver/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+// Scenario ports are 18080/18081 plus these offsets: below the ephemeral range, apart from the
+// shipped defaults so a developer's run does not collide with ctest.
+constexpr int kQuickOffset = 12000;
+constexpr int kSignalOffset = 12100;
+
+std::string skip_reason(int offset) {
+  Toolbox tools;
+  for (const char* tool : {"nginx", "wrk"}) {
+    if (!tools.find(tool)) return std::string("skipped: ") + tool + " not installed";
+  }
+  for (int port : {18080 + offset, 18081 + offset}) {
+    if (!port_free(port)) return "skipped: port " + std::to_string(port) + " busy";
+  }
+  return "";
+}
+
+TEST(Run, QuickDirectAndNginxBaselineWriteAValidMacroJson) {
+  if (auto reason = skip_reason(kQuickOffset); !reason.empty()) GTEST_SKIP() << reason;
+  const std::string out = unique_dir("quick");
+  fs::remove_all(out);
+  CaptureResult r = run_driver({"--quick", "--load", "wrk", "--scenarios", "direct,nginx-baseline",
+                                "--port-offset", std::to_string(kQuickOffset), "--out", out},
+                               60s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  ASSERT_TRUE(in) << r.output;
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["schema"], "gatebench.macro/1");
+  const auto& env = report["env"];
+  for (const char* key : {"commit", "cpu_model", "kernel", "compiler", "runtime"}) {
+    EXPECT_TRUE(env[key].is_string()) << key;
+  }
+  EXPECT_GE(env["cpus"].get<int>(), 1);
+  EXPECT_TRUE(env["pinning"].is_object());
+  ASSERT_EQ(report["scenarios"].size(), 2u);
+  for (const auto& s : report["scenarios"]) {
+    SCOPED_TRACE(s["name"].get<std::string>());
+    ASSERT_EQ(s["status"], "ok") << s["reason"];
+    EXPECT_GT(s["rps"].get<double>(), 0);
+    EXPECT_GT(s["rps_per_gateway_cpu"].get<double>(), 0);
+    const auto& lat = s["latency_us"];
+    EXPECT_LE(lat["p50"].get<double>(), lat["p99"].get<double>());
+    EXPECT_LE(lat["p99"].get<double>(), lat["p999"].get<double>());
+    EXPECT_GT(s["cpu_percent"].get<double>(), 0);
+    EXPECT_GT(s["peak_mb"].get<double>(), 0);
+    EXPECT_TRUE(s["cpu_by_process"].contains("nginx"));
+    EXPECT_TRUE(s["errors"].is_number());
+    EXPECT_TRUE(s["vs_nginx"].is_number());
+    ASSERT_FALSE(s["artifacts"].empty());
+    for (const auto& artifact : s["artifacts"]) {
+      EXPECT_TRUE(fs::exists(out + "/" + artifact.get<std::string>())) << artifact;
+    }
+  }
+  EXPECT_EQ(report["scenarios"][1]["vs_nginx"].get<double>(), 1.0);
+  EXPECT_EQ(report["scenarios"][0]["target_role"], "backend");
+  EXPECT_EQ(report["scenarios"][1]["target_role"], "gateway");
+  // The access log was measured, then discarded.
+  EXPECT_FALSE(fs::exists(out + "/nginx-baseline/proxy/access.log"));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+TEST(Run, SigtermMidRunStopsEverything) {
+  if (auto reason = skip_reason(kSignalOffset); !reason.empty()) GTEST_SKIP() << reason;
+  const std::string out = unique_dir("sigterm");
+  fs::remove_all(out);
+  fs::create_directories(out);
+  SpawnSpec spec;
+  spec.exe = GATEBENCH_MACRO_EXE;
+  spec.args = {"--load", "wrk", "--scenarios", "nginx-baseline,direct", "--duration", "60s",
+               "--warmup", "0", "--port-offset", std::to_string(kSignalOffset), "--out", out};
+  spec.stderr_path = out + "/driver.stderr";
+  ChildProcess driver = ChildProcess::spawn(spec);
+  // Wait for the measured run: backend, proxy and wrk are all up then.
+  bool measuring = false;
+  for (int i = 0; i < 600 && !measuring; ++i) {
+    std::this_thread::sleep_for(20ms);
+    measuring = processes_mentioning(out + "/nginx-baseline/wrk-done.lua").size() == 1;
+    if (driver.exit_status()) break;
+  }
+  ASSERT_TRUE(measuring) << "the run never reached its measured phase";
+  EXPECT_GE(processes_mentioning(out + "/nginx-baseline/").size(), 5u);  // 2 masters, workers, wrk
+  kill(driver.pid(), SIGTERM);
+  std::optional<int> status;
+  for (int i = 0; i < 1000 && !status; ++i) {
+    std::this_thread::sleep_for(10ms);
+    status = driver.exit_status();
+  }
+  ASSERT_TRUE(status.has_value()) << "driver did not exit within 10 s of SIGTERM";
+  ASSERT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 128 + SIGTERM);
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  std::ifstream in(out + "/macro.json");
+  ASSERT_TRUE(in);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_TRUE(report["run"]["interrupted"].get<bool>());
+  ASSERT_EQ(report["scenarios"].size(), 2u);
+  EXPECT_EQ(report["scenarios"][0]["status"], "failed");
+  EXPECT_EQ(report["scenarios"][0]["reason"], "interrupted by signal 15");
+  EXPECT_EQ(report["scenarios"][1]["status"], "skipped");
+  driver.stop();
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace gatebench::macro

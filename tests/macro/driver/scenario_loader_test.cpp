@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "macro/driver/env_info.hpp"
+#include "macro/driver/scenario.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kValid = R"({
+  "name": "x", "description": "d",
+  "ports": {"backend": 18080, "proxy": 18081},
+  "services": [
+    {"name": "backend", "role": "backend", "binary": "nginx", "args": ["-c", "${run_dir}/b.conf"],
+     "configs": [{"template": "nginx-backend.conf", "output": "b.conf"}],
+     "ready": {"port": "backend", "http": "/"}},
+    {"name": "proxy", "role": "gateway", "binary": "nginx", "ready": {"port": "proxy"}}],
+  "load": {"port": "proxy"}
+})";
+
+// Replaces the first occurrence of `from` in kValid.
+std::string variant(const std::string& from, const std::string& to) {
+  std::string text = kValid;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "bad.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ScenarioLoader, ParsesAValidScenario) {
+  Scenario s = parse_scenario(kValid, "x.json");
+  EXPECT_EQ(s.name, "x");
+  ASSERT_EQ(s.services.size(), 2u);
+  EXPECT_EQ(s.services[0].role, Role::backend);
+  EXPECT_FALSE(s.services[0].sample);
+  EXPECT_TRUE(s.services[1].sample);  // gateways are what is measured
+  EXPECT_EQ(s.services[0].ready.http_path, "/");
+  EXPECT_EQ(s.load.port, "proxy");
+  EXPECT_EQ(s.load.mode, LoadMode::closed);
+  EXPECT_EQ(s.baseline, "nginx-baseline");
+  EXPECT_EQ(s.target_role(), Role::gateway);
+}
+
+TEST(ScenarioLoader, WithoutGatewayTheBackendIsMeasured) {
+  std::string text = R"({"name": "d", "description": "d", "ports": {"backend": 18080},
+    "services": [{"name": "backend", "role": "backend", "binary": "nginx",
+                  "ready": {"port": "backend"}}], "load": {"port": "backend"}})";
+  Scenario s = parse_scenario(text, "d.json");
+  EXPECT_TRUE(s.services[0].sample);
+  EXPECT_EQ(s.target_role(), Role::backend);
+}
+
+TEST(ScenarioLoader, ErrorsNameFileAndField) {
+  struct Case {
+    std::string text;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"{", "bad.json: not valid JSON"},
+      {"[]", "bad.json: (top level): expected an object"},
+      {variant(R"("description": "d",)", ""), "bad.json: description: missing"},
+      {variant(R"("name": "x")", R"("name": 3)"), "bad.json: name: expected a string"},
+      {variant(R"("ports": {)", R"("extra": 1, "ports": {)"), "bad.json: extra: unknown field"},
+      {variant("18081", "80"), "bad.json: ports.proxy: expected a number from 1024 to 65535"},
+      {variant("18081", "1.5"), "bad.json: ports.proxy: expected an integer"},
+      {variant(R"("role": "gateway")", R"("role": "load")"),
+       "bad.json: services[1].role: expected backend or gateway"},
+      {variant(R"("ready": {"port": "proxy"})", R"("ready": {"port": "nope"})"),
+       "bad.json: services[1].ready.port: 'nope' is not in ports"},
+      {variant(R"("ready": {"port": "proxy"})", ""), "bad.json: services[1].ready: missing"},
+      {variant(R"("http": "/")", R"("http": "x")"),
+       "bad.json: services[0].ready.http: expected a path starting with /"},
+      {variant(R"("output": "b.conf")", R"("output": "../b.conf")"),
+       "bad.json: services[0].configs[0].output: expected a path inside the run directory"},
+      {variant(R"("args": ["-c", "${run_dir}/b.conf"])", R"("args": ["-c", 1])"),
+       "bad.json: services[0].args[1]: expected a string"},
+      {variant(R"("name": "proxy")", R"("name": "backend")"),
+       "bad.json: services[1].name: duplicate service name"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "mode": "fast"})"),
+       "bad.json: load.mode: expected closed, rate or search"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "mode": "search"})"),
+       "bad.json: load.slo_p99_us: mode search needs a p99 objective"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "headers": ["X"]})"),
+       "bad.json: load.headers[0]: expected 'Name: value'"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "scheme": "ftp"})"),
+       "bad.json: load.scheme: expected http or https"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy"}, "prepare": [{"step": "x"}])"),
+       "bad.json: prepare[0].step: expected tls-cert"},
+      {variant(R"("load": {"port": "proxy"})", R"("lod": {"port": "proxy"})"),
+       "bad.json: lod: unknown field"},
+  };
+  for (const auto& c : cases) {
+    std::string error = error_of(c.text);
+    EXPECT_EQ(error.rfind(c.expected, 0), 0u) << "got: " << error << "\nexpected: " << c.expected;
+  }
+}
+
+class ScenarioDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gatebench-loader-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  fs::path dir_;
+};
+
+TEST_F(ScenarioDir, ExpandsOverFilesAndSorts) {
+  write("x.json", kValid);
+  write("rate.json", R"({"name": "rate", "description": "r", "order": 5, "over": ["x"],
+                         "load": {"mode": "rate", "rate": 500}})");
+  auto all = load_scenarios(dir_.string());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "rate/x");  // order 5 before the default 100
+  EXPECT_EQ(all[0].group, "rate");
+  EXPECT_EQ(all[0].load.mode, LoadMode::rate);
+  EXPECT_EQ(all[0].load.rate, 500);
+  EXPECT_EQ(all[0].load.port, "proxy");  // kept from the base scenario
+  EXPECT_EQ(all[0].baseline, "rate/nginx-baseline");
+  EXPECT_EQ(all[0].services.size(), 2u);
+  EXPECT_EQ(all[1].name, "x");
+}
+
+TEST_F(ScenarioDir, NameMustMatchTheFile) {
+  write("y.json", kValid);
+  try {
+    load_scenarios(dir_.string());
+    FAIL() << "expected an error";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("y.json: name: expected 'y'"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(ScenarioDir, OverNamesAnUnknownScenario) {
+  write("x.json", kValid);
+  write("r.json", R"({"name": "r", "description": "r", "over": ["x", "zz"], "load": {}})");
+  try {
+    load_scenarios(dir_.string());
+    FAIL() << "expected an error";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json: over[1]: no scenario named 'zz'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(ScenarioDir, EmptyDirectoryIsAnError) {
+  EXPECT_THROW(load_scenarios(dir_.string()), ScenarioError);
+  EXPECT_THROW(load_scenarios((dir_ / "missing").string()), ScenarioError);
+}
+
+TEST(ShippedScenarios, AllLoad) {
+  auto all = load_scenarios(source_dir() + "/macro/scenarios");
+  EXPECT_GE(all.size(), 6u);
+  bool has_direct = false, has_baseline = false;
+  for (const auto& s : all) {
+    has_direct |= s.name == "direct";
+    has_baseline |= s.name == "nginx-baseline";
+  }
+  EXPECT_TRUE(has_direct);
+  EXPECT_TRUE(has_baseline);
+}
+
+}  // namespace
+}  // namespace gatebench::macro

@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "macro/load/options.hpp"
+#include "macro/load/usage_error.hpp"
+#include "tests/macro/load/test_server.hpp"
+
+namespace gatebench::load {
+namespace {
+
+std::string parse_error(const std::vector<std::string>& args) {
+  try {
+    parse_options(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Options, WrkStyleCommandLine) {
+  const auto o = parse_options({"-t4", "-c", "64", "-d", "2m", "--warmup=500ms", "-R", "5000",
+                                "--close", "--json", "out.json", "-H", "X-A: b", "--timeout",
+                                "250ms", "--no-tls-resume", "--requests-total", "10", "http://h/"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->threads, 4);
+  EXPECT_EQ(o->connections, 64);
+  EXPECT_EQ(o->duration_ns, 120'000'000'000ULL);
+  EXPECT_EQ(o->warmup_ns, 500'000'000ULL);
+  EXPECT_EQ(o->rate, 5000);
+  EXPECT_TRUE(o->close);
+  EXPECT_EQ(o->json_path, "out.json");
+  EXPECT_EQ(o->headers, std::vector<std::string>{"X-A: b"});
+  EXPECT_EQ(o->timeout_ns, 250'000'000ULL);
+  EXPECT_FALSE(o->tls_resume);
+  EXPECT_EQ(o->requests_total, 10u);
+  EXPECT_EQ(o->url, "http://h/");
+  EXPECT_FALSE(parse_options({"--help"}));
+  EXPECT_FALSE(parse_options({"-h", "http://h/"}));
+}
+
+TEST(Options, Defaults) {
+  const auto o = parse_options({"-t", "16", "http://h/"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->connections, 16);  // the default 10, raised to one per thread
+  EXPECT_EQ(o->duration_ns, 10'000'000'000ULL);
+  EXPECT_EQ(o->rate, 0);
+  EXPECT_TRUE(o->tls_resume);
+  const auto budget = parse_options({"--requests-total", "5", "http://h/"});
+  EXPECT_EQ(budget->duration_ns, 3600'000'000'000ULL);
+}
+
+TEST(Options, Durations) {
+  EXPECT_EQ(parse_duration_ns("1.5s", "d"), 1'500'000'000ULL);
+  EXPECT_EQ(parse_duration_ns("3", "d"), 3'000'000'000ULL);
+  EXPECT_EQ(parse_duration_ns("250us", "d"), 250'000ULL);
+  EXPECT_EQ(parse_duration_ns("1h", "d"), 3600'000'000'000ULL);
+  EXPECT_THROW(parse_duration_ns("5 parsecs", "d"), UsageError);
+  EXPECT_THROW(parse_duration_ns("s", "d"), UsageError);
+  EXPECT_THROW(parse_duration_ns("-1s", "d"), UsageError);
+  EXPECT_THROW(parse_duration_ns("99999h", "d"), UsageError);
+}
+
+TEST(Options, ErrorsArePrecise) {
+  EXPECT_EQ(parse_error({}), "missing URL (see --help)");
+  EXPECT_EQ(parse_error({"-t", "zero", "http://h/"}), "--threads: 'zero' is not a whole number");
+  EXPECT_EQ(parse_error({"-t", "0", "http://h/"}), "--threads: 0 is out of range [1, 1024]");
+  EXPECT_EQ(parse_error({"-t", "4", "-c", "2", "http://h/"}),
+            "--connections (2) must be at least --threads (4)");
+  EXPECT_EQ(parse_error({"-d", "10x", "http://h/"}),
+            "--duration: unknown unit 'x' in '10x' (use us, ms, s, m or h)");
+  EXPECT_EQ(parse_error({"-d", "0", "http://h/"}), "--duration: must be at least 1ms");
+  EXPECT_EQ(parse_error({"-R", "-5", "http://h/"}), "--rate: must be in (0, 1e8] requests/s");
+  EXPECT_EQ(parse_error({"-R", "fast", "http://h/"}), "--rate: 'fast' is not a number");
+  EXPECT_EQ(parse_error({"-H", "NoColon", "http://h/"}),
+            "--header 'NoColon': expected 'Name: value'");
+  EXPECT_EQ(parse_error({"-H", "Bad Name: v", "http://h/"}),
+            "--header 'Bad Name: v': invalid character in the header name");
+  EXPECT_EQ(parse_error({"--close=yes", "http://h/"}), "option --close takes no value");
+  EXPECT_EQ(parse_error({"--timeout", "0", "http://h/"}), "--timeout: must be at least 1ms");
+  EXPECT_EQ(parse_error({"--requests-total", "0", "http://h/"}),
+            "--requests-total: 0 is out of range [1, 1000000000000]");
+  EXPECT_EQ(parse_error({"--frobnicate", "http://h/"}), "unknown option --frobnicate (see --help)");
+  EXPECT_EQ(parse_error({"http://a/", "http://b/"}),
+            "more than one URL: 'http://a/' and 'http://b/'");
+  EXPECT_EQ(parse_error({"-c"}), "option -c needs a value");
+}
+
+#ifdef GATEBENCH_LOAD_EXE
+struct Exit {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Exit run_exe(const std::string& args) {
+  const std::string cmd = std::string(GATEBENCH_LOAD_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Exit e{-1, ""};
+  if (p == nullptr) return e;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) e.output += buf.data();
+  const int status = pclose(p);
+  e.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return e;
+}
+
+TEST(Executable, BadCommandLineExitsTwoWithTheReason) {
+  const Exit e = run_exe("-t 0 http://127.0.0.1:1/");
+  EXPECT_EQ(e.code, 2);
+  EXPECT_EQ(e.output, "gatebench-load: --threads: 0 is out of range [1, 1024]\n");
+  const Exit url = run_exe("-d 1s ftp://x/");
+  EXPECT_EQ(url.code, 2);
+  EXPECT_EQ(url.output, "gatebench-load: URL 'ftp://x/': must start with http:// or https://\n");
+  const Exit file = run_exe("--requests /nonexistent.json http://127.0.0.1:1/");
+  EXPECT_EQ(file.code, 2);
+  EXPECT_EQ(file.output, "gatebench-load: /nonexistent.json: cannot open\n");
+  const Exit host = run_exe("http://no-such-host.invalid/");
+  EXPECT_EQ(host.code, 2);
+  EXPECT_NE(host.output.find("cannot resolve host 'no-such-host.invalid'"), std::string::npos);
+}
+
+TEST(Executable, HelpExitsZero) {
+  const Exit e = run_exe("--help");
+  EXPECT_EQ(e.code, 0);
+  EXPECT_NE(e.output.find("Usage: gatebench-load"), std::string::npos);
+  EXPECT_NE(e.output.find("--requests-total"), std::string::npos);
+}
+
+TEST(Executable, WritesJsonAndSummary) {
+  testing::TestServer server(testing::Behaviour::kOk);
+  const std::string json = ::testing::TempDir() + "/gatebench-load-cli.json";
+  const Exit e = run_exe("-t 1 -c 2 --requests-total 50 --json " + json + " " + server.url());
+  EXPECT_EQ(e.code, 0) << e.output;
+  EXPECT_NE(e.output.find("50 requests in"), std::string::npos) << e.output;
+  EXPECT_NE(e.output.find("Requests/sec:"), std::string::npos);
+  FILE* f = std::fopen(json.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_NE(text.find("\"schema\": \"gatebench.load/1\""), std::string::npos);
+  EXPECT_NE(text.find("\"requests\": 50"), std::string::npos);
+  EXPECT_EQ(server.requests(), 50u);
+}
+#endif
+
+}  // namespace
+}  // namespace gatebench::load

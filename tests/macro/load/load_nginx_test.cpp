@@ -1,0 +1,151 @@
+// The load generator against a real nginx started for the test; every count is checked against
+// nginx's access log ("$connection $ssl_session_reused $status $request_uri").
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "macro/load/stats.hpp"
+#include "tests/macro/load/load_run.hpp"
+#include "tests/macro/load/nginx_process.hpp"
+
+namespace gatebench::load {
+namespace {
+
+using testing::NginxProcess;
+using testing::run_against;
+
+constexpr std::uint64_t kMs = 1'000'000;
+
+struct LogSummary {
+  std::size_t lines = 0;
+  std::size_t ok = 0;
+  std::set<std::string> connections;
+  std::size_t reused = 0;  // TLS sessions resumed ("r")
+};
+
+LogSummary summarise(const std::vector<std::string>& lines) {
+  LogSummary s;
+  for (const std::string& line : lines) {
+    std::istringstream in(line);
+    std::string conn, reused, status;
+    in >> conn >> reused >> status;
+    s.lines += 1;
+    s.connections.insert(conn);
+    if (status == "200") s.ok += 1;
+    if (reused == "r") s.reused += 1;
+  }
+  return s;
+}
+
+class LoadAgainstNginx : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!nginx_.available()) GTEST_SKIP() << "skipped: " << nginx_.reason();
+  }
+  std::string http() const {
+    return "http://127.0.0.1:" + std::to_string(nginx_.http_port()) + "/";
+  }
+  std::string https() const {
+    return "https://localhost:" + std::to_string(nginx_.https_port()) + "/";
+  }
+  LogSummary log() {
+    nginx_.stop();  // flushes and closes the log
+    return summarise(nginx_.access_log());
+  }
+  static Options base(int threads, int connections) {
+    Options o;
+    o.threads = threads;
+    o.connections = connections;
+    o.timeout_ns = 2000 * kMs;
+    return o;
+  }
+  NginxProcess nginx_;
+};
+
+TEST_F(LoadAgainstNginx, ExactCountsForARequestBudget) {
+  Options o = base(2, 8);
+  o.requests_total = 2000;
+  const auto run = run_against(http(), o);
+  const Stats& s = run.result.stats;
+  EXPECT_EQ(s.responses, 2000u);
+  EXPECT_EQ(s.status[200], 2000u);
+  EXPECT_EQ(s.error_total(), 0u);
+  const LogSummary l = log();
+  EXPECT_EQ(l.lines, 2000u);
+  EXPECT_EQ(l.ok, 2000u);
+  EXPECT_EQ(l.connections.size(), 8u);
+}
+
+TEST_F(LoadAgainstNginx, OpenLoopRateWithinOnePercentAt5000PerSecond) {
+  Options o = base(1, 16);
+  o.rate = 5000;
+  o.duration_ns = 1000 * kMs;
+  const auto run = run_against(http(), o);
+  const Stats& s = run.result.stats;
+  EXPECT_NEAR(static_cast<double>(s.responses) / run.result.elapsed_s, 5000, 50);
+  EXPECT_EQ(s.missed, 0u);
+  EXPECT_EQ(s.error_total(), 0u);
+  EXPECT_EQ(log().lines, s.responses);
+}
+
+TEST_F(LoadAgainstNginx, CloseOpensOneConnectionPerRequest) {
+  Options o = base(1, 4);
+  o.close = true;
+  o.requests_total = 200;
+  const auto run = run_against(http(), o);
+  EXPECT_EQ(run.result.stats.responses, 200u);
+  EXPECT_EQ(run.result.stats.connects, 200u);
+  EXPECT_EQ(run.result.stats.error_total(), 0u);
+  const LogSummary l = log();
+  EXPECT_EQ(l.lines, 200u);
+  EXPECT_EQ(l.connections.size(), 200u);
+}
+
+TEST_F(LoadAgainstNginx, TlsResumptionCountsMatchTheServer) {
+  Options o = base(1, 1);
+  o.close = true;
+  o.requests_total = 100;
+  o.tls_resume = true;
+  const auto run = run_against(https(), o);
+  const Stats& s = run.result.stats;
+  EXPECT_EQ(s.responses, 100u);
+  EXPECT_EQ(s.error_total(), 0u);
+  EXPECT_EQ(s.handshakes_full + s.handshakes_resumed, 100u);
+  EXPECT_EQ(s.handshakes_full, 1u);  // only the first connection has no session to offer
+  const LogSummary l = log();
+  EXPECT_EQ(l.lines, 100u);
+  EXPECT_EQ(l.connections.size(), 100u);
+  EXPECT_EQ(l.reused, s.handshakes_resumed);
+}
+
+TEST_F(LoadAgainstNginx, NoTlsResumptionMeansFullHandshakes) {
+  Options o = base(2, 2);
+  o.close = true;
+  o.requests_total = 60;
+  o.tls_resume = false;
+  const auto run = run_against(https(), o);
+  const Stats& s = run.result.stats;
+  EXPECT_EQ(s.responses, 60u);
+  EXPECT_EQ(s.handshakes_full, 60u);
+  EXPECT_EQ(s.handshakes_resumed, 0u);
+  const LogSummary l = log();
+  EXPECT_EQ(l.lines, 60u);
+  EXPECT_EQ(l.reused, 0u);
+}
+
+TEST_F(LoadAgainstNginx, TlsKeepAliveHandshakesOncePerConnection) {
+  Options o = base(1, 4);
+  o.requests_total = 500;
+  const auto run = run_against(https(), o);
+  const Stats& s = run.result.stats;
+  EXPECT_EQ(s.responses, 500u);
+  EXPECT_EQ(s.error_total(), 0u);
+  EXPECT_EQ(s.handshakes_full + s.handshakes_resumed, 4u);
+  const LogSummary l = log();
+  EXPECT_EQ(l.lines, 500u);
+  EXPECT_EQ(l.connections.size(), 4u);
+}
+
+}  // namespace
+}  // namespace gatebench::load
