@@ -16,7 +16,9 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-int exit_code(const CaptureResult& r) { return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1; }
+int exit_code(const CaptureResult& r) {
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+}
 
 TEST(Cli, HelpExitsZero) {
   CaptureResult r = run_driver({"--help"});
@@ -26,15 +28,14 @@ TEST(Cli, HelpExitsZero) {
 }
 
 TEST(Cli, BadOptionsExitTwo) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--duration", "soon"},
-           {"--connections", "0"},
-           {"--load", "ab"},
-           {"--runtime", "lxc"},
-           {"--gateway-cpus", "3-1"},
-           {"--gateway-cpus", "4000"},
-           {"--scenarios", "no-such-scenario"},
-           {"--bogus"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--duration", "soon"},
+                                                                {"--connections", "0"},
+                                                                {"--load", "ab"},
+                                                                {"--runtime", "lxc"},
+                                                                {"--gateway-cpus", "3-1"},
+                                                                {"--gateway-cpus", "4000"},
+                                                                {"--scenarios", "no-such-scenario"},
+                                                                {"--bogus"}}) {
     CaptureResult r = run_driver(args);
     EXPECT_EQ(exit_code(r), 2) << args[0] << ": " << r.output;
     EXPECT_NE(r.output.find("gatebench-macro: "), std::string::npos) << r.output;
@@ -99,9 +100,9 @@ TEST(Cli, DryRunPrintsThePlanAndStartsNothing) {
 TEST(Cli, ListNamesEveryShippedScenario) {
   CaptureResult r = run_driver({"--list"});
   EXPECT_EQ(exit_code(r), 0);
-  for (const char* name : {"direct", "nginx-baseline", "haproxy-baseline", "caddy-baseline",
-                           "nginx-https-keepalive", "nginx-https-newconn", "latency-at-rate/direct",
-                           "max-throughput/nginx-baseline"}) {
+  for (const char* name :
+       {"direct", "nginx-baseline", "haproxy-baseline", "caddy-baseline", "nginx-https-keepalive",
+        "nginx-https-newconn", "latency-at-rate/direct", "max-throughput/nginx-baseline"}) {
     EXPECT_NE(r.output.find(name), std::string::npos) << name;
   }
 }

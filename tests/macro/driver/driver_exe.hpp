@@ -14,8 +14,9 @@ inline CaptureResult run_driver(const std::vector<std::string>& args,
   return run_capture(GATEBENCH_MACRO_EXE, args, limit);
 }
 
-// Processes whose command line mentions `needle` (every service's arguments contain the run
-// directory, so a unique results directory finds whatever a run left behind).
+// Processes whose command line or working directory mentions `needle`: services run in their
+// run directory and their masters name it, so a unique results directory finds whatever a run
+// left behind (nginx workers included, whose command line does not).
 inline std::vector<std::string> processes_mentioning(const std::string& needle) {
   std::vector<std::string> out;
   std::error_code ec;
@@ -27,7 +28,11 @@ inline std::vector<std::string> processes_mentioning(const std::string& needle) 
     for (char& c : cmdline) {
       if (c == '\0') c = ' ';
     }
-    if (cmdline.find(needle) != std::string::npos) out.push_back(name + ": " + cmdline);
+    std::error_code cwd_error;
+    const std::string cwd = std::filesystem::read_symlink(entry.path() / "cwd", cwd_error).string();
+    if (cmdline.find(needle) != std::string::npos || cwd.find(needle) != std::string::npos) {
+      out.push_back(name + ": " + cmdline);
+    }
   }
   return out;
 }

@@ -59,7 +59,8 @@ TEST(TreeSampler, CpuPercentCountsOnlyTheInterval) {
                   proc(12, 10, 10, "control", t(0.5))},
                  1.0);
   // pid 11 exits before the last sample: its last reading still counts.
-  TreeSample last = sampler.sample({proc(10, 1, 10, "nginx", t(6)), proc(12, 10, 10, "control", t(1))}, 2.0);
+  TreeSample last =
+      sampler.sample({proc(10, 1, 10, "nginx", t(6)), proc(12, 10, 10, "control", t(1))}, 2.0);
   EXPECT_NEAR(last.cpu_percent, 100.0, 1.0);  // 0.5 + 0.5 CPU-seconds in one second
   TreeUsage usage = sampler.usage(2.0);
   // nginx: 1 + 1 CPU-seconds, control: 1 CPU-second, over 2 s.
@@ -72,7 +73,8 @@ TEST(TreeSampler, CpuPercentCountsOnlyTheInterval) {
 
 TEST(ProcScan, FindsThisProcess) {
   auto all = scan_proc();
-  auto self = std::find_if(all.begin(), all.end(), [](const ProcInfo& p) { return p.pid == getpid(); });
+  auto self =
+      std::find_if(all.begin(), all.end(), [](const ProcInfo& p) { return p.pid == getpid(); });
   ASSERT_NE(self, all.end());
   EXPECT_EQ(self->pgrp, getpgrp());
   EXPECT_GT(pss_bytes(*self), 0u);

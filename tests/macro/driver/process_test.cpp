@@ -41,7 +41,8 @@ TEST(Process, StopReachesTheWholeGroup) {
   spec.args = {"-c", "sleep 30 & (trap '' TERM; sleep 30) & wait"};
   ChildProcess child = ChildProcess::spawn(spec);
   const pid_t pgid = child.pid();
-  for (int i = 0; i < 200 && members_of_group(pgid).size() < 3; ++i) std::this_thread::sleep_for(5ms);
+  for (int i = 0; i < 200 && members_of_group(pgid).size() < 3; ++i)
+    std::this_thread::sleep_for(5ms);
   EXPECT_GE(members_of_group(pgid).size(), 3u);
   EXPECT_TRUE(child.group_alive());
   EXPECT_TRUE(child.stop(200ms));
@@ -129,9 +130,12 @@ TEST(NetProbe, PortFreeBusyAndProbes) {
   spec.args = {"-c",
                "import socket,sys\n"
                "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-               "s.bind(('127.0.0.1'," + std::to_string(port) + ")); s.listen(8)\n"
-               "while True:\n"
-               "  c,_=s.accept(); c.recv(1024); c.sendall(b'HTTP/1.1 204 No Content\\r\\n\\r\\n'); c.close()\n"};
+               "s.bind(('127.0.0.1'," +
+                   std::to_string(port) +
+                   ")); s.listen(8)\n"
+                   "while True:\n"
+                   "  c,_=s.accept(); c.recv(1024); c.sendall(b'HTTP/1.1 204 No "
+                   "Content\\r\\n\\r\\n'); c.close()\n"};
   ChildProcess server = ChildProcess::spawn(spec);
   bool up = false;
   for (int i = 0; i < 400 && !up; ++i) {

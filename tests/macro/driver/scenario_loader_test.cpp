@@ -80,7 +80,7 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
        "bad.json: services[1].role: expected backend or gateway"},
       {variant(R"("ready": {"port": "proxy"})", R"("ready": {"port": "nope"})"),
        "bad.json: services[1].ready.port: 'nope' is not in ports"},
-      {variant(R"("ready": {"port": "proxy"})", ""), "bad.json: services[1].ready: missing"},
+      {variant(R"(, "ready": {"port": "proxy"})", ""), "bad.json: services[1].ready: missing"},
       {variant(R"("http": "/")", R"("http": "x")"),
        "bad.json: services[0].ready.http: expected a path starting with /"},
       {variant(R"("output": "b.conf")", R"("output": "../b.conf")"),
@@ -97,7 +97,8 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
        "bad.json: load.headers[0]: expected 'Name: value'"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "scheme": "ftp"})"),
        "bad.json: load.scheme: expected http or https"},
-      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy"}, "prepare": [{"step": "x"}])"),
+      {variant(R"("load": {"port": "proxy"})",
+               R"("load": {"port": "proxy"}, "prepare": [{"step": "x"}])"),
        "bad.json: prepare[0].step: expected tls-cert"},
       {variant(R"("load": {"port": "proxy"})", R"("lod": {"port": "proxy"})"),
        "bad.json: lod: unknown field"},
@@ -111,9 +112,10 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
 class ScenarioDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gatebench-loader-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() /
+        ("gatebench-loader-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
