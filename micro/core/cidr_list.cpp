@@ -35,6 +35,9 @@ std::string_view next_token(std::string_view& rest) {
   return token;
 }
 
+constexpr const char* kSpacedRange =
+    "spaces are not allowed around '-' in a range (write a.b.c.d-e.f.g.h)";
+
 std::string quoted(std::string_view s) {
   return "'" + std::string(s) + "'";
 }
@@ -53,6 +56,7 @@ class LineParser {
     const std::string_view spec = next_token(rest);
     if (spec.empty()) return;
     const std::string_view value_text = next_token(rest);
+    if (!value_text.empty() && value_text.front() == '-') return error(kSpacedRange);
     const std::string_view extra = next_token(rest);
     if (!extra.empty()) return error("unexpected text " + quoted(extra) + " after the value");
     CidrValue value = default_value_;
@@ -65,10 +69,6 @@ class LineParser {
   void warning(std::string message) { out_.warnings.push_back({line_, std::move(message)}); }
 
   bool parse_value(std::string_view text, CidrValue& value) {
-    if (text.front() == '-') {
-      error("spaces are not allowed around '-' in a range (write a.b.c.d-e.f.g.h)");
-      return false;
-    }
     if (text.size() == 2 && is_upper(text[0]) && (is_upper(text[1]) || is_digit(text[1]))) {
       value = pack_country(text[0], text[1]);
       return true;
@@ -130,7 +130,7 @@ class LineParser {
     }
     if (const auto dash = spec.find('-'); dash != std::string_view::npos) {
       if (dash + 1 == spec.size()) {
-        return error("spaces are not allowed around '-' in a range (write a.b.c.d-e.f.g.h)");
+        return error(kSpacedRange);
       }
       std::uint32_t first = 0, last = 0;
       if (!parse_address(spec.substr(0, dash), spec, first)) return;
