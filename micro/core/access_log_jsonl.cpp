@@ -129,7 +129,7 @@ class LineParser {
   ErrorReason error_reason() const { return reason_; }
 
  private:
-  bool fail(std::size_t at, ErrorReason reason) {
+  [[gnu::cold]] bool fail(std::size_t at, ErrorReason reason) {
     err_at_ = at;
     reason_ = reason;
     return false;

@@ -7,6 +7,7 @@
 // parser walks set bits (tzcnt + a shift) from field to field.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -82,10 +83,10 @@ class BlockScanner {
 
   // Position of the first byte >= pos in set I, or size() when there is none.
   template <int I>
-  std::size_t find(std::size_t pos) {
+  [[gnu::always_inline]] std::size_t find(std::size_t pos) {
     for (;;) {
       const std::size_t block = pos & ~std::size_t{63};
-      if (block != block_) {
+      if (block != block_) [[unlikely]] {
         if (pos >= size_) return size_;
         load(block);
       }
@@ -101,17 +102,22 @@ class BlockScanner {
   std::size_t size() const { return size_; }
 
  private:
-  void load(std::size_t block) {
+  [[gnu::always_inline]] void load(std::size_t block) {
     block_ = block;
-    const char* p = data_ + block;
-    alignas(64) char tail[64];
-    if (size_ - block < 64) {
-      std::memset(tail, 0, sizeof tail);
-      std::memcpy(tail, p, size_ - block);
-      p = tail;
+    if (size_ - block >= 64) [[likely]] {
+      mask_[0] = block_mask<S0>(data_ + block);
+      mask_[1] = block_mask<S1>(data_ + block);
+    } else {
+      load_tail(block);
     }
-    mask_[0] = block_mask<S0>(p);
-    mask_[1] = block_mask<S1>(p);
+  }
+
+  // The last, partial block: kept out of line so the hot path has no 64-byte stack buffer.
+  [[gnu::noinline, gnu::cold]] void load_tail(std::size_t block) {
+    char tail[64] = {};
+    std::memcpy(tail, data_ + block, size_ - block);
+    mask_[0] = block_mask<S0>(tail);
+    mask_[1] = block_mask<S1>(tail);
   }
 
   const char* data_;
@@ -167,9 +173,55 @@ inline bool parse_u64(const char* b, const char* e, std::uint64_t& out) {
   return true;
 }
 
+// Eight ASCII digits at p (8 readable bytes) to their value; false if any byte is not a digit.
+// SWAR: one subtract and mask check instead of eight compare-and-branch steps.
+inline bool parse_8_digits(const char* p, std::uint64_t& out) {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+  const std::uint64_t v = x - 0x3030303030303030ULL;
+  // A byte below '0' borrows (high bit set); a byte above '9' reaches 0x80 when 0x76 is added.
+  if (((v | (v + 0x7676767676767676ULL)) & 0x8080808080808080ULL) != 0) return false;
+  const std::uint64_t pairs = v * 10 + (v >> 8);
+  out = (((pairs & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+         (((pairs >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+        32;
+  return true;
+}
+
+// Three ASCII digits at p.
+inline bool parse_3_digits(const char* p, std::uint32_t& out) {
+  const unsigned a = static_cast<unsigned char>(p[0]) - '0';
+  const unsigned b = static_cast<unsigned char>(p[1]) - '0';
+  const unsigned c = static_cast<unsigned char>(p[2]) - '0';
+  out = a * 100 + b * 10 + c;
+  return (a <= 9) & (b <= 9) & (c <= 9);
+}
+
 // Seconds as 1..10 digits with an optional '.' and 1..6 fraction digits, spanning exactly
 // [b, e), converted to microseconds.
 inline bool parse_seconds_us(const char* b, const char* e, std::int64_t& out) {
+  // The two shapes the gateway writes, unix time and a duration with milliseconds
+  // ("1764443039.123", "0.012"), without a loop.
+  const std::ptrdiff_t len = e - b;
+  std::uint32_t ms;
+  if (len == 14 && b[10] == '.') {
+    std::uint64_t high;
+    const unsigned d8 = static_cast<unsigned char>(b[8]) - '0';
+    const unsigned d9 = static_cast<unsigned char>(b[9]) - '0';
+    if (parse_8_digits(b, high) && d8 <= 9 && d9 <= 9 && parse_3_digits(b + 11, ms)) {
+      const std::uint64_t secs = high * 100 + d8 * 10 + d9;
+      out = static_cast<std::int64_t>(secs) * 1'000'000 + static_cast<std::int64_t>(ms) * 1000;
+      return true;
+    }
+    return false;
+  }
+  if (len == 5 && b[1] == '.') {
+    const unsigned s = static_cast<unsigned char>(b[0]) - '0';
+    if (s > 9 || !parse_3_digits(b + 2, ms)) return false;
+    out = static_cast<std::int64_t>(s) * 1'000'000 + static_cast<std::int64_t>(ms) * 1000;
+    return true;
+  }
   std::int64_t secs = 0;
   int n = 0;
   while (b < e && is_digit(static_cast<unsigned char>(*b))) {
@@ -194,6 +246,28 @@ inline bool parse_seconds_us(const char* b, const char* e, std::int64_t& out) {
   }
   out = secs * 1'000'000 + frac;
   return true;
+}
+
+// Fast-path variants that read a few bytes around the field: the caller guarantees that
+// [e - 8, e) lies inside the buffer. They accept exactly what the
+// plain versions accept.
+
+// 1..19 digits; up to 8 of them in one SWAR step on the 8 bytes that end at e.
+inline bool parse_u64_near(const char* b, const char* e, std::uint64_t& out) {
+  const std::ptrdiff_t len = e - b;
+  if (len >= 1 && len <= 8) {
+    std::uint64_t x;
+    std::memcpy(&x, e - 8, 8);
+    if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+    // Bytes before the field become '0'.
+    const std::uint64_t low = len == 8 ? 0 : (std::uint64_t{1} << (8 * (8 - len))) - 1;
+    x = (x & ~low) | (0x3030303030303030ULL & low);
+    if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+    char buf[8];
+    std::memcpy(buf, &x, 8);
+    return parse_8_digits(buf, out);
+  }
+  return parse_u64(b, e, out);
 }
 
 // HTTP status: exactly three digits, 100..599, spanning exactly [b, e).

@@ -7,7 +7,9 @@
 
 #include "fixtures/access_log_fixture.hpp"
 #include "micro/core/access_log.hpp"
+#include "micro/peers/access_log_nlohmann.hpp"
 #include "micro/peers/access_log_re2.hpp"
+#include "micro/peers/access_log_simdjson.hpp"
 
 namespace gatebench::access_log {
 namespace {
@@ -69,6 +71,40 @@ TEST_P(Differential, GatecoreAgreesWithRe2) {
 INSTANTIATE_TEST_SUITE_P(AllFormats, Differential,
                          ::testing::Values(Format::tsv, Format::combined, Format::jsonl),
                          [](const auto& info) { return std::string(name(info.param)); });
+
+// The JSON peers accept any JSON, so they are compared on undamaged lines (hostile values
+// included): simdjson returns the same raw views, nlohmann the decoded strings.
+TEST(DifferentialJsonl, GatecoreAgreesWithSimdjsonAndNlohmann) {
+  const auto requests =
+      fixtures::generate_requests(kLines, fixtures::kDefaultSeed + 1, {.hostile = 0.1});
+  std::string log = fixtures::write_log(requests, Format::jsonl);
+  log.reserve(log.size() + peers::SimdjsonAccessLogParser::kPadding);
+  std::vector<AccessLogRecord> ours(kLines), sj(kLines), nl(kLines);
+  std::vector<AccessLogError> errors(1);
+  ASSERT_EQ(parse_jsonl(log, ours, errors).records, kLines);
+  peers::SimdjsonAccessLogParser simdjson;
+  ASSERT_EQ(simdjson.parse(log, sj, errors).records, kLines);
+  peers::NlohmannAccessLogParser nlohmann;
+  ASSERT_EQ(nlohmann.parse(log, nl, errors).records, kLines);
+  for (std::size_t i = 0; i < kLines; ++i) {
+    ASSERT_TRUE(ours[i] == sj[i]) << "simdjson differs on record " << i;
+    AccessLogRecord decoded = ours[i];
+    const std::string host = field_value(Format::jsonl, ours[i], ours[i].host, kEscHost);
+    const std::string path = field_value(Format::jsonl, ours[i], ours[i].path, kEscPath);
+    const std::string query = field_value(Format::jsonl, ours[i], ours[i].query, kEscQuery);
+    const std::string ua = field_value(Format::jsonl, ours[i], ours[i].user_agent, kEscUserAgent);
+    const std::string ref = field_value(Format::jsonl, ours[i], ours[i].referer, kEscReferer);
+    const std::string rule = field_value(Format::jsonl, ours[i], ours[i].rule_id, kEscRuleId);
+    decoded.host = host;
+    decoded.path = path;
+    decoded.query = query;
+    decoded.user_agent = ua;
+    decoded.referer = ref;
+    decoded.rule_id = rule;
+    decoded.escaped = 0;
+    ASSERT_TRUE(decoded == nl[i]) << "nlohmann differs on record " << i;
+  }
+}
 
 }  // namespace
 }  // namespace gatebench::access_log
