@@ -25,6 +25,7 @@ enum class Behaviour {
   kResetEarly,   // accepts, waits 50 ms without reading, closes with RST
   kChunked,      // 200 with a chunked body (several chunks, an extension, a trailer)
   kLarge,        // 200 with a 1 MiB body
+  kNoLength,     // 200 without Content-Length or chunked: the body ends at the close
   kStatusByPath  // 200 for most paths, 403 for paths starting with "/admin"
 };
 
