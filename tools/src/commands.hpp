@@ -10,5 +10,7 @@ namespace gatebench::tools {
 using CommandArgs = std::vector<std::string>;
 
 int command_compare(const CommandArgs& args);
+int command_micro(const CommandArgs& args);
+int command_report(const CommandArgs& args);
 
 }  // namespace gatebench::tools

@@ -118,6 +118,12 @@ void compare_instructions(const InstructionRun& base, const InstructionRun& head
       out.push_back(std::move(row));
       continue;
     }
+    if (!b->error.empty() || !h->error.empty()) {
+      row.verdict = Verdict::skipped;
+      row.note = !h->error.empty() ? "HEAD: " + h->error : "BASE: " + b->error;
+      out.push_back(std::move(row));
+      continue;
+    }
     row.base = b->per_iteration;
     row.head = h->per_iteration;
     row.base_n = row.head_n = 1;

@@ -20,6 +20,7 @@ InstructionRun parse_instructions_json(const json& doc, const std::string& file)
     if (c.per_iteration < 0)
       throw BadInput(where + "/instructions_per_iteration: must not be negative");
     if (list[i].contains("detail")) c.detail = list[i]["detail"];
+    c.error = optional_string(list[i], "error", where).value_or("");
     run.benchmarks.push_back(std::move(c));
   }
   return run;
@@ -27,9 +28,12 @@ InstructionRun parse_instructions_json(const json& doc, const std::string& file)
 
 json instructions_to_json(const InstructionRun& run) {
   json list = json::array();
-  for (const auto& c : run.benchmarks)
-    list.push_back(
-        {{"name", c.name}, {"instructions_per_iteration", c.per_iteration}, {"detail", c.detail}});
+  for (const auto& c : run.benchmarks) {
+    json entry = {
+        {"name", c.name}, {"instructions_per_iteration", c.per_iteration}, {"detail", c.detail}};
+    if (!c.error.empty()) entry["error"] = c.error;
+    list.push_back(std::move(entry));
+  }
   return {{"schema", "gatebench.instructions/1"}, {"env", run.env}, {"benchmarks", list}};
 }
 

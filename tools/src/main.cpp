@@ -13,6 +13,9 @@ constexpr const char* kHelp =
     R"(usage: gatebench COMMAND [options]   (gatebench COMMAND --help for details)
 
 commands:
+  micro     run gatebench-micro (>= 9 repetitions, random interleaving) or, with
+            --instructions, count instructions per iteration under callgrind
+  report    MICRO.json [MACRO.json] -o DIR: report.json, report.md, report.html
   compare   BASE HEAD: the regression gate (exit 1 on a regression)
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
@@ -34,6 +37,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "compare") return command_compare(args);
+    if (command == "micro") return command_micro(args);
+    if (command == "report") return command_report(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const BadInput& e) {

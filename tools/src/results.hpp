@@ -31,6 +31,7 @@ struct MicroRun {
 struct InstructionCount {
   std::string name;
   double per_iteration = 0.0;
+  std::string error;  // non-empty: no count (benchmark skipped, or the method's check failed)
   nlohmann::json detail = nlohmann::json::object();  // raw measurement points, kept for audit
 };
 

@@ -1,0 +1,128 @@
+#include <filesystem>
+#include <iostream>
+
+#include "tools/src/args.hpp"
+#include "tools/src/bad_input.hpp"
+#include "tools/src/commands.hpp"
+#include "tools/src/instruction_counter.hpp"
+#include "tools/src/json_file.hpp"
+#include "tools/src/micro_binary.hpp"
+#include "tools/src/process.hpp"
+
+namespace gatebench::tools {
+
+namespace {
+
+constexpr const char* kHelp = R"(usage: gatebench micro [options] [-- extra gatebench-micro args]
+
+Time mode (default): runs gatebench-micro with --benchmark_repetitions=N (>= 9, what
+`gatebench compare` needs), --benchmark_enable_random_interleaving=true and writes Google
+Benchmark's JSON, unchanged, to --out.
+
+Instruction mode (--instructions): runs each selected benchmark alone under
+valgrind --tool=callgrind and records instructions per iteration (schema
+gatebench.instructions/1). Google Benchmark 1.7.1 has no fixed-iteration flag, so the loop is
+isolated by callgrind dumps at State::StartKeepRunning()/FinishKeepRunning() and its iteration
+search (1, 10, 100, 1000 with a large --benchmark_min_time) supplies known iteration counts;
+per iteration = (L(1000) - L(100)) / 900. See docs/gating.md.
+
+options:
+  --filter RE         Google Benchmark filter regex (default: all)
+  --repetitions N     time mode repetitions (default 9, minimum 9)
+  --instructions      instruction mode
+  --out FILE          output file (default micro.json, or instructions.json)
+  --bench PATH        gatebench-micro to run (default: $GATEBENCH_MICRO, the same build tree
+                      as this gatebench, then build/release/micro/bench/gatebench-micro)
+  --work-dir DIR      instruction mode: where callgrind files are kept (default OUT.d)
+  --min-time S        instruction mode: --benchmark_min_time bounding the search (default 10)
+exit: 0 ok, 1 a run failed, 2 bad input
+)";
+
+}  // namespace
+
+int command_micro(const CommandArgs& argv) {
+  std::vector<std::string> own, extra;
+  bool after_dashes = false;
+  for (const auto& a : argv) {
+    if (!after_dashes && a == "--") {
+      after_dashes = true;
+      continue;
+    }
+    (after_dashes ? extra : own).push_back(a);
+  }
+  const Args args(own, {"filter", "repetitions", "out", "bench", "work-dir", "min-time"},
+                  {"help", "instructions"});
+  if (args.flag("help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (!args.positionals().empty())
+    throw BadInput("micro takes no positional arguments (got '" + args.positionals()[0] + "')");
+  const std::string bench = locate_micro_binary(args.value("bench"));
+  const std::string filter = args.value_or("filter", ".");
+
+  if (!args.flag("instructions")) {
+    const long reps = args.integer_or("repetitions", 9);
+    if (reps < 9)
+      throw BadInput("option --repetitions: at least 9 are needed for the Mann-Whitney U gate");
+    const std::string out = args.value_or("out", "micro.json");
+    std::vector<std::string> cmd = {bench,
+                                    "--benchmark_filter=" + filter,
+                                    "--benchmark_repetitions=" + std::to_string(reps),
+                                    "--benchmark_enable_random_interleaving=true",
+                                    "--benchmark_out=" + out,
+                                    "--benchmark_out_format=json"};
+    cmd.insert(cmd.end(), extra.begin(), extra.end());
+    const int rc = run_process(cmd);
+    if (rc != 0) {
+      std::cerr << "gatebench micro: " << bench << " exited with code " << rc << "\n";
+      return 1;
+    }
+    std::cerr << "gatebench micro: wrote " << out << "\n";
+    return 0;
+  }
+
+  if (!extra.empty()) throw BadInput("instruction mode takes no extra gatebench-micro arguments");
+  InstructionOptions opt;
+  opt.bench = bench;
+  opt.min_time = args.number_or("min-time", opt.min_time);
+  if (opt.min_time < 1) throw BadInput("option --min-time: at least 1 second");
+  opt.valgrind = find_on_path("valgrind");
+  if (opt.valgrind.empty())
+    throw std::runtime_error("valgrind not found (apt-get install valgrind)");
+  const std::string out = args.value_or("out", "instructions.json");
+  opt.work_dir = args.value_or("work-dir", out + ".d");
+  std::filesystem::create_directories(opt.work_dir);
+
+  const auto names = list_benchmarks(bench, filter);
+  if (names.empty()) throw BadInput("option --filter: no benchmark matches '" + filter + "'");
+  InstructionRun run;
+  run.env = {
+      {"tool", "callgrind"},
+      {"bench", bench},
+      {"method", "loop dumps at StartKeepRunning/FinishKeepRunning, iterations 1,10,100,1000"},
+      {"valgrind", capture_output({opt.valgrind, "--version"})}};
+  if (!run.env["valgrind"].get<std::string>().empty() &&
+      run.env["valgrind"].get<std::string>().back() == '\n') {
+    auto v = run.env["valgrind"].get<std::string>();
+    v.pop_back();
+    run.env["valgrind"] = v;
+  }
+  int failed = 0;
+  for (const auto& name : names) {
+    InstructionCount c = count_instructions(name, opt);
+    if (c.error.empty()) {
+      std::cerr << name << ": " << c.per_iteration << " instructions/iteration\n";
+    } else {
+      std::cerr << name << ": " << c.error << "\n";
+      ++failed;
+    }
+    run.benchmarks.push_back(std::move(c));
+  }
+  write_text_file(out, instructions_to_json(run).dump(1) + "\n");
+  std::cerr << "gatebench micro: wrote " << out << " (" << names.size() - failed << " of "
+            << names.size() << " counted)\n";
+  return 0;
+}
+
+}  // namespace gatebench::tools

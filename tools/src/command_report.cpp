@@ -1,0 +1,80 @@
+#include <filesystem>
+#include <iostream>
+
+#include "tools/src/args.hpp"
+#include "tools/src/bad_input.hpp"
+#include "tools/src/commands.hpp"
+#include "tools/src/json_file.hpp"
+#include "tools/src/report_writers.hpp"
+
+namespace gatebench::tools {
+
+namespace {
+
+constexpr const char* kHelp = R"(usage: gatebench report MICRO.json [MACRO.json] -o DIR [options]
+
+Writes DIR/report.json (schema gatebench.report/1, docs/report.md), DIR/report.md (for a CI job
+summary) and DIR/report.html (self-contained: inline SVG, no network). MICRO.json is Google
+Benchmark's JSON (gatebench micro); MACRO.json follows gatebench.macro/1. Either may be "-" to
+leave it out, but one is needed.
+
+options:
+  -o, --out DIR          output directory (created)
+  --instructions FILE    also include instruction counts (gatebench micro --instructions)
+  --attribution FILE     cost attribution rules (JSON array of {label, scenario, baseline,
+                         micro: [regex...]}); default: the built-in rules in docs/report.md
+exit: 0 ok, 1 failure writing, 2 bad input
+)";
+
+}  // namespace
+
+int command_report(const CommandArgs& argv) {
+  CommandArgs normalised;
+  for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
+  const Args args(normalised, {"out", "instructions", "attribution"}, {"help"});
+  if (args.flag("help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  const auto& pos = args.positionals();
+  if (pos.empty() || pos.size() > 2)
+    throw BadInput("report needs MICRO.json [MACRO.json] (see --help)");
+  const auto out = args.value("out");
+  if (!out) throw BadInput("report needs -o DIR");
+
+  std::optional<ResultSet> micro_set, macro_set, instr_set;
+  if (pos[0] != "-") {
+    micro_set = load_result_set(pos[0]);
+    if (!micro_set->micro) throw BadInput(pos[0] + ": expected Google Benchmark JSON (micro)");
+  }
+  if (pos.size() == 2 && pos[1] != "-") {
+    macro_set = load_result_set(pos[1]);
+    if (!macro_set->macro) throw BadInput(pos[1] + ": expected macro.json (gatebench.macro/1)");
+  }
+  if (!micro_set && !macro_set)
+    throw BadInput("report needs at least one of MICRO.json, MACRO.json");
+  if (auto f = args.value("instructions")) {
+    instr_set = load_result_set(*f);
+    if (!instr_set->instructions)
+      throw BadInput(*f + ": expected instruction counts (gatebench.instructions/1)");
+  }
+  const auto rules = args.value("attribution") ? load_attribution_rules(*args.value("attribution"))
+                                               : default_attribution_rules();
+
+  ReportModel m = build_report_model(micro_set ? &*micro_set->micro : nullptr,
+                                     macro_set ? &*macro_set->macro : nullptr,
+                                     instr_set ? &*instr_set->instructions : nullptr, rules);
+  if (micro_set) m.micro_file = micro_set->file;
+  if (macro_set) m.macro_file = macro_set->file;
+  if (instr_set) m.instructions_file = instr_set->file;
+
+  std::filesystem::create_directories(*out);
+  const std::string dir = *out;
+  write_text_file(dir + "/report.json", report_json(m).dump(1) + "\n");
+  write_text_file(dir + "/report.md", report_markdown(m));
+  write_text_file(dir + "/report.html", report_html(m));
+  std::cout << dir << "/report.json\n" << dir << "/report.md\n" << dir << "/report.html\n";
+  return 0;
+}
+
+}  // namespace gatebench::tools

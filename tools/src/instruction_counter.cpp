@@ -1,0 +1,102 @@
+#include "tools/src/instruction_counter.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "tools/src/callgrind_file.hpp"
+#include "tools/src/process.hpp"
+
+namespace gatebench::tools {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> list_benchmarks(const std::string& bench, const std::string& filter) {
+  const std::string out =
+      capture_output({bench, "--benchmark_list_tests=true", "--benchmark_filter=" + filter});
+  std::vector<std::string> names;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line))
+    if (!line.empty()) names.push_back(line);
+  return names;
+}
+
+std::string exact_filter(const std::string& name) {
+  std::string re = "^";
+  for (char c : name) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) re += '\\';
+    re += c;
+  }
+  return re + "$";
+}
+
+InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt) {
+  InstructionCount result;
+  result.name = name;
+  std::string safe = name;
+  for (char& c : safe)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  const fs::path dir = fs::path(opt.work_dir) / safe;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "callgrind.out").string();
+
+  ChildProcess child({opt.valgrind, "--tool=callgrind", "--callgrind-out-file=" + prefix,
+                      "--dump-after=benchmark::State::StartKeepRunning()",
+                      "--dump-before=benchmark::State::FinishKeepRunning()", opt.bench,
+                      "--benchmark_filter=" + exact_filter(name), "--benchmark_repetitions=1",
+                      "--benchmark_enable_random_interleaving=false",
+                      "--benchmark_min_time=" + std::to_string(opt.min_time)},
+                     (dir / "stdout.txt").string(), (dir / "valgrind.txt").string());
+
+  // Dump 2k holds loop run k; dump 2*points+1 existing means dump 2*points is complete.
+  auto dump = [&](int n) { return prefix + "." + std::to_string(n); };
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_seconds);
+  bool exited = false;
+  while (!fs::exists(dump(2 * opt.points + 1))) {
+    if (!child.running()) {
+      exited = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  child.kill_and_wait();
+
+  std::vector<double> iterations, loop;
+  for (int k = 1; k <= opt.points; ++k) {
+    if (!fs::exists(dump(2 * k))) break;
+    iterations.push_back(std::pow(10.0, k - 1));
+    loop.push_back(callgrind_total_instructions(dump(2 * k)));
+  }
+  result.detail = {
+      {"iterations", iterations}, {"loop_instructions", loop}, {"callgrind_dir", dir.string()}};
+  if (static_cast<int>(loop.size()) < opt.points || opt.points < 3) {
+    result.error =
+        exited ? "the benchmark finished after " + std::to_string(loop.size()) +
+                     " timed runs (skipped, errored, or explicit Iterations()/MinTime()); see " +
+                     (dir / "stdout.txt").string()
+               : "timed out after " + std::to_string(opt.timeout_seconds) + " s";
+    return result;
+  }
+  const std::size_t last = loop.size() - 1;
+  const double slope = (loop[last] - loop[last - 1]) / (iterations[last] - iterations[last - 1]);
+  const double check =
+      (loop[last - 1] - loop[last - 2]) / (iterations[last - 1] - iterations[last - 2]);
+  result.detail["slope_check"] = check;
+  if (slope <= 0 || std::abs(check - slope) > opt.consistency * slope) {
+    result.error =
+        "inconsistent loop counts (slope " + std::to_string(slope) + " vs " +
+        std::to_string(check) +
+        "): the x10 iteration sequence broke; raise --min-time or check for Iterations()/MinTime()";
+    return result;
+  }
+  result.per_iteration = slope;
+  return result;
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,42 @@
+// Instructions per iteration of one Google Benchmark benchmark, deterministically, under
+// callgrind, although Google Benchmark 1.7.1 cannot fix the iteration count from the command line.
+//
+// Method: callgrind dumps its counters right after State::StartKeepRunning() returns and right
+// before State::FinishKeepRunning() starts, so every other dump holds exactly one timed loop
+// (`for (auto _ : state)`) and nothing of the benchmark's setup. With a large
+// --benchmark_min_time, Google Benchmark's iteration search runs the loop 1, 10, 100, 1000 times
+// (it multiplies by 10 while a run takes < 10% of min_time), so the loop dumps are known
+// iteration counts. Instructions per iteration = (L(1000) - L(100)) / 900, which cancels the
+// constant loop entry/exit cost. The process is killed after the last needed dump. A
+// consistency check against (L(100) - L(10)) / 90 detects a broken x10 sequence (a benchmark so
+// slow that 1000 iterations under callgrind exceed 10% of min_time, or one with explicit
+// Iterations()/MinTime()).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/src/results.hpp"
+
+namespace gatebench::tools {
+
+struct InstructionOptions {
+  std::string bench;  // gatebench-micro
+  std::string valgrind = "valgrind";
+  double min_time = 10.0;     // seconds; only bounds the x10 search, never waited for
+  int points = 4;             // loop runs used: 1, 10, ..., 10^(points-1) iterations
+  double consistency = 0.20;  // allowed relative gap between the two slope estimates
+  double timeout_seconds = 600.0;
+  std::string work_dir;  // callgrind files go here (kept for inspection)
+};
+
+// Names selected by a Google Benchmark filter regex (--benchmark_list_tests).
+std::vector<std::string> list_benchmarks(const std::string& bench, const std::string& filter);
+
+// Anchored, escaped regex matching exactly `name`.
+std::string exact_filter(const std::string& name);
+
+// On failure the returned count has per_iteration = 0 and detail["error"] set.
+InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt);
+
+}  // namespace gatebench::tools

@@ -1,0 +1,215 @@
+// report.html: one self-contained file (inline CSS and SVG, no script, no network) so it opens
+// from a CI artifact or a mail attachment and renders in headless Chromium without errors.
+#include <cmath>
+#include <map>
+
+#include "tools/src/format.hpp"
+#include "tools/src/report_writers.hpp"
+#include "tools/src/svg_chart.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}
+h3{font-size:1.05em}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:.9em}
+th,td{border:1px solid #ddd;padding:3px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th{background:#f4f4f4}code{font-size:.95em}
+svg.chart{display:block;margin:8px 0;font-size:12px;font-family:inherit}
+svg.chart .ctitle{font-weight:600;font-size:13px}
+.note{color:#666;font-size:.9em}
+)";
+
+std::string cell(const std::string& s, bool numeric = false) {
+  return std::string(numeric ? "<td class=\"n\">" : "<td>") + html_escape(s) + "</td>";
+}
+
+std::string ratio(const std::optional<double>& r) {
+  return r ? "×" + fmt_sig(*r) : std::string("–");
+}
+
+std::string scalar(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "–";
+  return v.dump();
+}
+
+void environment(const ReportModel& m, std::string& h) {
+  h += "<h2>Environment</h2><table>";
+  if (m.micro)
+    for (const auto& [key, value] : m.micro->context.items())
+      if (!value.is_array() && !value.is_object())
+        h += "<tr>" + cell("micro: " + key) + cell(scalar(value)) + "</tr>";
+  if (m.macro)
+    for (const auto& [key, value] : m.macro->env.items())
+      h += "<tr>" + cell("macro: " + key) + cell(value.is_object() ? value.dump() : scalar(value)) +
+           "</tr>";
+  h += "</table>";
+}
+
+void macro_section(const ReportModel& m, std::string& h) {
+  h += "<h2>Macro scenarios</h2>";
+  std::vector<Bar> rps, vs;
+  std::vector<Series> latency, per_second;
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.ok()) continue;
+    const int color = static_cast<int>(rps.size());
+    rps.push_back({s.name, *s.rps, fmt_sig(*s.rps) + " req/s", color});
+    if (s.vs_nginx) vs.push_back({s.name, *s.vs_nginx, fmt_fixed(*s.vs_nginx, 2), color});
+    Series lat{s.name, {}};
+    // x = 1 / (1 - p): the usual percentile axis, equal room for 90, 99, 99.9.
+    for (const auto& p : s.latency)
+      if (p.percentile < 100) lat.points.emplace_back(1.0 / (1.0 - p.percentile / 100.0), p.us);
+    if (!lat.points.empty()) latency.push_back(std::move(lat));
+    Series ps{s.name, {}};
+    for (const auto& pt : s.per_second)
+      if (pt.rps) ps.points.emplace_back(pt.t, *pt.rps);
+    if (!ps.points.empty()) per_second.push_back(std::move(ps));
+  }
+  if (!rps.empty()) h += svg_bar_chart("Throughput (req/s)", rps);
+  if (!vs.empty())
+    h += svg_bar_chart("Throughput relative to nginx (same run; dashed = 1.0)", vs, false, 1.0);
+  if (!latency.empty()) {
+    Axis x{"percentile (log scale of 1/(1−p))",
+           true,
+           {{2, "50%"}, {10, "90%"}, {100, "99%"}, {1000, "99.9%"}, {10000, "99.99%"}}};
+    h += svg_line_chart("Latency by percentile", latency, x, Axis{"latency (µs)", false, {}});
+  }
+  if (!per_second.empty())
+    h += svg_line_chart("Per-second throughput", per_second, Axis{"time (s)", false, {}},
+                        Axis{"req/s", false, {}});
+  else
+    h += "<p class=\"note\">No per-second series in macro.json (optional field "
+         "<code>per_second</code>).</p>";
+
+  h += "<table><tr><th>scenario</th><th>req/s</th><th>req/s per gateway CPU</th><th>p50</th>"
+       "<th>p90</th><th>p99</th><th>p99.9</th><th>CPU%</th><th>peak MB</th><th>vs nginx</th>"
+       "<th>errors</th><th>CPU µs/req</th></tr>";
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.ok()) {
+      h += "<tr>" + cell(s.name) + "<td colspan=\"11\">" +
+           html_escape(s.status + (s.reason.empty() ? "" : ": " + s.reason)) + "</td></tr>";
+      continue;
+    }
+    auto lat = [&](double p) {
+      const auto v = s.latency_at(p);
+      return cell(v ? fmt_sig(*v) + " µs" : "–", true);
+    };
+    h += "<tr>" + cell(s.name) + cell(fmt_sig(*s.rps), true) +
+         cell(s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–", true) + lat(50) +
+         lat(90) + lat(99) + lat(99.9) + cell(fmt_fixed(*s.cpu_percent, 0) + "%", true) +
+         cell(fmt_fixed(*s.peak_mb, 1), true) +
+         cell(s.vs_nginx ? fmt_fixed(*s.vs_nginx, 2) : "–", true) +
+         cell(fmt_fixed(*s.errors, 0), true) +
+         cell(sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–", true) + "</tr>";
+  }
+  h += "</table>";
+
+  if (m.attribution.empty()) return;
+  h += "<h2>Cost attribution</h2><p class=\"note\">Gateway CPU time per request = CPU% / 100 / "
+       "req/s. Each difference between two scenarios is set beside the micro cost of the hot "
+       "paths it adds; explained = micro ÷ difference.</p>";
+  h += "<table><tr><th>difference</th><th>CPU µs/req scenario − baseline</th><th>hot paths "
+       "(micro)</th><th>micro µs</th><th>explained</th></tr>";
+  for (const auto& a : m.attribution) {
+    std::string paths;
+    for (const auto& [name, ns] : a.micro)
+      paths += (paths.empty() ? "" : "<br>") +
+               ("<code>" + html_escape(name) + "</code> " + html_escape(fmt_time_ns(ns)));
+    for (const auto& p : a.unmatched)
+      paths += (paths.empty() ? "" : "<br>") +
+               ("no benchmark matches <code>" + html_escape(p) + "</code>");
+    if (!a.note.empty()) paths += (paths.empty() ? "" : "<br>") + html_escape(a.note);
+    const std::string diff = a.difference_us
+                                 ? fmt_sig(*a.scenario_us) + " − " + fmt_sig(*a.baseline_us) +
+                                       " = " + fmt_sig(*a.difference_us)
+                                 : "–";
+    h += "<tr>" + cell(a.rule.label) + cell(diff, true) + "<td>" + paths + "</td>" +
+         cell(a.micro_us ? fmt_sig(*a.micro_us) : "–", true) +
+         cell(a.explained_share ? fmt_percent(*a.explained_share, false) : "–", true) + "</tr>";
+  }
+  h += "</table>";
+}
+
+void micro_section(const ReportModel& m, std::string& h) {
+  h += "<h2>Micro benchmarks</h2><p class=\"note\">Medians over the repetitions; time per op is "
+       "per item when the benchmark counts items, else per iteration (CPU time). Charts: one per "
+       "hotpath/case, every implementation measured in the same run.</p>";
+  // Group by hotpath/case, keeping suite order.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const MicroRow*>> groups;
+  for (const auto& r : m.micro_rows) {
+    if (r.ns_per_op <= 0) continue;
+    const std::string key = r.parts.hotpath + "/" + r.parts.case_name;
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  for (const auto& key : order) {
+    const auto& rows = groups[key];
+    double lo = rows[0]->ns_per_op, hi = lo;
+    std::vector<Bar> bars;
+    for (const MicroRow* r : rows) {
+      lo = std::min(lo, r->ns_per_op);
+      hi = std::max(hi, r->ns_per_op);
+      const int color = r->parts.impl == "gatecore" ? 0 : r->parts.impl == "limit" ? 4 : 1;
+      bars.push_back({r->parts.impl.empty() ? r->bench->name : r->parts.impl, r->ns_per_op,
+                      fmt_time_ns(r->ns_per_op) +
+                          (r->vs_gatecore ? "  ×" + fmt_sig(*r->vs_gatecore) + " gatecore" : ""),
+                      color});
+    }
+    const bool log = hi / lo > 20;
+    h += svg_bar_chart(key + " — time per op" + (log ? " (log scale)" : ""), bars, log);
+  }
+  h += "<table><tr><th>benchmark</th><th>time per op</th><th>items/s</th><th>reps</th><th>cv</th>"
+       "<th>×gatecore</th><th>×limit</th></tr>";
+  for (const auto& r : m.micro_rows) {
+    const auto& b = *r.bench;
+    if (!b.error.empty() || r.repetitions == 0) {
+      h += "<tr>" + cell(b.name) + "<td colspan=\"6\">" +
+           html_escape(b.error.empty() ? "no samples" : b.error) + "</td></tr>";
+      continue;
+    }
+    h += "<tr><td><code>" + html_escape(b.name) + "</code></td>" +
+         cell(fmt_time_ns(r.ns_per_op), true) +
+         cell(r.items_per_second ? fmt_rate(*r.items_per_second) : "–", true) +
+         cell(std::to_string(r.repetitions), true) + cell(fmt_percent(r.cv, false), true) +
+         cell(ratio(r.vs_gatecore), true) + cell(ratio(r.vs_limit), true) + "</tr>";
+  }
+  h += "</table>";
+}
+
+void instructions_section(const ReportModel& m, std::string& h) {
+  h += "<h2>Instructions per iteration (callgrind)</h2><table><tr><th>benchmark</th>"
+       "<th>instructions</th><th>note</th></tr>";
+  for (const auto& c : m.instructions->benchmarks)
+    h += "<tr><td><code>" + html_escape(c.name) + "</code></td>" +
+         cell(c.error.empty() ? fmt_sig(c.per_iteration, 4) : "–", true) + cell(c.error) + "</tr>";
+  h += "</table>";
+}
+
+}  // namespace
+
+std::string report_html(const ReportModel& m) {
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<link rel=\"icon\" href=\"data:,\"><title>gatebench report</title><style>";
+  h += kStyle;
+  h += "</style></head><body><h1>gatebench report</h1>";
+  environment(m, h);
+  if (m.macro) macro_section(m, h);
+  if (m.micro) micro_section(m, h);
+  if (m.instructions) instructions_section(m, h);
+  h += "<p class=\"note\">" + std::string("gatebench ") + kGatebenchVersion +
+       " · schema of the data: report.json (" + kReportSchema + ")</p></body></html>\n";
+  return h;
+}
+
+}  // namespace gatebench::tools

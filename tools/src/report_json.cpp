@@ -1,0 +1,92 @@
+#include "tools/src/report_writers.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json micro_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& r : m.micro_rows) {
+    const MicroBenchmark& b = *r.bench;
+    json e = {{"name", b.name},
+              {"hotpath", r.parts.hotpath},
+              {"impl", r.parts.impl},
+              {"case", r.parts.case_name},
+              {"repetitions", r.repetitions},
+              {"real_time_ns", b.real_ns},
+              {"cpu_time_ns", b.cpu_ns},
+              {"items_per_second", b.items_per_second},
+              {"bytes_per_second", b.bytes_per_second}};
+    if (!b.error.empty()) {
+      e["error"] = b.error;
+    } else if (r.repetitions > 0) {
+      e["median"] = {{"cpu_time_ns", r.cpu_ns},
+                     {"real_time_ns", r.real_ns},
+                     {"items_per_second", opt(r.items_per_second)},
+                     {"bytes_per_second", opt(r.bytes_per_second)}};
+      e["cv"] = r.cv;
+      e["ns_per_op"] = r.ns_per_op;
+      e["vs_gatecore"] = opt(r.vs_gatecore);
+      e["vs_limit"] = opt(r.vs_limit);
+      e["limit"] = r.limit_name.empty() ? json(nullptr) : json(r.limit_name);
+    }
+    list.push_back(std::move(e));
+  }
+  return {{"context", m.micro->context}, {"benchmarks", list}};
+}
+
+json macro_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& s : m.scenarios) {
+    json e = s.scenario->raw;
+    e["cpu_us_per_request"] = opt(s.cpu_us_per_request);
+    list.push_back(std::move(e));
+  }
+  return {{"schema", "gatebench.macro/1"}, {"env", m.macro->env}, {"scenarios", list}};
+}
+
+json attribution_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& a : m.attribution) {
+    json micro = json::array();
+    for (const auto& [name, ns] : a.micro)
+      micro.push_back({{"benchmark", name}, {"ns_per_op", ns}});
+    list.push_back({{"label", a.rule.label},
+                    {"scenario", a.rule.scenario},
+                    {"baseline", a.rule.baseline},
+                    {"scenario_cpu_us_per_request", opt(a.scenario_us)},
+                    {"baseline_cpu_us_per_request", opt(a.baseline_us)},
+                    {"difference_cpu_us_per_request", opt(a.difference_us)},
+                    {"micro", micro},
+                    {"unmatched_patterns", a.unmatched},
+                    {"micro_us_per_request", opt(a.micro_us)},
+                    {"explained_share", opt(a.explained_share)},
+                    {"note", a.note}});
+  }
+  return list;
+}
+
+}  // namespace
+
+json report_json(const ReportModel& m) {
+  json j = {{"schema", kReportSchema},
+            {"generator", std::string("gatebench ") + kGatebenchVersion},
+            {"inputs",
+             {{"micro", m.micro_file ? json(*m.micro_file) : json(nullptr)},
+              {"macro", m.macro_file ? json(*m.macro_file) : json(nullptr)},
+              {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)}}}};
+  j["micro"] = m.micro ? micro_json(m) : json(nullptr);
+  j["instructions"] = m.instructions ? instructions_to_json(*m.instructions) : json(nullptr);
+  if (m.instructions) j["instructions"].erase("schema");
+  j["macro"] = m.macro ? macro_json(m) : json(nullptr);
+  j["cost_attribution"] = m.macro ? attribution_json(m) : json(nullptr);
+  return j;
+}
+
+}  // namespace gatebench::tools

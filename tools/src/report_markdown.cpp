@@ -1,0 +1,141 @@
+#include "tools/src/format.hpp"
+#include "tools/src/report_writers.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+std::string scalar(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "–";
+  return v.dump();
+}
+
+std::string ratio(const std::optional<double>& r) {
+  return r ? "×" + fmt_sig(*r) : std::string("–");
+}
+
+void environment(const ReportModel& m, std::string& md) {
+  md += "## Environment\n\n| | |\n|---|---|\n";
+  if (m.micro) {
+    const json& c = m.micro->context;
+    for (const char* key : {"host_name", "date", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
+                            "library_build_type", "gatebench_fixtures_seed"})
+      if (c.contains(key)) md += "| micro: " + std::string(key) + " | " + scalar(c[key]) + " |\n";
+    if (c.contains("load_avg")) md += "| micro: load_avg | " + c["load_avg"].dump() + " |\n";
+  }
+  if (m.macro) {
+    for (const auto& [key, value] : m.macro->env.items())
+      md += "| macro: " + key + " | " + (value.is_object() ? value.dump() : scalar(value)) + " |\n";
+  }
+  md += "\n";
+}
+
+void micro_table(const ReportModel& m, std::string& md) {
+  md +=
+      "## Micro benchmarks\n\nMedians over the repetitions. *time per op* is per item when the "
+      "benchmark counts items (SetItemsProcessed), else per iteration (CPU time). ×gatecore and "
+      "×limit divide it by gatecore's and by the limit's in the same hotpath/case (a hotpath "
+      "with a single limit case uses it for every case).\n\n";
+  md += "| benchmark | time per op | items/s | reps | cv | ×gatecore | ×limit |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : m.micro_rows) {
+    const auto& b = *r.bench;
+    if (!b.error.empty()) {
+      md += "| `" + b.name + "` | " + b.error + " | | | | | |\n";
+      continue;
+    }
+    if (r.repetitions == 0) {
+      md += "| `" + b.name + "` | no samples | | | | | |\n";
+      continue;
+    }
+    md += "| `" + b.name + "` | " + fmt_time_ns(r.ns_per_op) + " | " +
+          (r.items_per_second ? fmt_rate(*r.items_per_second) : "–") + " | " +
+          std::to_string(r.repetitions) + " | " + fmt_percent(r.cv, false) + " | " +
+          ratio(r.vs_gatecore) + " | " + ratio(r.vs_limit) + " |\n";
+  }
+  md += "\n";
+}
+
+void instructions_table(const ReportModel& m, std::string& md) {
+  md +=
+      "## Instructions per iteration (callgrind)\n\n| benchmark | instructions | note |\n"
+      "|---|---:|---|\n";
+  for (const auto& c : m.instructions->benchmarks)
+    md += "| `" + c.name + "` | " + (c.error.empty() ? fmt_sig(c.per_iteration, 4) : "–") + " | " +
+          c.error + " |\n";
+  md += "\n";
+}
+
+void macro_table(const ReportModel& m, std::string& md) {
+  md += "## Macro scenarios\n\n";
+  md +=
+      "| scenario | req/s | req/s per gateway CPU | p50 | p90 | p99 | p99.9 | CPU% | peak MB | "
+      "vs nginx | errors | CPU µs/req |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.ok()) {
+      md += "| " + s.name + " | " + s.status + (s.reason.empty() ? "" : ": " + s.reason) +
+            " | | | | | | | | | | |\n";
+      continue;
+    }
+    auto lat = [&](double p) {
+      const auto v = s.latency_at(p);
+      return v ? fmt_sig(*v) + " µs" : std::string("–");
+    };
+    md += "| " + s.name + " | " + fmt_sig(*s.rps) + " | " +
+          (s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–") + " | " + lat(50) +
+          " | " + lat(90) + " | " + lat(99) + " | " + lat(99.9) + " | " +
+          fmt_fixed(*s.cpu_percent, 0) + "% | " + fmt_fixed(*s.peak_mb, 1) + " | " +
+          (s.vs_nginx ? fmt_fixed(*s.vs_nginx, 2) : "–") + " | " + fmt_fixed(*s.errors, 0) + " | " +
+          (sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–") + " |\n";
+  }
+  md += "\n";
+}
+
+void attribution_table(const ReportModel& m, std::string& md) {
+  md +=
+      "## Cost attribution\n\nGateway CPU time per request = CPU% / 100 / req/s. Each "
+      "difference between two scenarios is set beside the micro cost (time per op) of the hot "
+      "paths the scenario adds; *explained* = micro ÷ difference.\n\n";
+  md +=
+      "| difference | CPU µs/req (scenario − baseline) | hot paths (micro) | micro µs | explained "
+      "|\n|---|---:|---|---:|---:|\n";
+  for (const auto& a : m.attribution) {
+    std::string paths;
+    for (const auto& [name, ns] : a.micro)
+      paths += (paths.empty() ? "" : "<br>") + ("`" + name + "` " + fmt_time_ns(ns));
+    for (const auto& p : a.unmatched)
+      paths += (paths.empty() ? "" : "<br>") + ("no benchmark matches `" + p + "`");
+    if (!a.note.empty()) paths += (paths.empty() ? "" : "<br>") + a.note;
+    const std::string diff = a.difference_us
+                                 ? fmt_sig(*a.scenario_us) + " − " + fmt_sig(*a.baseline_us) +
+                                       " = " + fmt_sig(*a.difference_us)
+                                 : "–";
+    md += "| " + a.rule.label + " | " + diff + " | " + paths + " | " +
+          (a.micro_us ? fmt_sig(*a.micro_us) : "–") + " | " +
+          (a.explained_share ? fmt_percent(*a.explained_share, false) : "–") + " |\n";
+  }
+  md += "\n";
+}
+
+}  // namespace
+
+std::string report_markdown(const ReportModel& m) {
+  std::string md = "# gatebench report\n\n";
+  environment(m, md);
+  if (m.micro) micro_table(m, md);
+  if (m.instructions) instructions_table(m, md);
+  if (m.macro) {
+    macro_table(m, md);
+    if (!m.attribution.empty()) attribution_table(m, md);
+  } else {
+    md += "## Macro scenarios\n\nNo macro.json was given.\n\n";
+  }
+  return md;
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,238 @@
+#include "tools/src/report_model.hpp"
+
+#include <cmath>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "tools/src/bad_input.hpp"
+#include "tools/src/json_file.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+BenchmarkName split_benchmark_name(const std::string& name) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = name.find('/', start);
+    parts.push_back(
+        name.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() == 1) return {parts[0], "", ""};
+  if (parts.size() == 2) return {parts[0], "", parts[1]};
+  std::string rest = parts[2];
+  for (std::size_t i = 3; i < parts.size(); ++i) rest += "/" + parts[i];
+  return {parts[0], parts[1], rest};
+}
+
+std::vector<AttributionRule> default_attribution_rules() {
+  // What each scenario adds over its baseline, in micro benchmark names (docs/report.md).
+  return {
+      {"protected − default",
+       "gateway-protected",
+       "gateway-default",
+       {"^rules/gatecore/", "^exploit/gatecore/", "^ratelimit/gatecore/"}},
+      {"queue − default", "gateway-queue", "gateway-default", {"^token/gatecore/admission$"}},
+      {"challenge-pass − default",
+       "gateway-challenge-pass",
+       "gateway-default",
+       {"^token/gatecore/pass$"}},
+      {"https keep-alive − http", "gateway-https-keepalive", "gateway-default", {}},
+      {"https new-conn − keep-alive",
+       "gateway-https-newconn",
+       "gateway-https-keepalive",
+       {"^tls/.*handshake"}},
+  };
+}
+
+std::vector<AttributionRule> load_attribution_rules(const std::string& file) {
+  const json doc = load_json_file(file);
+  if (!doc.is_array()) throw BadInput(file + ": expected an array of rules");
+  std::vector<AttributionRule> rules;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const std::string where = file + ":/" + std::to_string(i);
+    AttributionRule r;
+    r.label = require_string(doc[i], "label", where);
+    r.scenario = require_string(doc[i], "scenario", where);
+    r.baseline = require_string(doc[i], "baseline", where);
+    const json& micro = require_field(doc[i], "micro", where);
+    if (!micro.is_array()) throw BadInput(where + "/micro: expected an array of regexes");
+    for (std::size_t k = 0; k < micro.size(); ++k) {
+      if (!micro[k].is_string())
+        throw BadInput(where + "/micro/" + std::to_string(k) + ": expected a string");
+      try {
+        std::regex check(micro[k].get<std::string>());
+      } catch (const std::regex_error&) {
+        throw BadInput(where + "/micro/" + std::to_string(k) + ": not a valid regex");
+      }
+      r.micro_patterns.push_back(micro[k].get<std::string>());
+    }
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+namespace {
+
+std::optional<double> median_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return median(v);
+}
+
+double coefficient_of_variation(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(v.size() - 1);
+  return mean > 0 ? std::sqrt(var) / mean : 0.0;
+}
+
+// Random interleaving shuffles micro.json; the report groups hotpath/case together (in order of
+// first appearance) with gatecore first and the limit last, so a group reads top to bottom.
+std::vector<const MicroBenchmark*> report_order(const MicroRun& run) {
+  std::map<std::string, std::size_t> hotpath_rank, case_rank;
+  for (const auto& b : run.benchmarks) {
+    const auto n = split_benchmark_name(b.name);
+    hotpath_rank.try_emplace(n.hotpath, hotpath_rank.size());
+    case_rank.try_emplace(n.hotpath + "\n" + n.case_name, case_rank.size());
+  }
+  auto impl_rank = [](const std::string& impl) {
+    return impl == "gatecore" ? 0 : impl == "limit" ? 2 : 1;
+  };
+  std::vector<const MicroBenchmark*> order;
+  for (const auto& b : run.benchmarks) order.push_back(&b);
+  std::stable_sort(
+      order.begin(), order.end(), [&](const MicroBenchmark* a, const MicroBenchmark* b) {
+        const auto na = split_benchmark_name(a->name), nb = split_benchmark_name(b->name);
+        const auto ka =
+            std::make_tuple(hotpath_rank[na.hotpath], case_rank[na.hotpath + "\n" + na.case_name],
+                            impl_rank(na.impl));
+        const auto kb =
+            std::make_tuple(hotpath_rank[nb.hotpath], case_rank[nb.hotpath + "\n" + nb.case_name],
+                            impl_rank(nb.impl));
+        return ka < kb;
+      });
+  return order;
+}
+
+void fill_micro_rows(ReportModel& m) {
+  for (const MicroBenchmark* bp : report_order(*m.micro)) {
+    const MicroBenchmark& b = *bp;
+    MicroRow row;
+    row.bench = &b;
+    row.parts = split_benchmark_name(b.name);
+    row.repetitions = b.cpu_ns.size();
+    if (b.error.empty() && !b.cpu_ns.empty()) {
+      row.cpu_ns = median(b.cpu_ns);
+      row.real_ns = median(b.real_ns);
+      row.cv = coefficient_of_variation(b.cpu_ns);
+      row.items_per_second = median_of(b.items_per_second);
+      row.bytes_per_second = median_of(b.bytes_per_second);
+      row.ns_per_op = row.items_per_second && *row.items_per_second > 0
+                          ? 1e9 / *row.items_per_second
+                          : row.cpu_ns;
+    }
+    m.micro_rows.push_back(row);
+  }
+  // Ratios only within one hotpath/case (same input); a hotpath with a single limit case
+  // (e.g. cidr/limit/l1_load) serves as the floor for all its cases.
+  std::map<std::string, const MicroRow*> gatecore, limit_same_case;
+  std::map<std::string, std::vector<const MicroRow*>> limits_of_hotpath;
+  for (const auto& r : m.micro_rows) {
+    if (r.ns_per_op <= 0) continue;
+    const std::string key = r.parts.hotpath + "\n" + r.parts.case_name;
+    if (r.parts.impl == "gatecore") gatecore[key] = &r;
+    if (r.parts.impl == "limit") {
+      limit_same_case[key] = &r;
+      limits_of_hotpath[r.parts.hotpath].push_back(&r);
+    }
+  }
+  for (auto& r : m.micro_rows) {
+    if (r.ns_per_op <= 0) continue;
+    const std::string key = r.parts.hotpath + "\n" + r.parts.case_name;
+    if (auto it = gatecore.find(key); it != gatecore.end())
+      r.vs_gatecore = r.ns_per_op / it->second->ns_per_op;
+    const MicroRow* limit = nullptr;
+    if (auto it = limit_same_case.find(key); it != limit_same_case.end())
+      limit = it->second;
+    else if (auto lh = limits_of_hotpath.find(r.parts.hotpath);
+             lh != limits_of_hotpath.end() && lh->second.size() == 1)
+      limit = lh->second[0];
+    if (limit && limit != &r) {
+      r.vs_limit = r.ns_per_op / limit->ns_per_op;
+      r.limit_name = limit->bench->name;
+    }
+  }
+}
+
+std::optional<double> cpu_us_per_request(const MacroScenario& s) {
+  if (!s.ok() || !s.cpu_percent || !s.rps || *s.rps <= 0) return std::nullopt;
+  return *s.cpu_percent / 100.0 / *s.rps * 1e6;
+}
+
+void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules) {
+  for (const auto& rule : rules) {
+    Attribution a;
+    a.rule = rule;
+    const MacroScenario* s = m.macro->find(rule.scenario);
+    const MacroScenario* b = m.macro->find(rule.baseline);
+    if (!s || !b) continue;  // the run did not include this pair
+    a.scenario_us = cpu_us_per_request(*s);
+    a.baseline_us = cpu_us_per_request(*b);
+    if (a.scenario_us && a.baseline_us)
+      a.difference_us = *a.scenario_us - *a.baseline_us;
+    else
+      a.note = "scenario not ok or without CPU%/req/s";
+    if (m.micro) {
+      for (const auto& pattern : rule.micro_patterns) {
+        const std::regex re(pattern);
+        const MicroRow* found = nullptr;
+        for (const auto& r : m.micro_rows)
+          if (r.ns_per_op > 0 && std::regex_search(r.bench->name, re)) {
+            found = &r;
+            break;
+          }
+        if (found)
+          a.micro.emplace_back(found->bench->name, found->ns_per_op);
+        else
+          a.unmatched.push_back(pattern);
+      }
+    }
+    if (!a.micro.empty()) {
+      double ns = 0;
+      for (const auto& [name, v] : a.micro) ns += v;
+      a.micro_us = ns / 1000.0;
+      if (a.difference_us && *a.difference_us > 0)
+        a.explained_share = *a.micro_us / *a.difference_us;
+    }
+    if (rule.micro_patterns.empty() && a.note.empty())
+      a.note = "no micro benchmark covers this difference";
+    m.attribution.push_back(std::move(a));
+  }
+}
+
+}  // namespace
+
+ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
+                               const InstructionRun* instructions,
+                               const std::vector<AttributionRule>& rules) {
+  ReportModel m;
+  m.micro = micro;
+  m.macro = macro;
+  m.instructions = instructions;
+  if (micro) fill_micro_rows(m);
+  if (macro) {
+    for (const auto& s : macro->scenarios) m.scenarios.push_back({&s, cpu_us_per_request(s)});
+    fill_attribution(m, rules);
+  }
+  return m;
+}
+
+}  // namespace gatebench::tools

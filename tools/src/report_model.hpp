@@ -1,0 +1,72 @@
+// What the report shows, computed once from the inputs so report.json, report.md and report.html
+// never disagree: per-benchmark medians and ratios within a hotpath/case, per-scenario CPU cost
+// per request, and the cost attribution of scenario differences to micro hot paths.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/src/results.hpp"
+
+namespace gatebench::tools {
+
+struct BenchmarkName {
+  std::string hotpath, impl, case_name;  // "tls/handshake" -> impl "", case "handshake"
+};
+BenchmarkName split_benchmark_name(const std::string& name);
+
+struct MicroRow {
+  const MicroBenchmark* bench = nullptr;
+  BenchmarkName parts;
+  std::size_t repetitions = 0;
+  double cpu_ns = 0, real_ns = 0;          // medians per iteration
+  double cv = 0;                           // coefficient of variation of cpu time
+  std::optional<double> items_per_second;  // median
+  std::optional<double> bytes_per_second;
+  double ns_per_op = 0;  // per item when the benchmark counts items, else per iteration
+  std::optional<double> vs_gatecore;  // ns_per_op / gatecore's in the same hotpath/case
+  std::optional<double> vs_limit;     // ns_per_op / the limit's (see limit_name)
+  std::string limit_name;
+};
+
+struct ScenarioCost {
+  const MacroScenario* scenario = nullptr;
+  std::optional<double> cpu_us_per_request;  // cpu_percent / 100 / rps * 1e6
+};
+
+struct AttributionRule {
+  std::string label, scenario, baseline;
+  std::vector<std::string> micro_patterns;  // ECMAScript regexes; first matching benchmark each
+};
+
+struct Attribution {
+  AttributionRule rule;
+  std::optional<double> scenario_us, baseline_us, difference_us;
+  std::vector<std::pair<std::string, double>> micro;  // benchmark, ns per op
+  std::vector<std::string> unmatched;                 // patterns without a benchmark
+  std::optional<double> micro_us;                     // sum of the micro costs
+  std::optional<double> explained_share;              // micro_us / difference_us
+  std::string note;
+};
+
+struct ReportModel {
+  std::optional<std::string> micro_file, macro_file, instructions_file;
+  const MicroRun* micro = nullptr;
+  const MacroRun* macro = nullptr;
+  const InstructionRun* instructions = nullptr;
+  std::vector<MicroRow> micro_rows;  // suite order
+  std::vector<ScenarioCost> scenarios;
+  std::vector<Attribution> attribution;
+};
+
+std::vector<AttributionRule> default_attribution_rules();
+// Reads [{"label","scenario","baseline","micro":[regex...]}]; BadInput names file and field.
+std::vector<AttributionRule> load_attribution_rules(const std::string& file);
+
+ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
+                               const InstructionRun* instructions,
+                               const std::vector<AttributionRule>& rules);
+
+}  // namespace gatebench::tools

@@ -1,0 +1,38 @@
+// Small inline-SVG charts for report.html (no scripts, no network): horizontal bar charts and
+// line charts with linear or log axes. Output is deterministic text, so reports diff cleanly.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gatebench::tools {
+
+struct Bar {
+  std::string label;
+  double value = 0;
+  std::string text;  // printed after the bar
+  int color = 0;     // palette index
+};
+
+struct Series {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // (x, y)
+};
+
+struct Axis {
+  std::string label;
+  bool log = false;
+  std::vector<std::pair<double, std::string>> ticks;  // empty: automatic
+};
+
+// log_scale draws bar lengths on a log axis (for ratios spanning decades); reference draws a
+// dashed vertical line at that value (e.g. 1.0 for "as fast as nginx"), ignored when <= 0.
+std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars,
+                          bool log_scale = false, double reference = 0);
+std::string svg_line_chart(const std::string& title, const std::vector<Series>& series,
+                           const Axis& x, const Axis& y);
+
+const char* palette_color(int index);
+
+}  // namespace gatebench::tools
