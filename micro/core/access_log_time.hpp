@@ -81,4 +81,45 @@ inline bool parse_time_local(const char* p, std::int64_t& out_us) {
   return true;
 }
 
+// The date of the previous line and its day number: a log's lines share their date, so the
+// month lookup and calendar arithmetic run once per day instead of once per line.
+struct DateCache {
+  std::uint64_t key_lo = 0;  // bytes 0..7 and 3..10 of "dd/Mon/yyyy"
+  std::uint64_t key_hi = 0;
+  std::int64_t days = 0;
+  bool valid = false;
+};
+
+// Reads exactly kTimeLocalLength bytes at p: "dd/Mon/yyyy:hh:mm:ss +zzzz".
+inline bool parse_time_local(const char* p, std::int64_t& out_us, DateCache& cache) {
+  std::uint64_t lo, hi;
+  std::memcpy(&lo, p, 8);
+  std::memcpy(&hi, p + 3, 8);
+  if (cache.valid && lo == cache.key_lo && hi == cache.key_hi) {
+    bool ok = p[11] == ':' && p[14] == ':' && p[17] == ':' && p[20] == ' ' &&
+              (p[21] == '+' || p[21] == '-');
+    const unsigned hour = two_digits(p + 12, ok);
+    const unsigned minute = two_digits(p + 15, ok);
+    const unsigned second = two_digits(p + 18, ok);
+    const unsigned zh = two_digits(p + 22, ok);
+    const unsigned zm = two_digits(p + 24, ok);
+    if (!ok || hour > 23 || minute > 59 || second > 59 || zh > 23 || zm > 59) return false;
+    const std::int64_t zone = static_cast<std::int64_t>(zh * 3600 + zm * 60);
+    const std::int64_t local =
+        cache.days * 86400 + static_cast<std::int64_t>(hour * 3600 + minute * 60 + second);
+    out_us = (p[21] == '+' ? local - zone : local + zone) * 1'000'000;
+    return true;
+  }
+  if (!parse_time_local(p, out_us)) return false;
+  // Valid: remember the date. Recomputing days from out_us would need the zone; redo it.
+  bool ok = true;
+  const unsigned day = two_digits(p, ok);
+  const unsigned year = two_digits(p + 7, ok) * 100 + two_digits(p + 9, ok);
+  cache.days = days_from_civil(year, month_from_abbrev(p + 3), day);
+  cache.key_lo = lo;
+  cache.key_hi = hi;
+  cache.valid = true;
+  return true;
+}
+
 }  // namespace gatebench::access_log::detail

@@ -94,8 +94,8 @@ class LineParser {
       const char* fb = b(i);
       const std::size_t len = static_cast<std::size_t>(e(i) - fb);
       // "-" is empty; a select, not a branch: whether a query or referer is there is random.
-      const bool dash = (len == 1) & (*fb == '-');
-      return std::string_view(fb, dash ? 0 : len);
+      const std::size_t dash = (len == 1) & (*fb == '-');
+      return std::string_view(fb, len & (dash - 1));
     };
     auto duration = [&](int i, std::int64_t& out) {
       if (e(i) - b(i) == 1 && *b(i) == '-') {
@@ -105,17 +105,20 @@ class LineParser {
       return detail::parse_seconds_us(b(i), e(i), out);
     };
     bool ok = detail::parse_seconds_us(b(0), e(0), r.time_us);
-    ok &= detail::parse_ipv4(b(1), e(1), r.client_ip);
+    // The time field and a tab precede the address; the 13 fields after it leave 16 bytes
+    // unless the line is short and near the buffer's end.
+    ok &= (n_ - (pos[1] + 1) >= 16) ? detail::parse_ipv4_near(b(1), e(1), r.client_ip)
+                                    : detail::parse_ipv4(b(1), e(1), r.client_ip);
     r.method = (e(2) - b(2) == 3 && std::memcmp(b(2), "GET", 3) == 0)
                    ? Method::get
                    : method_from_token({b(2), static_cast<std::size_t>(e(2) - b(2))});
     if (r.method == Method::other) ok &= detail::valid_method_token(b(2), e(2));
-    const std::size_t scheme_len = static_cast<std::size_t>(e(3) - b(3));
-    if (scheme_len == 5 && std::memcmp(b(3), "https", 5) == 0) {
-      r.scheme = Scheme::https;
-    } else {
-      ok &= scheme_len == 4 && std::memcmp(b(3), "http", 4) == 0;
-      r.scheme = Scheme::http;
+    {
+      const std::ptrdiff_t len = e(3) - b(3);
+      const bool http = std::memcmp(b(3), "http", 4) == 0;  // 9 more fields follow: in bounds
+      const bool https = http & (len == 5) & (b(3)[4] == 's');
+      ok &= https | (http & (len == 4));
+      r.scheme = https ? Scheme::https : Scheme::http;
     }
     r.host = str(4);
     r.path = str(5);
