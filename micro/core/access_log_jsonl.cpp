@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
 
@@ -80,9 +84,122 @@ bool is_ws(char c) {
 
 class LineParser {
  public:
-  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n) {}
+  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n), fsc_(d, n) {}
 
   bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
+    return parse_fast(p, r, next) || parse_careful(p, r, next);
+  }
+
+  std::size_t error_offset() const { return err_at_; }
+  ErrorReason error_reason() const { return reason_; }
+
+ private:
+  // The line as the gateway writes it: the keys in the documented order, no whitespace, no
+  // escape in a string. Keys are then compared as whole literals (one or two word compares)
+  // instead of being scanned and looked up. Anything else returns false and leaves the line
+  // to parse_careful (any key order, whitespace, escapes, and the error reason).
+  [[gnu::always_inline]] bool parse_fast(std::size_t s, AccessLogRecord& r, std::size_t& next) {
+    const char* const d = d_;
+    std::size_t p = s;
+    auto lit = [&](const char* text, std::size_t len) {
+      if (n_ - p < len || std::memcmp(d + p, text, len) != 0) return false;
+      p += len;
+      return true;
+    };
+    // The closing quote of a string whose opening quote is at p - 1.
+    auto str = [&](std::string_view& out) {
+      const std::size_t e = fsc_.find<0>(p);
+      if (e == n_ || d[e] != '"') return false;
+      out = {d + p, e - p};
+      p = e + 1;
+      return true;
+    };
+    auto str_or_null = [&](std::string_view& out) {
+      if (p < n_ && d[p] == '"') {
+        ++p;
+        return str(out);
+      }
+      out = {};
+      return lit("null", 4);
+    };
+    // A bare number ends at ',' or '}' within 16 bytes.
+    auto number = [&](const char*& b, const char*& e) {
+      if (n_ - p < 16) return false;
+#if defined(__SSE2__)
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + p));
+      const unsigned ends = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+          _mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')))));
+      if (ends == 0) return false;
+      const std::size_t len = static_cast<std::size_t>(__builtin_ctz(ends));
+#else
+      std::size_t len = 0;
+      while (len < 16 && d[p + len] != ',' && d[p + len] != '}') ++len;
+      if (len == 16) return false;
+#endif
+      b = d + p;
+      e = d + p + len;
+      p += len;
+      return true;
+    };
+    auto duration = [&](std::int64_t& out) {
+      const char *b, *e;
+      if (!number(b, e)) return false;
+      if (e - b == 4 && std::memcmp(b, "null", 4) == 0) {
+        out = kAbsent;
+        return true;
+      }
+      return detail::parse_seconds_us(b, e, out);
+    };
+    const char *b, *e;
+    std::string_view t;
+    if (!lit("{\"time\":", 8) || !number(b, e) || !detail::parse_seconds_us(b, e, r.time_us)) {
+      return false;
+    }
+    if (!lit(",\"client\":\"", 11) || !str(t) ||
+        !detail::parse_ipv4(t.data(), t.data() + t.size(), r.client_ip)) {
+      return false;
+    }
+    if (!lit(",\"method\":\"", 11) || !str(t)) return false;
+    r.method = (t.size() == 3 && std::memcmp(t.data(), "GET", 3) == 0) ? Method::get
+                                                                       : method_from_token(t);
+    if (r.method == Method::other && !detail::valid_method_token(t.data(), t.data() + t.size())) {
+      return false;
+    }
+    if (!lit(",\"scheme\":\"", 11) || !str(t)) return false;
+    if (t == "https") {
+      r.scheme = Scheme::https;
+    } else if (t == "http") {
+      r.scheme = Scheme::http;
+    } else {
+      return false;
+    }
+    if (!lit(",\"host\":", 8) || !str_or_null(r.host)) return false;
+    if (!lit(",\"path\":", 8) || !str_or_null(r.path)) return false;
+    if (!lit(",\"query\":", 9) || !str_or_null(r.query)) return false;
+    if (!lit(",\"status\":", 10) || !number(b, e) || !detail::parse_status(b, e, r.status)) {
+      return false;
+    }
+    if (!lit(",\"bytes\":", 9) || !number(b, e) || !detail::parse_u64_near(b, e, r.bytes_sent)) {
+      return false;
+    }
+    if (!lit(",\"request_time\":", 16) || !duration(r.request_time_us)) return false;
+    if (!lit(",\"upstream_time\":", 17) || !duration(r.upstream_time_us)) return false;
+    if (!lit(",\"user_agent\":", 14) || !str_or_null(r.user_agent)) return false;
+    if (!lit(",\"referer\":", 11) || !str_or_null(r.referer)) return false;
+    if (!lit(",\"rule\":", 8) || !str_or_null(r.rule_id)) return false;
+    if (!lit(",\"action\":", 10) || !str_or_null(t)) return false;
+    if (t.data() == nullptr) {
+      r.action = Action::none;
+    } else if (!action_from_token(t, r.action)) {
+      return false;
+    }
+    if (!lit("}\n", 2)) return false;
+    r.escaped = 0;
+    next = p;
+    return true;
+  }
+
+  bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
     skip_ws(p);
     if (!expect(p, '{')) return false;
     skip_ws(p);
@@ -125,10 +242,6 @@ class LineParser {
     return true;
   }
 
-  std::size_t error_offset() const { return err_at_; }
-  ErrorReason error_reason() const { return reason_; }
-
- private:
   [[gnu::cold]] bool fail(std::size_t at, ErrorReason reason) {
     err_at_ = at;
     reason_ = reason;
@@ -374,6 +487,7 @@ class LineParser {
   const char* d_;
   std::size_t n_;
   Scanner sc_;
+  Scanner fsc_;  // the fast path's own, so a careful line never moves it backwards
   std::size_t err_at_ = 0;
   ErrorReason reason_ = ErrorReason::bad_syntax;
 };
