@@ -162,6 +162,10 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
     const std::uint64_t lo = std::uint64_t{chunk} << 16;
     const std::uint64_t hi = lo + 65536;
     while (r + 1 < ranges.size() && ranges[r + 1].start <= lo) ++r;
+    if (r + 1 == ranges.size() || ranges[r + 1].start >= hi) {  // the whole /16 is one range
+      table.index_[chunk] = ranges[r].value_index;
+      continue;
+    }
     starts.assign(1, 0);
     values.assign(1, ranges[r].value_index);
     for (std::size_t j = r + 1; j < ranges.size() && ranges[j].start < hi; ++j) {
@@ -169,10 +173,6 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
       values.push_back(ranges[j].value_index);
     }
     const std::size_t n = starts.size();
-    if (n == 1) {
-      table.index_[chunk] = values[0];
-      continue;
-    }
     const unsigned depth = depth_for(n);
     const std::size_t leaves = (n + kLeafRanges - 1) / kLeafRanges;
     const std::size_t root = table.lines_.size();
