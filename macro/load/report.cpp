@@ -6,7 +6,8 @@
 namespace gatebench::load {
 namespace {
 
-using nlohmann::json;
+// Ordered, so the file reads in the order docs/load.md documents.
+using json = nlohmann::ordered_json;
 
 constexpr double kRateTolerance = 0.99;  // an open-loop run must achieve 99% of its rate
 

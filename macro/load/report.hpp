@@ -18,7 +18,8 @@ struct Verdict {
 };
 
 Verdict judge(const Options& options, const RunResult& result);
-nlohmann::json to_json(const Options& options, const RequestSet& requests, const RunResult& result);
+nlohmann::ordered_json to_json(const Options& options, const RequestSet& requests,
+                               const RunResult& result);
 std::string console_summary(const Options& options, const RequestSet& requests,
                             const RunResult& result);
 

@@ -95,14 +95,15 @@ TEST(LoadAgainstTestServer, PercentilesOfKnownDelays) {
       {"name": "slow", "weight": 10, "path": "/d/20"}]})");
   const Stats& s = run.result.stats;
   ASSERT_GT(s.responses, 500u);
-  // Sleeps only ever last longer than asked; the upper bounds leave room for a busy machine.
+  // Sleeps only ever last longer than asked, so the lower bounds are exact; the upper bounds
+  // only say which class each percentile falls in (a busy machine adds milliseconds).
   EXPECT_GE(ms(s.latency.min()), 2);
   EXPECT_GE(ms(s.latency.percentile(50)), 2);
-  EXPECT_LT(ms(s.latency.percentile(50)), 3.5);
-  EXPECT_LT(ms(s.latency.percentile(75)), 3.5);
+  EXPECT_LT(ms(s.latency.percentile(50)), 10);
+  EXPECT_LT(ms(s.latency.percentile(75)), 10);
   EXPECT_GE(ms(s.latency.percentile(95)), 19.8);
   EXPECT_GE(ms(s.latency.percentile(99)), 19.8);
-  EXPECT_LT(ms(s.latency.percentile(99)), 28);
+  EXPECT_LT(ms(s.latency.percentile(99)), 40);
   const double slow_share =
       static_cast<double>(s.templates[1].responses) / static_cast<double>(s.responses);
   EXPECT_NEAR(slow_share, 0.10, 0.04);
