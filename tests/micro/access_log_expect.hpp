@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "fixtures/access_log_fixture.hpp"
@@ -38,6 +39,58 @@ inline ::testing::AssertionResult matches(const AccessLogRecord& got,
   check("rule", field_value(f, got, got.rule_id, kEscRuleId), combined ? "" : want.rule_id);
   if (diff.empty()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << diff;
+}
+
+// One line through the batch API, twice: alone and without '\n' (the careful path, last
+// line of a buffer), then followed by enough valid lines for the fast path to see whole
+// 64-byte blocks. Both must give the same outcome, which is returned.
+struct One {
+  std::shared_ptr<const std::string> buffer;  // what the record's views point into
+  bool ok = false;
+  AccessLogRecord record;
+  AccessLogError error{};
+};
+
+inline std::string filler(Format f) {
+  const auto requests = fixtures::generate_requests(4, fixtures::kDefaultSeed, {.hostile = 0});
+  return fixtures::write_log(requests, f);
+}
+
+inline One parse_one(Format f, std::string_view line) {
+  One out[2];
+  out[0].buffer = std::make_shared<const std::string>(line);
+  out[1].buffer = std::make_shared<const std::string>(std::string(line) + "\n" + filler(f));
+  for (int mode = 0; mode < 2; ++mode) {
+    const std::string& buf = *out[mode].buffer;
+    AccessLogRecord records[8];
+    AccessLogError errors[8];
+    const BatchResult res = parse(f, buf, records, errors);
+    EXPECT_EQ(res.consumed, buf.size());
+    // The first line is either the first record or the first error at offset 0.
+    out[mode].ok = res.errors == 0 || errors[0].line_offset != 0;
+    if (out[mode].ok) {
+      out[mode].record = records[0];
+    } else {
+      out[mode].error = errors[0];
+    }
+    if (mode == 1) {
+      EXPECT_EQ(res.records + res.errors, 5u) << "filler lines must parse";
+    }
+  }
+  EXPECT_EQ(out[0].ok, out[1].ok) << "careful and fast path disagree on: " << line;
+  if (out[0].ok && out[1].ok) {
+    EXPECT_TRUE(out[0].record == out[1].record) << "careful and fast path disagree on: " << line;
+  } else if (!out[0].ok && !out[1].ok) {
+    EXPECT_EQ(out[0].error.reason, out[1].error.reason) << line;
+    EXPECT_EQ(out[0].error.offset, out[1].error.offset) << line;
+  }
+  return out[1];
+}
+
+inline ErrorReason reason_of(Format f, std::string_view line) {
+  const One one = parse_one(f, line);
+  EXPECT_FALSE(one.ok) << "accepted: " << line;
+  return one.error.reason;
 }
 
 }  // namespace gatebench::access_log::testing
