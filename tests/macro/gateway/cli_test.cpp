@@ -1,0 +1,80 @@
+// Command lines of gatebench-gateway and gatebench-control: --help, exit status 2 with the
+// offending field named for bad input, --check.
+#include <gtest/gtest.h>
+
+#include "tests/macro/gateway/gateway_testkit.hpp"
+
+namespace {
+
+struct Run {
+  int status;
+  std::string output;
+};
+
+Run run(std::vector<std::string> args) {
+  gwtest::TempDir dir;
+  gwtest::Process p(std::move(args), (dir.path() / "out.log").string());
+  int st = p.wait_exit(5000);
+  return {st, p.output()};
+}
+
+TEST(GatewayCli, HelpExitsZero) {
+  Run r = run({GATEBENCH_GATEWAY_EXE, "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("--config FILE"), std::string::npos);
+  r = run({GATEBENCH_CONTROL_EXE, "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("/metrics"), std::string::npos);
+}
+
+TEST(GatewayCli, BadCommandLinesExitTwo) {
+  EXPECT_EQ(run({GATEBENCH_GATEWAY_EXE}).status, 2);
+  EXPECT_EQ(run({GATEBENCH_GATEWAY_EXE, "--config"}).status, 2);
+  EXPECT_EQ(run({GATEBENCH_GATEWAY_EXE, "--bogus"}).status, 2);
+  EXPECT_EQ(run({GATEBENCH_CONTROL_EXE, "--udp", "nowhere"}).status, 2);
+  EXPECT_EQ(run({GATEBENCH_CONTROL_EXE, "--duration", "-1"}).status, 2);
+}
+
+TEST(GatewayCli, BadConfigExitsTwoNamingTheField) {
+  gwtest::TempDir dir;
+  std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
+      "hosts": [{"names": ["a"], "upstream": "127.0.0.1:80"}, {"names": ["b"], "upstream": "b"}]})");
+  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find(path + ": hosts[1].upstream: expected \"host:port\""), std::string::npos)
+      << r.output;
+  r = run({GATEBENCH_GATEWAY_EXE, "--config", (dir.path() / "missing.json").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("cannot read the file"), std::string::npos) << r.output;
+}
+
+TEST(GatewayCli, CheckValidatesAndExits) {
+  gwtest::TempDir dir;
+  std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
+      "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
+  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(": ok"), std::string::npos);
+}
+
+TEST(GatewayCli, PortInUseExitsOne) {
+  int port = gwtest::free_port();
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  gwtest::TempDir dir;
+  std::string path =
+      dir.file("gw.json", R"({"listeners": [{"port": )" + std::to_string(port) +
+                              R"(}], "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
+  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
+  ::close(fd);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << r.output;
+}
+
+}  // namespace

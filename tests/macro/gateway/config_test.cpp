@@ -1,0 +1,177 @@
+// Configuration validation: every error names the field it is about; valid files load.
+#include "macro/gateway/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace gw = gatebench::gateway;
+
+namespace {
+
+std::string error_of(const std::string& json, const std::string& origin = "test.json") {
+  try {
+    gw::parse_config(json, origin);
+  } catch (const gw::ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::string kListener = R"("listeners": [{"port": 8080}])";
+
+std::string with_host(const std::string& host, const std::string& extra = "") {
+  return "{" + kListener + extra + R"(, "hosts": [)" + host + "]}";
+}
+
+TEST(Config, MinimalFileLoads) {
+  auto cfg = gw::parse_config(
+      with_host(R"({"names": ["a.test", "*"], "upstream": "127.0.0.1:81"})"), "t.json");
+  ASSERT_EQ(cfg->hosts.size(), 1u);
+  EXPECT_EQ(cfg->default_host, 0);
+  EXPECT_GE(cfg->workers, 1u);
+  EXPECT_EQ(cfg->listeners[0].port, 8080);
+  EXPECT_EQ(cfg->hosts[0].pool_size, 64u);
+  EXPECT_FALSE(cfg->hosts[0].features->any());
+  EXPECT_EQ(gw::find_host(*cfg, "A.TEST:8080"), 0);
+  EXPECT_EQ(gw::find_host(*cfg, "other"), 0);  // "*" catches the rest
+}
+
+TEST(Config, FindHostWithoutDefault) {
+  auto cfg = gw::parse_config(
+      with_host(
+          R"({"names": ["a.test"], "upstream": "127.0.0.1:81"}, {"names": ["b.test"], "upstream": "127.0.0.1:82"})"),
+      "t.json");
+  EXPECT_EQ(gw::find_host(*cfg, "b.test"), 1);
+  EXPECT_EQ(gw::find_host(*cfg, "b.test."), 1);
+  EXPECT_EQ(gw::find_host(*cfg, "c.test"), -1);
+}
+
+struct ErrorCase {
+  std::string json;
+  std::string expected;  // substring of the message
+};
+
+TEST(Config, ErrorsNameTheField) {
+  const ErrorCase cases[] = {
+      {"{", "test.json: invalid JSON"},
+      {"[]", "(top level): expected an object"},
+      {R"({"hosts": []})", "listeners: required field is missing"},
+      {R"({"listeners": [{"port": 0}], "hosts": []})",
+       "listeners[0].port: expected an integer in 1..65535"},
+      {R"({"listeners": [{"port": 80, "address": "nowhere"}], "hosts": []})",
+       "listeners[0].address: expected an IPv4 address"},
+      {R"({"listeners": [{"port": 80, "protocol": "spdy"}], "hosts": []})",
+       "listeners[0].protocol"},
+      {R"({"listeners": [{"port": 80, "protocol": "https"}], "hosts": []})",
+       "tls: required by the https listener"},
+      {"{" + kListener + R"(, "hosts": []})", "hosts: expected at least one proxy host"},
+      {with_host(R"({"names": ["a"], "upstream": "nocolon"})"),
+       R"(hosts[0].upstream: expected "host:port")"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:99999"})"), "hosts[0].upstream"},
+      {with_host(R"({"names": ["a"]})"), "hosts[0].upstream: required field is missing"},
+      {with_host(R"({"upstream": "1.2.3.4:80"})"), "hosts[0].names: required field is missing"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "colour": 1})"),
+       "hosts[0].colour: unknown field"},
+      {with_host(
+           R"({"names": ["a"], "upstream": "1.2.3.4:80"}, {"names": ["A"], "upstream": "1.2.3.4:80"})"),
+       "hosts[1].names[0]: host name \"a\" is already served"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "security_headers": "max"})"),
+       "hosts[0].security_headers"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "pool_size": "x"})"),
+       "hosts[0].pool_size: expected an integer"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "queue": {"capacity": 5}})"),
+       "hosts[0].queue: needs \"tokens\""},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "challenge": {}})"),
+       "hosts[0].challenge: needs \"tokens\""},
+      {with_host(
+           R"({"names": ["a"], "upstream": "1.2.3.4:80", "rules": "/nonexistent/rules.json"})"),
+       "hosts[0].rules: cannot read"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "exploits": "block"})"),
+       "hosts[0].exploits: needs \"rules\""},
+      {with_host(
+           R"({"names": ["a"], "upstream": "1.2.3.4:80", "rate_limit": {"rate_per_second": 0}})"),
+       "hosts[0].rate_limit.rate_per_second"},
+      {with_host(
+           R"({"names": ["a"], "upstream": "1.2.3.4:80", "ip_lists": [{"id": "x", "file": "f", "action": "maybe"}]})"),
+       "hosts[0].ip_lists[0].action"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
+                 R"(, "tokens": {"secret_hex": "abcd"})"),
+       "tokens.secret_hex: expected at least 64 hex digits"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
+                 R"(, "unknown_host_status": 500)"),
+       "unknown_host_status: expected 421 or 404"},
+  };
+  for (const ErrorCase& c : cases) {
+    std::string msg = error_of(c.json);
+    EXPECT_NE(msg.find(c.expected), std::string::npos)
+        << "json: " << c.json << "\nmessage: " << msg;
+  }
+}
+
+class ConfigFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() / ("gw-config-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::string origin() const { return (dir_ / "gw.json").string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigFiles, FeaturesLoadWithPathsRelativeToTheConfig) {
+  write("deny.txt", "10.0.0.0/8\n192.0.2.7\n");
+  write("cc.txt", "1.0.0.0/8 AU\n2.0.0.0/8 FR\n");
+  write("rules.json", R"({"exploit": {"mode": "detect"}, "rate_limit": {"rate": 10, "burst": 5},
+    "rules": [{"id": "r1", "action": "block", "when": [{"field": "path", "op": "prefix", "value": "/x"}]}]})");
+  std::string host = R"({"names": ["a"], "upstream": "127.0.0.1:80",
+    "ip_lists": [{"id": "deny", "file": "deny.txt", "action": "deny"}],
+    "countries": {"table": "cc.txt", "deny": ["FR"]},
+    "rules": "rules.json", "exploits": "block"})";
+  auto cfg = gw::parse_config(with_host(host), origin());
+  const gw::HostFeatures& f = *cfg->hosts[0].features;
+  ASSERT_TRUE(f.ip_lists && f.countries && f.rules && f.rate_limit);
+  EXPECT_EQ(f.ip_lists->deny->lookup(0x0A010203), 0u);
+  EXPECT_EQ(f.rules->rule_ids, std::vector<std::string>{"r1"});
+  EXPECT_EQ(f.rules->exploit_mode, gatebench::core::ExploitMode::kBlock);  // host override
+  EXPECT_DOUBLE_EQ(f.rate_limit->rate_per_second, 10.0);  // moved out of the rule file
+  EXPECT_EQ(f.countries->ids, std::vector<std::string>{"country:FR"});
+}
+
+TEST_F(ConfigFiles, BadListAndRuleFilesNameFileAndLine) {
+  write("deny.txt", "10.0.0.0/8\n10.0.300.1\n");
+  std::string host = R"({"names": ["a"], "upstream": "127.0.0.1:80",
+    "ip_lists": [{"id": "deny", "file": "deny.txt", "action": "deny"}]})";
+  std::string msg = error_of(with_host(host), origin());
+  EXPECT_NE(msg.find("hosts[0].ip_lists[0].file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("deny.txt:2"), std::string::npos) << msg;
+
+  write("rules.json", R"({"rules": [{"id": "r1", "action": "explode"}]})");
+  host = R"({"names": ["a"], "upstream": "127.0.0.1:80", "rules": "rules.json"})";
+  msg = error_of(with_host(host), origin());
+  EXPECT_NE(msg.find("hosts[0].rules"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("explode"), std::string::npos) << msg;
+
+  write("rules.json", R"({"rules": [{"id": "c", "action": "challenge"}]})");
+  msg = error_of(with_host(host), origin());
+  EXPECT_NE(msg.find("has action challenge but the host has no \"challenge\""), std::string::npos)
+      << msg;
+}
+
+TEST(Config, LoadConfigNamesUnreadableFile) {
+  try {
+    gw::load_config("/nonexistent/gw.json");
+    FAIL() << "no error";
+  } catch (const gw::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/gw.json: cannot read"), std::string::npos);
+  }
+}
+
+}  // namespace
