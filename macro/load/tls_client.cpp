@@ -11,8 +11,9 @@ TlsClient::TlsClient(const Target& target, bool resume)
   SSL_CTX_set_verify(ctx_.get(), SSL_VERIFY_NONE, nullptr);
   // Servers that close without close_notify are common; that is an EOF, not a TLS error.
   SSL_CTX_set_options(ctx_.get(), SSL_OP_IGNORE_UNEXPECTED_EOF);
-  SSL_CTX_set_mode(ctx_.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                                   SSL_MODE_RELEASE_BUFFERS);
+  // Buffers stay allocated for the connection's life (no SSL_MODE_RELEASE_BUFFERS): releasing
+  // them would cost an allocation per request on keep-alive connections.
+  SSL_CTX_set_mode(ctx_.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (resume_) {
     // Sessions are kept here (one per thread), not in OpenSSL's internal cache.
     SSL_CTX_set_session_cache_mode(ctx_.get(),
