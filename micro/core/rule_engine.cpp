@@ -1,11 +1,14 @@
 #include "micro/core/rule_engine.hpp"
 
+#include <re2/filtered_re2.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
 
 #include "micro/core/request_ascii.hpp"
+#include "micro/core/request_search.hpp"
 
 namespace gatebench::core {
 namespace {
@@ -21,16 +24,66 @@ enum SlotIndex : std::uint8_t {
   kFirstHeader
 };
 
+// Case-blind hash of a host name: length, first and last 8 bytes with bit 5 forced (which folds
+// ASCII case; the other bytes it merges only cost a collision, equality is checked exactly).
 std::uint64_t hash_lower(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the lower-cased bytes
-  for (char c : text) h = (h ^ static_cast<unsigned char>(lower_ascii(c))) * 0x100000001b3ull;
-  return h;
+  constexpr std::uint64_t kCaseBits = 0x2020202020202020ull;
+  std::uint64_t head = 0, tail = 0;
+  if (text.size() >= 8) {
+    std::memcpy(&head, text.data(), 8);
+    std::memcpy(&tail, text.data() + text.size() - 8, 8);
+  } else {
+    std::memcpy(&head, text.data(), text.size());
+  }
+  const std::uint64_t h = ((head | kCaseBits) * 0x9E3779B97F4A7C15ull) ^
+                          ((tail | kCaseBits) * 0xC2B2AE3D27D4EB4Full) ^ text.size();
+  return h ^ (h >> 29);
 }
 
 std::string lowered(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = lower_ascii(c);
   return out;
+}
+
+constexpr std::size_t kMaxAtoms = 12;  // truth table of 4,096 entries
+
+// The prefilter of one regex. FilteredRE2 reduces a regex to a monotone AND/OR formula over
+// literal atoms; evaluating that formula for every subset of atoms at build time gives a table
+// the request path indexes with the bit set of atoms found, without FilteredRE2's per-call
+// allocations. A regex without atoms, with too many, or that passes the filter with no atom
+// present (unfiltered) gets no prefilter.
+void regex_prefilter(const std::string& pattern, const RE2::Options& options,
+                     std::vector<std::string>& atoms, std::vector<bool>& may_match) {
+  atoms.clear();
+  may_match.clear();
+  re2::FilteredRE2 filter(3);
+  int id = 0;
+  if (filter.Add(pattern, options, &id) != RE2::NoError) return;
+  std::vector<std::string> found;
+  filter.Compile(&found);
+  if (found.empty() || found.size() > kMaxAtoms) return;
+  std::vector<int> present;
+  std::vector<int> potentials;
+  std::vector<bool> table(std::size_t{1} << found.size());
+  for (std::size_t mask = 0; mask < table.size(); ++mask) {
+    present.clear();
+    for (std::size_t a = 0; a < found.size(); ++a) {
+      if (mask & (std::size_t{1} << a)) present.push_back(static_cast<int>(a));
+    }
+    filter.AllPotentials(present, &potentials);
+    table[mask] = !potentials.empty();
+  }
+  if (table[0]) return;  // passes with nothing present: unfiltered
+  atoms = std::move(found);
+  may_match = std::move(table);
+}
+
+// Up to 8 bytes as one integer (zero padded); compared together with the length.
+std::uint64_t pack8(std::string_view v) {
+  std::uint64_t x = 0;
+  std::memcpy(&x, v.data(), v.size());
+  return x;
 }
 
 }  // namespace
@@ -43,7 +96,20 @@ struct CompiledRuleSet::Condition {
   int cost = 0;
   std::string needle;               // lower-cased when `lower`
   std::vector<std::string> values;  // in_set, sorted, lower-cased when `lower`
+  // in_set when every value is at most 8 bytes (methods, country codes): the values packed into
+  // integers, compared without memcmp; a longer request value is in no such set.
+  bool packed = false;
+  struct Packed {
+    std::uint64_t bytes;
+    std::size_t size;
+  };
+  std::vector<Packed> packed_values;
   std::unique_ptr<RE2> regex;
+  // Prefilter from RE2's FilteredRE2 analysis: lower-case literals (atoms) and, indexed by the
+  // bit set of atoms present in the lower-cased value, whether the regex can match at all. Empty
+  // atoms: no usable prefilter, the regex always runs.
+  std::vector<std::string> atoms;
+  std::vector<bool> may_match;
   const Ipv4Table* table = nullptr;
 };
 
@@ -138,6 +204,11 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           for (const std::string& v : sc.values) c.values.push_back(c.lower ? lowered(v) : v);
           std::sort(c.values.begin(), c.values.end());
           c.values.erase(std::unique(c.values.begin(), c.values.end()), c.values.end());
+          c.packed = std::all_of(c.values.begin(), c.values.end(),
+                                 [](const std::string& v) { return v.size() <= 8; });
+          if (c.packed) {
+            for (const std::string& v : c.values) c.packed_values.push_back({pack8(v), v.size()});
+          }
           break;
         case RuleOperator::kRegex: {
           RE2::Options options;
@@ -149,6 +220,7 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
                                         "]: bad regex: " + c.regex->error());
           }
           c.cost += 20;
+          regex_prefilter(sc.value, options, c.atoms, c.may_match);
           break;
         }
         case RuleOperator::kInList:
@@ -223,6 +295,15 @@ void RuleEvaluator::resolve_headers() {
   }
 }
 
+std::string_view RuleEvaluator::lowered_value(Slot& s) {
+  if (s.lowered_generation != generation_) {
+    if (s.lowered.size() < s.value.size()) s.lowered.resize(s.value.size());
+    s.lowered_view = lower_into(s.value, s.lowered.data());
+    s.lowered_generation = generation_;
+  }
+  return s.lowered_view;
+}
+
 bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
   bool result;
   if (c.op == RuleOperator::kInList) {
@@ -232,13 +313,17 @@ bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
     Slot& s = slots_[c.slot];
     if (!s.present) return c.negate;  // an absent header satisfies no operator
     std::string_view v = s.value;
-    if (c.lower) {
-      if (s.lowered_generation != generation_) {
-        if (s.lowered.size() < v.size()) s.lowered.resize(v.size());
-        s.lowered_view = lower_into(v, s.lowered.data());
-        s.lowered_generation = generation_;
+    if (c.lower) v = lowered_value(s);
+    if (c.op == RuleOperator::kRegex) {
+      if (!c.atoms.empty()) {
+        const std::string_view low = lowered_value(s);
+        std::size_t present = 0;
+        for (std::size_t a = 0; a < c.atoms.size(); ++a) {
+          present |= std::size_t{contains_literal(low, c.atoms[a])} << a;
+        }
+        if (!c.may_match[present]) return c.negate;
       }
-      v = s.lowered_view;
+      return RE2::PartialMatch(v, *c.regex) != c.negate;
     }
     const std::string_view n = c.needle;
     switch (c.op) {
@@ -253,15 +338,19 @@ bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
                  std::memcmp(v.data() + v.size() - n.size(), n.data(), n.size()) == 0;
         break;
       case RuleOperator::kContains:
-        result = n.empty() || (v.size() >= n.size() &&
-                               memmem(v.data(), v.size(), n.data(), n.size()) != nullptr);
+        result = contains_literal(v, n);
         break;
       case RuleOperator::kInSet:
+        if (c.packed) {
+          result = false;
+          if (v.size() <= 8) {
+            const std::uint64_t key = pack8(v);
+            for (const auto& p : c.packed_values) result |= p.bytes == key && p.size == v.size();
+          }
+          break;
+        }
         result = std::binary_search(c.values.begin(), c.values.end(), v,
                                     [](std::string_view a, std::string_view b) { return a < b; });
-        break;
-      case RuleOperator::kRegex:
-        result = RE2::PartialMatch(v, *c.regex);
         break;
       default:
         result = false;

@@ -85,6 +85,7 @@ class RuleEvaluator {
   bool matches(const CompiledRuleSet::Rule& rule);
   bool test(const CompiledRuleSet::Condition& condition);
   void resolve_headers();
+  std::string_view lowered_value(Slot& slot);
 
   const CompiledRuleSet* rules_;
   const RequestView* request_ = nullptr;
