@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "macro/load/report.hpp"
 #include "macro/load/stats.hpp"
 #include "tests/macro/load/load_run.hpp"
 #include "tests/macro/load/test_server.hpp"
@@ -84,6 +85,30 @@ TEST(LoadAgainstTestServer, OpenLoopMeasuresFromIntendedTimeSoAStallShows) {
   const auto closed = run_against(closed_server.url(), c);
   EXPECT_GE(ms(closed.result.stats.latency.max()), 195);
   EXPECT_LT(ms(closed.result.stats.latency.percentile(90)), 20);
+}
+
+TEST(LoadAgainstTestServer, OpenLoopThatCannotKeepTheRateIsInvalid) {
+  // One connection to a server taking 20 ms per request can carry 50 req/s, not 500.
+  TestServer server(Behaviour::kPathDelay);
+  Options o = base(1, 1);
+  o.rate = 500;
+  o.duration_ns = 500 * kMs;
+  o.url = server.url("/d/20");
+  const auto run = run_against(o.url, o);
+  const Stats& s = run.result.stats;
+  EXPECT_GT(s.responses, 5u);
+  EXPECT_LT(s.responses, 50u);
+  EXPECT_GT(s.missed, 200u);
+  EXPECT_EQ(s.issued + s.missed, 250u);  // every slot of the window is either sent or missed
+  const Verdict v = judge(o, run.result);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("below 99% of the offered 500.0 req/s"), std::string::npos)
+      << v.reasons[0];
+  const auto json = to_json(o, RequestSet::single(parse_url(o.url), {}, false), run.result);
+  EXPECT_EQ(json["valid"], false);
+  EXPECT_EQ(json["offered_rate"], 500.0);
+  EXPECT_LT(json["achieved_rate"].get<double>(), 100.0);
 }
 
 TEST(LoadAgainstTestServer, PercentilesOfKnownDelays) {
