@@ -12,5 +12,6 @@ using CommandArgs = std::vector<std::string>;
 int command_compare(const CommandArgs& args);
 int command_micro(const CommandArgs& args);
 int command_report(const CommandArgs& args);
+int command_profile(const CommandArgs& args);
 
 }  // namespace gatebench::tools

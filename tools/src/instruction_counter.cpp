@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tools/src/callgrind_file.hpp"
+#include "tools/src/json_file.hpp"
 #include "tools/src/process.hpp"
 
 namespace gatebench::tools {
@@ -33,16 +34,17 @@ std::string exact_filter(const std::string& name) {
   return re + "$";
 }
 
-InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt) {
-  InstructionCount result;
-  result.name = name;
+LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& opt) {
+  LoopDumps out;
   std::string safe = name;
   for (char& c : safe)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   const fs::path dir = fs::path(opt.work_dir) / safe;
   fs::remove_all(dir);
   fs::create_directories(dir);
+  out.dir = dir.string();
   const std::string prefix = (dir / "callgrind.out").string();
+  const std::string valgrind_log = (dir / "valgrind.txt").string();
 
   ChildProcess child({opt.valgrind, "--tool=callgrind", "--callgrind-out-file=" + prefix,
                       "--dump-after=benchmark::State::StartKeepRunning()",
@@ -50,37 +52,60 @@ InstructionCount count_instructions(const std::string& name, const InstructionOp
                       "--benchmark_filter=" + exact_filter(name), "--benchmark_repetitions=1",
                       "--benchmark_enable_random_interleaving=false",
                       "--benchmark_min_time=" + std::to_string(opt.min_time)},
-                     (dir / "stdout.txt").string(), (dir / "valgrind.txt").string());
+                     (dir / "stdout.txt").string(), valgrind_log);
 
   // Dump 2k holds loop run k; dump 2*points+1 existing means dump 2*points is complete.
   auto dump = [&](int n) { return prefix + "." + std::to_string(n); };
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_seconds);
-  bool exited = false;
   while (!fs::exists(dump(2 * opt.points + 1))) {
     if (!child.running()) {
-      exited = true;
+      out.exited_early = true;
       break;
     }
-    if (std::chrono::steady_clock::now() > deadline) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      out.timed_out = true;
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   child.kill_and_wait();
-
-  std::vector<double> iterations, loop;
   for (int k = 1; k <= opt.points; ++k) {
     if (!fs::exists(dump(2 * k))) break;
-    iterations.push_back(std::pow(10.0, k - 1));
-    loop.push_back(callgrind_total_instructions(dump(2 * k)));
+    out.files.push_back(dump(2 * k));
+    out.iterations.push_back(std::pow(10.0, k - 1));
   }
+  if (out.exited_early && fs::exists(valgrind_log)) {
+    const std::string log = read_text_file(valgrind_log);
+    if (log.find("unhandled instruction bytes") != std::string::npos)
+      out.unsupported =
+          "valgrind cannot decode an instruction of this build (AVX-512 from -march=native?): "
+          "build gatebench-micro with -DGATEBENCH_MARCH=x86-64-v3 for callgrind (see " +
+          valgrind_log + ")";
+  }
+  return out;
+}
+
+InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt) {
+  InstructionCount result;
+  result.name = name;
+  const LoopDumps d = collect_loop_dumps(name, opt);
+  std::vector<double> loop;
+  for (const auto& f : d.files) loop.push_back(callgrind_total_instructions(f));
+  const auto& iterations = d.iterations;
   result.detail = {
-      {"iterations", iterations}, {"loop_instructions", loop}, {"callgrind_dir", dir.string()}};
+      {"iterations", iterations}, {"loop_instructions", loop}, {"callgrind_dir", d.dir}};
+  if (!d.unsupported.empty()) {
+    result.error = d.unsupported;
+    return result;
+  }
   if (static_cast<int>(loop.size()) < opt.points || opt.points < 3) {
     result.error =
-        exited ? "the benchmark finished after " + std::to_string(loop.size()) +
-                     " timed runs (skipped, errored, or explicit Iterations()/MinTime()); see " +
-                     (dir / "stdout.txt").string()
-               : "timed out after " + std::to_string(opt.timeout_seconds) + " s";
+        d.exited_early
+            ? "the benchmark finished after " + std::to_string(loop.size()) +
+                  " timed runs (skipped, errored, or explicit Iterations()/MinTime()); see " +
+                  d.dir + "/stdout.txt"
+            : "timed out after " + std::to_string(opt.timeout_seconds) + " s";
     return result;
   }
   const std::size_t last = loop.size() - 1;

@@ -36,6 +36,18 @@ std::vector<std::string> list_benchmarks(const std::string& bench, const std::st
 // Anchored, escaped regex matching exactly `name`.
 std::string exact_filter(const std::string& name);
 
+// Runs `name` alone under callgrind and returns the loop dump files (dump 2k = loop run k, of
+// 10^(k-1) iterations while the x10 search holds). Kills the process after the last needed dump.
+struct LoopDumps {
+  std::string dir;
+  std::vector<std::string> files;
+  std::vector<double> iterations;
+  bool exited_early = false;  // the benchmark ended before opt.points loop runs
+  bool timed_out = false;
+  std::string unsupported;  // valgrind hit an instruction it cannot decode (e.g. AVX-512)
+};
+LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& opt);
+
 // On failure the returned count has per_iteration = 0 and detail["error"] set.
 InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt);
 

@@ -17,6 +17,7 @@ commands:
             --instructions, count instructions per iteration under callgrind
   report    MICRO.json [MACRO.json] -o DIR: report.json, report.md, report.html
   compare   BASE HEAD: the regression gate (exit 1 on a regression)
+  profile   FILTER: callgrind profile of one micro benchmark, top functions, flame graph SVG
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "compare") return command_compare(args);
     if (command == "micro") return command_micro(args);
     if (command == "report") return command_report(args);
+    if (command == "profile") return command_profile(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const BadInput& e) {

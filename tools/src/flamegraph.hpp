@@ -1,0 +1,23 @@
+// Flame graph SVG from a callgrind call graph, drawn here (no flamegraph.pl). Callgrind keeps
+// caller->callee edges, not whole stacks, so stacks are rebuilt top-down: a function reached
+// with amount A splits A over its callees in proportion to their edge costs (exact for a tree,
+// an estimate where a function has several callers). Frames below min_fraction of the total
+// are folded into their parent; recursion stops at a function already on the stack.
+#pragma once
+
+#include <string>
+
+#include "tools/src/callgrind_profile.hpp"
+
+namespace gatebench::tools {
+
+struct FlameGraphOptions {
+  std::string title = "flame graph";
+  double width = 1200;
+  double min_fraction = 0.001;
+  int max_depth = 80;
+};
+
+std::string flamegraph_svg(const CallgrindProfile& p, const FlameGraphOptions& opt);
+
+}  // namespace gatebench::tools
