@@ -121,12 +121,16 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
     j["offered_rate"] = options.rate;
     j["achieved_rate"] = rate(s.responses, secs);
     j["missed"] = s.missed;
-    j["max_send_lag_us"] = us(s.max_send_lag_ns);
+    j["max_send_lag_us"] = us(s.send_lag.max());
+    j["send_lag_us"] = {{"p50", us(s.send_lag.percentile(50))},
+                        {"p99", us(s.send_lag.percentile(99))},
+                        {"max", us(s.send_lag.max())}};
   } else {
     j["offered_rate"] = nullptr;
     j["achieved_rate"] = nullptr;
     j["missed"] = 0;
     j["max_send_lag_us"] = nullptr;
+    j["send_lag_us"] = nullptr;
   }
   j["bytes"] = {{"read", s.bytes_read},
                 {"written", s.bytes_written},
@@ -257,8 +261,11 @@ std::string console_summary(const Options& options, const RequestSet& requests,
   std::snprintf(line, sizeof line, "Requests/sec: %12.2f\n", rate(s.responses, secs));
   out += line;
   if (options.rate > 0) {
-    std::snprintf(line, sizeof line, "Offered rate: %12.2f  (max send lag %s)\n", options.rate,
-                  format_duration_ns(static_cast<double>(s.max_send_lag_ns)).c_str());
+    std::snprintf(line, sizeof line, "Offered rate: %12.2f  (send lag p50 %s, p99 %s, max %s)\n",
+                  options.rate,
+                  format_duration_ns(static_cast<double>(s.send_lag.percentile(50))).c_str(),
+                  format_duration_ns(static_cast<double>(s.send_lag.percentile(99))).c_str(),
+                  format_duration_ns(static_cast<double>(s.send_lag.max())).c_str());
     out += line;
   }
   std::snprintf(line, sizeof line, "Transfer/sec: %12s\n",

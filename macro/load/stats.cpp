@@ -40,7 +40,7 @@ void Stats::merge(const Stats& other) {
   handshakes_full += other.handshakes_full;
   handshakes_resumed += other.handshakes_resumed;
   missed += other.missed;
-  max_send_lag_ns = std::max(max_send_lag_ns, other.max_send_lag_ns);
+  send_lag.merge(other.send_lag);
   last_completion_ns = std::max(last_completion_ns, other.last_completion_ns);
 }
 

@@ -48,7 +48,9 @@ struct Stats {
   std::uint64_t handshakes_resumed = 0;
   // Open loop: requests whose intended time fell in the window but that were never sent.
   std::uint64_t missed = 0;
-  std::uint64_t max_send_lag_ns = 0;     // open loop: worst delay between intended and actual send
+  // Open loop: how late each request was handed to a connection after its intended time (the
+  // generator's own scheduling delay, or waiting for a free connection).
+  Histogram send_lag;
   std::uint64_t last_completion_ns = 0;  // relative to the start of the measured window
 
   SecondStats& second(std::size_t index) {

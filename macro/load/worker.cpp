@@ -199,7 +199,7 @@ void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now
   if (c.measured) {
     issued_measured_ += 1;
     stats_.issued += 1;
-    if (plan_.rate > 0) stats_.max_send_lag_ns = std::max(stats_.max_send_lag_ns, now - start);
+    if (plan_.rate > 0) stats_.send_lag.record(now - start);
   }
   switch (c.state) {
     case State::kClosed:
