@@ -15,6 +15,7 @@ class Buf {
   explicit Buf(std::span<char> s) : p_(s.data()), cap_(s.size()) {}
   Buf& operator<<(std::string_view s) {
     std::size_t n = std::min(s.size(), cap_ - len_);
+    if (n == 0) return *this;  // an empty view may carry a null pointer memcpy must not see
     std::memcpy(p_ + len_, s.data(), n);
     len_ += n;
     return *this;

@@ -43,6 +43,7 @@ class Out {
  public:
   Out(char* p, std::size_t cap) : p_(p), cap_(cap) {}
   void put(std::string_view s) {
+    if (s.empty()) return;  // an empty view may carry a null pointer memcpy must not see
     if (len_ + s.size() > cap_) {
       overflow_ = true;
       return;

@@ -466,6 +466,9 @@ void WorkerLoop::close_client(Client& c) {
     if (--g->inflight == 0 && g->retired) release_gen(g);
   }
   if (c.ssl != nullptr) {
+    // close_notify (best effort, non-blocking): a session freed without it is dropped from
+    // the server's session cache.
+    if (c.state != CState::kHandshake) SSL_shutdown(c.ssl);
     SSL_free(c.ssl);
     c.ssl = nullptr;
   }

@@ -6,12 +6,12 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int status;
   std::string output;
 };
 
-Run run(std::vector<std::string> args) {
+CliRun run(std::vector<std::string> args) {
   gwtest::TempDir dir;
   gwtest::Process p(std::move(args), (dir.path() / "out.log").string());
   int st = p.wait_exit(5000);
@@ -19,7 +19,7 @@ Run run(std::vector<std::string> args) {
 }
 
 TEST(GatewayCli, HelpExitsZero) {
-  Run r = run({GATEBENCH_GATEWAY_EXE, "--help"});
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.output.find("--config FILE"), std::string::npos);
   r = run({GATEBENCH_CONTROL_EXE, "--help"});
@@ -39,7 +39,7 @@ TEST(GatewayCli, BadConfigExitsTwoNamingTheField) {
   gwtest::TempDir dir;
   std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
       "hosts": [{"names": ["a"], "upstream": "127.0.0.1:80"}, {"names": ["b"], "upstream": "b"}]})");
-  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find(path + ": hosts[1].upstream: expected \"host:port\""), std::string::npos)
       << r.output;
@@ -52,7 +52,7 @@ TEST(GatewayCli, CheckValidatesAndExits) {
   gwtest::TempDir dir;
   std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
       "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
-  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"});
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(": ok"), std::string::npos);
 }
@@ -70,7 +70,7 @@ TEST(GatewayCli, PortInUseExitsOne) {
   std::string path =
       dir.file("gw.json", R"({"listeners": [{"port": )" + std::to_string(port) +
                               R"(}], "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
-  Run r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path});
   ::close(fd);
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("cannot listen on 127.0.0.1:" + std::to_string(port)), std::string::npos)

@@ -180,7 +180,10 @@ class Conn {
     return *this;
   }
   ~Conn() {
-    if (ssl_ != nullptr) SSL_free(ssl_);
+    if (ssl_ != nullptr) {
+      SSL_shutdown(ssl_);  // without close_notify OpenSSL marks the session not resumable
+      SSL_free(ssl_);
+    }
     if (fd_ >= 0) ::close(fd_);
   }
   void attach_tls(SSL* ssl) { ssl_ = ssl; }
