@@ -13,5 +13,7 @@ int command_compare(const CommandArgs& args);
 int command_micro(const CommandArgs& args);
 int command_report(const CommandArgs& args);
 int command_profile(const CommandArgs& args);
+int command_macro(const CommandArgs& args);
+int command_run(const CommandArgs& args);
 
 }  // namespace gatebench::tools

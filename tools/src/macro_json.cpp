@@ -44,32 +44,29 @@ MacroRun parse_macro_json(const json& doc, const std::string& file) {
       throw BadInput(where + "/status: expected ok, skipped or failed, got '" + m.status + "'");
     m.reason = optional_string(s, "reason", where).value_or("");
     const bool ok = m.ok();
-    auto number = [&](const char* key) {
-      return ok ? std::optional<double>(require_number(s, key, where))
-                : optional_number(s, key, where);
-    };
-    m.rps = number("rps");
-    m.cpu_percent = number("cpu_percent");
-    m.peak_mb = number("peak_mb");
-    m.errors = number("errors");
+    // An ok scenario must have its throughput; the rest may be null when a sampler or the load
+    // generator had nothing (the driver writes null rather than inventing a value).
+    m.rps = ok ? std::optional<double>(require_number(s, "rps", where))
+               : optional_number(s, "rps", where);
+    m.cpu_percent = optional_number(s, "cpu_percent", where);
+    m.peak_mb = optional_number(s, "peak_mb", where);
+    m.errors = optional_number(s, "errors", where);
     m.rps_per_gateway_cpu = optional_number(s, "rps_per_gateway_cpu", where);
     m.vs_nginx = optional_number(s, "vs_nginx", where);
-    if (s.contains("latency_us")) {
+    if (s.contains("latency_us") && !s["latency_us"].is_null()) {
       const json& lat = s["latency_us"];
       if (!lat.is_object()) throw BadInput(where + "/latency_us: expected an object");
       for (const auto& [key, value] : lat.items()) {
         const auto pct = percentile_of_key(key);
-        if (!pct)
-          throw BadInput(where + "/latency_us/" + key + ": expected a key like p50, p99, p999");
+        if (!pct) continue;  // other statistics (e.g. "mean") are not percentiles
+        if (value.is_null()) continue;
         if (!value.is_number())
-          throw BadInput(where + "/latency_us/" + key + ": expected a number");
+          throw BadInput(where + "/latency_us/" + key + ": expected a number or null");
         m.latency.push_back({*pct, value.get<double>()});
       }
       std::sort(
           m.latency.begin(), m.latency.end(),
           [](const LatencyPoint& a, const LatencyPoint& b) { return a.percentile < b.percentile; });
-    } else if (ok) {
-      throw BadInput(where + "/latency_us: missing field");
     }
     if (s.contains("per_second")) {
       const json& series = s["per_second"];

@@ -15,9 +15,11 @@ constexpr const char* kHelp =
 commands:
   micro     run gatebench-micro (>= 9 repetitions, random interleaving) or, with
             --instructions, count instructions per iteration under callgrind
+  macro     run gatebench-macro (the scenario driver; docs/scenarios.md)
   report    MICRO.json [MACRO.json] -o DIR: report.json, report.md, report.html
   compare   BASE HEAD: the regression gate (exit 1 on a regression)
   profile   FILTER: callgrind profile of one micro benchmark, top functions, flame graph SVG
+  run       micro + macro (--quick, or --full) + report into one directory
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
     if (command == "micro") return command_micro(args);
     if (command == "report") return command_report(args);
     if (command == "profile") return command_profile(args);
+    if (command == "macro") return command_macro(args);
+    if (command == "run") return command_run(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const BadInput& e) {

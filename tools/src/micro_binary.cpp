@@ -10,21 +10,35 @@
 
 namespace gatebench::tools {
 
-std::string locate_micro_binary(const std::optional<std::string>& explicit_path) {
+namespace {
+
+std::string locate(const std::optional<std::string>& explicit_path, const char* env_name,
+                   const std::string& in_build_tree) {
   std::vector<std::string> candidates;
   if (explicit_path) {
     candidates.push_back(*explicit_path);
   } else {
-    if (const char* env = std::getenv("GATEBENCH_MICRO")) candidates.push_back(env);
-    candidates.push_back(self_directory() + "/../../micro/bench/gatebench-micro");
-    candidates.push_back("build/release/micro/bench/gatebench-micro");
+    if (const char* env = std::getenv(env_name)) candidates.push_back(env);
+    candidates.push_back(self_directory() + "/../../" + in_build_tree);
+    candidates.push_back("build/release/" + in_build_tree);
   }
   for (const auto& c : candidates)
     if (::access(c.c_str(), X_OK) == 0) return c;
   std::string tried;
   for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
-  throw BadInput("gatebench-micro not found (tried " + tried +
-                 "); build it (cmake --build --preset release) or pass --bench");
+  const std::string program = in_build_tree.substr(in_build_tree.rfind('/') + 1);
+  throw BadInput(program + " not found (tried " + tried +
+                 "); build it (cmake --build --preset release) or give its path");
+}
+
+}  // namespace
+
+std::string locate_micro_binary(const std::optional<std::string>& explicit_path) {
+  return locate(explicit_path, "GATEBENCH_MICRO", "micro/bench/gatebench-micro");
+}
+
+std::string locate_macro_binary(const std::optional<std::string>& explicit_path) {
+  return locate(explicit_path, "GATEBENCH_MACRO", "macro/driver/gatebench-macro");
 }
 
 }  // namespace gatebench::tools

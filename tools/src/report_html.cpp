@@ -104,10 +104,10 @@ void macro_section(const ReportModel& m, std::string& h) {
     };
     h += "<tr>" + cell(s.name) + cell(fmt_sig(*s.rps), true) +
          cell(s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–", true) + lat(50) +
-         lat(90) + lat(99) + lat(99.9) + cell(fmt_fixed(*s.cpu_percent, 0) + "%", true) +
-         cell(fmt_fixed(*s.peak_mb, 1), true) +
-         cell(s.vs_nginx ? fmt_fixed(*s.vs_nginx, 2) : "–", true) +
-         cell(fmt_fixed(*s.errors, 0), true) +
+         lat(90) + lat(99) + lat(99.9) +
+         cell(s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–", true) +
+         cell(fmt_opt(s.peak_mb, 1), true) + cell(fmt_opt(s.vs_nginx, 2), true) +
+         cell(fmt_opt(s.errors, 0), true) +
          cell(sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–", true) + "</tr>";
   }
   h += "</table>";

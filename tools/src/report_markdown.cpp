@@ -89,9 +89,9 @@ void macro_table(const ReportModel& m, std::string& md) {
     md += "| " + s.name + " | " + fmt_sig(*s.rps) + " | " +
           (s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–") + " | " + lat(50) +
           " | " + lat(90) + " | " + lat(99) + " | " + lat(99.9) + " | " +
-          fmt_fixed(*s.cpu_percent, 0) + "% | " + fmt_fixed(*s.peak_mb, 1) + " | " +
-          (s.vs_nginx ? fmt_fixed(*s.vs_nginx, 2) : "–") + " | " + fmt_fixed(*s.errors, 0) + " | " +
-          (sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–") + " |\n";
+          (s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–") + " | " +
+          fmt_opt(s.peak_mb, 1) + " | " + fmt_opt(s.vs_nginx, 2) + " | " + fmt_opt(s.errors, 0) +
+          " | " + (sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–") + " |\n";
   }
   md += "\n";
 }
