@@ -1,6 +1,7 @@
 #include "macro/load/response_parser.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace gatebench::load {
@@ -10,14 +11,15 @@ constexpr std::size_t kMaxChunkLine = 4096;
 constexpr std::size_t kMaxTrailerBytes = 8192;
 constexpr int kMaxChunkDigits = 15;  // < 2^60 bytes: no overflow when accumulating
 
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
+// Case-insensitive match against a lowercase literal: only the literal's letters may differ in
+// case, so one OR per byte does and no other byte can match by accident.
+bool iequals(std::string_view a, std::string_view lower_literal) {
+  if (a.size() != lower_literal.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i];
+    const char y = lower_literal[i];
+    if (x != y && (static_cast<char>(x | 0x20) != y || y < 'a' || y > 'z')) return false;
+  }
   return true;
 }
 
@@ -34,12 +36,16 @@ int hex_value(char c) {
   return -1;
 }
 
-bool is_token_char(char c) {
-  if (c >= 'a' && c <= 'z') return true;
-  if (c >= 'A' && c <= 'Z') return true;
-  if (c >= '0' && c <= '9') return true;
-  return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != '\0';
+// RFC 9110 tchar, as a table: the header loop looks at every byte of every name.
+constexpr std::array<bool, 256> make_token_table() {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
 }
+constexpr std::array<bool, 256> kTokenChar = make_token_table();
 
 // Calls fn(token) for each comma-separated element of a header value.
 template <typename Fn>
@@ -131,7 +137,11 @@ ParseResult ResponseParser::feed(std::string_view data) {
 
 bool ResponseParser::parse_head(std::string_view head) {
   // Status line: HTTP/1.x SP 3DIGIT [SP reason] CRLF
-  const std::size_t eol = head.find("\r\n");
+  const std::size_t eol = head.find('\n') - 1;  // head ends with CRLF
+  if (head[eol] != '\r') {
+    fail("malformed status line");
+    return false;
+  }
   const std::string_view line = head.substr(0, eol);
   if (line.size() < 12 || line.substr(0, 7) != "HTTP/1." || line[8] != ' ' ||
       (line.size() > 12 && line[12] != ' ')) {
@@ -165,21 +175,30 @@ bool ResponseParser::parse_head(std::string_view head) {
   bool conn_keep_alive = false;
   std::string_view rest = head.substr(eol + 2);
   while (!rest.empty()) {
-    const std::size_t end = rest.find("\r\n");
-    const std::string_view field = rest.substr(0, end);
-    rest.remove_prefix(end + 2);
-    const std::size_t colon = field.find(':');
-    if (colon == 0 || colon == std::string_view::npos) {
+    // The block ends with CRLF (checked by feed), so every line has its '\n'.
+    const char* base = rest.data();
+    const auto len = static_cast<std::size_t>(
+        static_cast<const char*>(std::memchr(base, '\n', rest.size())) - base);
+    if (len == 0 || base[len - 1] != '\r') {
+      fail("header line not ended by CRLF");
+      return false;
+    }
+    const std::string_view field(base, len - 1);
+    rest.remove_prefix(len + 1);
+    std::size_t colon = 0;
+    while (colon < field.size() && kTokenChar[static_cast<unsigned char>(field[colon])]) ++colon;
+    if (colon == field.size()) {
       fail("malformed header field");
       return false;
     }
-    const std::string_view name = field.substr(0, colon);
-    if (!std::all_of(name.begin(), name.end(), is_token_char)) {
+    if (colon == 0 || field[colon] != ':') {
       fail("malformed header name");
       return false;
     }
-    const std::string_view value = trim(field.substr(colon + 1));
-    if (iequals(name, "content-length")) {
+    const std::string_view name = field.substr(0, colon);
+    // Only three names matter; their lengths (14, 17, 10) tell them apart before comparing.
+    if (name.size() == 14 && iequals(name, "content-length")) {
+      const std::string_view value = trim(field.substr(colon + 1));
       if (value.empty() || value.size() > 18) {
         fail("bad Content-Length");
         return false;
@@ -198,13 +217,14 @@ bool ResponseParser::parse_head(std::string_view head) {
       }
       have_length = true;
       length = v;
-    } else if (iequals(name, "transfer-encoding")) {
+    } else if (name.size() == 17 && iequals(name, "transfer-encoding")) {
       has_transfer_encoding = true;
       // Chunked must be the last coding for the length to be known.
       chunked = false;
-      for_each_token(value, [&](std::string_view t) { chunked = iequals(t, "chunked"); });
-    } else if (iequals(name, "connection")) {
-      for_each_token(value, [&](std::string_view t) {
+      for_each_token(trim(field.substr(colon + 1)),
+                     [&](std::string_view t) { chunked = iequals(t, "chunked"); });
+    } else if (name.size() == 10 && iequals(name, "connection")) {
+      for_each_token(trim(field.substr(colon + 1)), [&](std::string_view t) {
         if (iequals(t, "close")) conn_close = true;
         if (iequals(t, "keep-alive")) conn_keep_alive = true;
       });

@@ -473,6 +473,18 @@ void Worker::handle_event(std::uint64_t data) {
   }
 }
 
+int Worker::wait_events(std::vector<epoll_event>& events, const timespec& timeout) {
+  const int max = static_cast<int>(events.size());
+  if (precise_wait_) {
+    const int n = epoll_pwait2(epoll_fd_, events.data(), max, &timeout, nullptr);
+    if (n >= 0 || errno != ENOSYS) return n;
+    precise_wait_ = false;  // kernel before 5.11 (or valgrind): millisecond sleeps
+  }
+  const std::uint64_t ns = static_cast<std::uint64_t>(timeout.tv_sec) * kSecondNs +
+                           static_cast<std::uint64_t>(timeout.tv_nsec);
+  return epoll_wait(epoll_fd_, events.data(), max, static_cast<int>((ns + 999'999) / 1'000'000));
+}
+
 void Worker::run() {
   // Sleeps end on time: the default 50 us timer slack would show up as open-loop latency.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -518,8 +530,7 @@ void Worker::run() {
       wake = std::min(wake, intended(next_k_));
     const std::uint64_t wait = wake > now ? wake - now : 0;
     timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    const int n =
-        epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()), &ts, nullptr);
+    const int n = wait_events(events, ts);
     for (int i = 0; i < n; ++i) handle_event(events[static_cast<std::size_t>(i)].data.u64);
   }
   // Whatever is still outstanding ran out of time.

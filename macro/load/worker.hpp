@@ -3,6 +3,8 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <sys/epoll.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -101,6 +103,8 @@ class Worker {
   std::uint64_t first_slot_at(std::uint64_t t) const;
   std::uint64_t intended(std::uint64_t k) const;
   void count_error(ErrorClass error, std::uint64_t now);
+  // epoll_pwait2 (nanosecond timeout), or epoll_wait where the kernel lacks it.
+  int wait_events(std::vector<epoll_event>& events, const timespec& timeout);
 
   const Options& options_;
   const Target& target_;
@@ -119,6 +123,7 @@ class Worker {
   std::uint64_t issued_measured_ = 0;
   std::size_t in_flight_ = 0;
   bool stopping_ = false;
+  bool precise_wait_ = true;
   std::uint64_t hard_end_ns_ = 0;
 };
 
