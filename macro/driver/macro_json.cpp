@@ -49,8 +49,12 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
                 {"quick", options.quick},
                 {"interrupted", interrupted}};
   std::map<std::string, double> ok_rps;
+  std::map<std::string, const LoadResult*> ok_load;
   for (const auto& r : results) {
-    if (r.status == Status::ok && r.load) ok_rps[r.name] = r.load->rps;
+    if (r.status == Status::ok && r.load) {
+      ok_rps[r.name] = r.load->rps;
+      ok_load[r.name] = &*r.load;
+    }
   }
   json scenarios = json::array();
   for (const auto& r : results) {
@@ -101,6 +105,22 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     s["errors"] = measured ? json(r.load->errors) : json(nullptr);
     if (measured && !r.load->counts.empty()) s["counts"] = r.load->counts;
     s["artifacts"] = r.artifacts;
+    if (!r.latency_baseline.empty()) {
+      s["latency_baseline"] = r.latency_baseline;
+      auto base_load = ok_load.find(r.latency_baseline);
+      if (measured && base_load != ok_load.end()) {
+        auto delta = [](const std::optional<double>& a, const std::optional<double>& b) {
+          return a && b ? json(std::round((*a - *b) * 10) / 10) : json(nullptr);
+        };
+        const LoadResult& b = *base_load->second;
+        s["latency_delta_us"] = {{"mean", delta(r.load->mean_us, b.mean_us)},
+                                 {"p50", delta(r.load->p50_us, b.p50_us)},
+                                 {"p90", delta(r.load->p90_us, b.p90_us)},
+                                 {"p99", delta(r.load->p99_us, b.p99_us)}};
+      } else {
+        s["latency_delta_us"] = nullptr;
+      }
+    }
     if (!r.extra.empty()) s["details"] = r.extra;
     scenarios.push_back(std::move(s));
   }

@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace gatebench::macro {
 namespace {
@@ -72,13 +74,20 @@ bool tcp_connects(int port, std::chrono::milliseconds timeout) {
   return connect_until(s, port, std::chrono::steady_clock::now() + timeout);
 }
 
-std::optional<int> http_status(int port, const std::string& path,
-                               std::chrono::milliseconds timeout) {
+std::optional<HttpReply> http_get(int port, const std::string& path,
+                                  const std::vector<std::string>& headers,
+                                  std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Socket s;
   if (!connect_until(s, port, deadline)) return std::nullopt;
-  std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
-                        "\r\nUser-Agent: gatebench-macro\r\nConnection: close\r\n\r\n";
+  std::string request = "GET " + path + " HTTP/1.1\r\n";
+  bool has_host = false;
+  for (const auto& h : headers) {
+    has_host |= h.size() >= 5 && strncasecmp(h.c_str(), "host:", 5) == 0;
+    request += h + "\r\n";
+  }
+  if (!has_host) request += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  request += "Connection: close\r\n\r\n";
   size_t sent = 0;
   while (sent < request.size()) {
     ssize_t n = send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -91,8 +100,8 @@ std::optional<int> http_status(int port, const std::string& path,
     }
   }
   std::string head;
-  char buffer[512];
-  while (head.find("\r\n") == std::string::npos) {
+  char buffer[4096];
+  while (head.find("\r\n\r\n") == std::string::npos && head.size() < 65536) {
     ssize_t n = recv(s.fd, buffer, sizeof buffer, 0);
     if (n > 0) {
       head.append(buffer, static_cast<size_t>(n));
@@ -102,16 +111,39 @@ std::optional<int> http_status(int port, const std::string& path,
       break;
     }
   }
+  size_t end = head.find("\r\n\r\n");
+  if (end == std::string::npos) return std::nullopt;
+  head.resize(end + 2);
   // "HTTP/1.1 200 OK"
   if (head.size() < 12 || head.compare(0, 5, "HTTP/") != 0) return std::nullopt;
   size_t space = head.find(' ');
   if (space == std::string::npos || space + 4 > head.size()) return std::nullopt;
-  int code = 0;
+  HttpReply reply;
   for (size_t i = space + 1; i < space + 4; ++i) {
     if (head[i] < '0' || head[i] > '9') return std::nullopt;
-    code = code * 10 + (head[i] - '0');
+    reply.status = reply.status * 10 + (head[i] - '0');
   }
-  return code;
+  size_t line = head.find("\r\n") + 2;
+  while (line < head.size()) {
+    size_t next = head.find("\r\n", line);
+    std::string_view field(head.data() + line, next - line);
+    size_t colon = field.find(':');
+    if (colon != std::string_view::npos) {
+      std::string_view value = field.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      reply.headers.emplace_back(std::string(field.substr(0, colon)), std::string(value));
+    }
+    line = next + 2;
+  }
+  return reply;
+}
+
+std::optional<int> http_status(int port, const std::string& path,
+                               std::chrono::milliseconds timeout) {
+  auto reply = http_get(port, path, {}, timeout);
+  if (!reply) return std::nullopt;
+  return reply->status;
 }
 
 }  // namespace gatebench::macro

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gatebench::macro {
 
@@ -16,5 +18,16 @@ bool tcp_connects(int port, std::chrono::milliseconds timeout);
 // when there is no complete status line within `timeout`.
 std::optional<int> http_status(int port, const std::string& path,
                                std::chrono::milliseconds timeout);
+
+struct HttpReply {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // in order, names as sent
+};
+
+// One GET over a fresh connection (Connection: close) with extra "Name: value" headers; the reply
+// head only. Nothing on connection failure, timeout or a malformed head.
+std::optional<HttpReply> http_get(int port, const std::string& path,
+                                  const std::vector<std::string>& headers,
+                                  std::chrono::milliseconds timeout);
 
 }  // namespace gatebench::macro

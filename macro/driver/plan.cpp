@@ -159,7 +159,18 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         vars["tls.cert"] = step.params["cert"];
         vars["tls.key"] = step.params["key"];
       }
+      if (step.step == "cookies") {
+        // Known only after the prepare step ran: a visible placeholder until then (dry run).
+        vars["cookie." + step.cookie] = "<" + step.cookie + " cookie from prepare>";
+      }
       plan.prepare.push_back(step);
+    }
+    for (size_t i = 0; i < plan.prepare.size(); ++i) {
+      for (size_t h = 0; h < plan.prepare[i].headers.size(); ++h) {
+        plan.prepare[i].headers[h] =
+            render(plan.prepare[i].headers[h], vars, s.file,
+                   "prepare[" + std::to_string(i) + "].headers[" + std::to_string(h) + "]");
+      }
     }
 
     std::vector<std::string> missing;
@@ -225,6 +236,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     for (size_t h = 0; h < ls.headers.size(); ++h) {
       load.headers.push_back(
           render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
+      load.header_templates.push_back(ls.headers[h]);
     }
     load.close = ls.close;
     load.tls_resume = ls.tls_resume;
@@ -234,12 +246,14 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     if (!ls.requests.empty()) {
       std::string text = read_template(configs_dir, ls.requests, s.file, "load.requests");
       load.requests_content = render(text, vars, s.file, "load.requests " + ls.requests);
+      load.requests_template = text;
       load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
     }
     load.connections = ls.connections > 0 && !options.quick ? ls.connections : options.connections;
     load.cpus = layout.of(Role::load);
     load.threads = options.threads > 0 ? options.threads : std::max(1, load.cpus.count());
     plan.target_cpus = layout.usable(s.target_role());
+    plan.vars = vars;
 
     // What the chosen load generator cannot do decides before anything starts.
     if (!missing.empty()) {
@@ -278,6 +292,11 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
   for (const auto& step : plan.prepare) {
     out << "  prepare  " << step.step;
     for (const auto& [k, v] : step.params) out << " " << k << "=" << v;
+    if (step.step == "cookies") {
+      out << " " << step.cookie << " from port " << plan.ports.at(step.port) << ": GET";
+      for (const auto& path : step.get) out << " " << path;
+      for (const auto& h : step.headers) out << " [" << h << "]";
+    }
     out << "\n";
   }
   for (const auto& svc : plan.services) {

@@ -11,6 +11,7 @@
 #include "macro/driver/cpu_layout.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/scenario.hpp"
+#include "macro/driver/template.hpp"
 #include "macro/driver/toolbox.hpp"
 
 namespace gatebench::macro {
@@ -37,7 +38,8 @@ struct LoadPlan {
   std::string tool;  // "wrk" or "gatebench-load"
   std::string exe;
   std::string url;
-  std::vector<std::string> headers;
+  std::vector<std::string> headers;           // rendered; cookies still placeholders
+  std::vector<std::string> header_templates;  // as written, rendered again after prepare
   bool close = false;
   bool tls_resume = true;
   LoadMode mode = LoadMode::closed;
@@ -45,6 +47,7 @@ struct LoadPlan {
   double slo_p99_us = 0;
   std::string requests_path;  // absolute, rendered into the run directory
   std::string requests_content;
+  std::string requests_template;  // as read, rendered again after prepare
   int connections = 64;
   int threads = 1;
   CpuSet cpus;
@@ -59,7 +62,8 @@ struct ScenarioPlan {
   std::string run_dir;  // absolute
   std::map<std::string, int> ports;
   std::vector<ServicePlan> services;
-  std::vector<PrepareStep> prepare;  // paths made absolute
+  std::vector<PrepareStep> prepare;  // paths made absolute, headers rendered
+  Variables vars;                    // for what is rendered again after prepare
   LoadPlan load;
   std::string skip_reason;  // non-empty: known before start that it cannot run
   int target_cpus = 1;      // CPUs of the measured role, for req/s per CPU

@@ -1,5 +1,6 @@
 #include "macro/driver/runner.hpp"
 
+#include <strings.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -84,24 +85,27 @@ struct Measurement {
 class ScenarioRun {
  public:
   ScenarioRun(const ScenarioPlan& plan, const RunContext& context, ScenarioResult& result)
-      : plan_(plan), ctx_(context), result_(result) {}
+      : plan_(plan), ctx_(context), result_(result), load_(plan.load) {}
 
   void run() {
     check_ports();
     fs::create_directories(plan_.run_dir);
-    prepare();
-    write_inputs();
+    prepare_tls();
+    write_service_inputs();
     for (const auto& service : plan_.services) start(service);
+    // Cookie flows go through the running gateway, then the load's inputs can be made.
+    prepare_cookies();
+    write_load_inputs();
     if (ctx_.options.warmup_s > 0) {
       ctx_.progress.phase("warm-up", ctx_.options.warmup_s);
       measure("warmup", ctx_.options.warmup_s, rate_of_mode(), false);
     }
-    if (plan_.load.mode == LoadMode::search) {
+    if (load_.mode == LoadMode::search) {
       search();
     } else {
       ctx_.progress.phase("measure", ctx_.options.duration_s);
       Measurement m = measure("measure", ctx_.options.duration_s, rate_of_mode(), true);
-      if (plan_.load.mode == LoadMode::rate) result_.extra["offered_rate"] = plan_.load.rate;
+      if (load_.mode == LoadMode::rate) result_.extra["offered_rate"] = load_.rate;
       accept(m);
     }
     stop_all();
@@ -120,7 +124,7 @@ class ScenarioRun {
 
  private:
   std::optional<double> rate_of_mode() const {
-    if (plan_.load.mode == LoadMode::rate) return plan_.load.rate;
+    if (load_.mode == LoadMode::rate) return load_.rate;
     return std::nullopt;
   }
 
@@ -132,7 +136,7 @@ class ScenarioRun {
     }
   }
 
-  void prepare() {
+  void prepare_tls() {
     for (const auto& step : plan_.prepare) {
       if (step.step != "tls-cert") continue;
       ctx_.progress.phase("prepare tls-cert");
@@ -151,15 +155,73 @@ class ScenarioRun {
     }
   }
 
-  void write_inputs() {
+  // GETs the step's paths in turn, keeping the cookies each reply sets, as a browser would.
+  void prepare_cookies() {
+    Variables vars = plan_.vars;
+    bool any = false;
+    for (const auto& step : plan_.prepare) {
+      if (step.step != "cookies") continue;
+      any = true;
+      ctx_.progress.phase("prepare cookie " + step.cookie);
+      std::map<std::string, std::string> jar;
+      std::string trail;
+      for (const auto& path : step.get) {
+        if (stop_requested()) throw Interrupted{};
+        std::vector<std::string> headers = step.headers;
+        std::string cookie_header;
+        for (const auto& [name, value] : jar) {
+          cookie_header += (cookie_header.empty() ? "" : "; ") + name + "=" + value;
+        }
+        if (!cookie_header.empty()) headers.push_back("Cookie: " + cookie_header);
+        auto reply = http_get(plan_.ports.at(step.port), path, headers, std::chrono::seconds(5));
+        trail += " GET " + path + " -> " + (reply ? std::to_string(reply->status) : "no reply");
+        if (!reply) break;
+        for (const auto& [name, value] : reply->headers) {
+          if (strcasecmp(name.c_str(), "set-cookie") != 0) continue;
+          std::string pair = value.substr(0, value.find(';'));
+          size_t eq = pair.find('=');
+          if (eq == std::string::npos) continue;
+          std::string cookie_name = pair.substr(0, eq);
+          std::string cookie_value = pair.substr(eq + 1);
+          if (cookie_value.empty()) {
+            jar.erase(cookie_name);
+          } else {
+            jar[cookie_name] = cookie_value;
+          }
+        }
+      }
+      write_file((fs::path(plan_.run_dir) / ("prepare-" + step.cookie + ".txt")).string(),
+                 trail.substr(1) + "\n");
+      auto it = jar.find(step.cookie);
+      if (it == jar.end()) {
+        throw Outcome{Status::skipped, "prepare: no " + step.cookie + " cookie after" + trail};
+      }
+      vars["cookie." + step.cookie] = it->second;
+    }
+    if (!any) return;
+    try {
+      load_.headers.clear();
+      for (const auto& h : load_.header_templates) {
+        load_.headers.push_back(render_template(h, vars, "load.headers"));
+      }
+      if (!load_.requests_template.empty()) {
+        load_.requests_content = render_template(load_.requests_template, vars, "load.requests");
+      }
+    } catch (const TemplateError& e) {
+      throw Outcome{Status::failed, e.what()};
+    }
+  }
+
+  void write_service_inputs() {
     for (const auto& service : plan_.services) {
       for (const auto& dir : service.dirs) fs::create_directories(dir);
       for (const auto& [path, content] : service.configs) write_file(path, content);
     }
-    if (!plan_.load.requests_path.empty()) {
-      write_file(plan_.load.requests_path, plan_.load.requests_content);
-    }
-    if (plan_.load.tool == "wrk") write_file(script_path(), wrk_done_script());
+  }
+
+  void write_load_inputs() {
+    if (!load_.requests_path.empty()) write_file(load_.requests_path, load_.requests_content);
+    if (load_.tool == "wrk") write_file(script_path(), wrk_done_script());
   }
 
   std::string script_path() const { return (fs::path(plan_.run_dir) / "wrk-done.lua").string(); }
@@ -229,19 +291,19 @@ class ScenarioRun {
     const std::string stdout_path = (dir / ("load-" + label + ".txt")).string();
     const std::string stderr_path = (dir / ("load-" + label + ".stderr")).string();
     SpawnSpec spec;
-    spec.exe = plan_.load.exe;
-    spec.args = plan_.load.args(duration_s, rate, json_path, script_path());
+    spec.exe = load_.exe;
+    spec.args = load_.args(duration_s, rate, json_path, script_path());
     spec.stdout_path = stdout_path;
     spec.stderr_path = stderr_path;
     spec.cwd = plan_.run_dir;
-    spec.cpus = plan_.load.cpus;
+    spec.cpus = load_.cpus;
     write_file((dir / ("load-" + label + ".cmd")).string(), shell_join(spec.exe, spec.args) + "\n");
 
     ChildProcess load;
     try {
       load = ChildProcess::spawn(spec);
     } catch (const SpawnError& e) {
-      throw Outcome{Status::failed, plan_.load.tool + ": " + e.what()};
+      throw Outcome{Status::failed, load_.tool + ": " + e.what()};
     }
     const auto start = Clock::now();
     TreeSampler target(groups([](const ServicePlan& s, Role) { return s.sample; }, Role::gateway));
@@ -282,14 +344,14 @@ class ScenarioRun {
       }
       if (status) {
         if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
-          throw Outcome{Status::failed, plan_.load.tool + " " + describe_wait_status(*status) +
-                                            ": " + last_line(read_file(stderr_path))};
+          throw Outcome{Status::failed, load_.tool + " " + describe_wait_status(*status) + ": " +
+                                            last_line(read_file(stderr_path))};
         }
         break;
       }
       if (elapsed > limit_s) {
         load.stop();
-        throw Outcome{Status::failed, plan_.load.tool + " did not finish within " +
+        throw Outcome{Status::failed, load_.tool + " did not finish within " +
                                           std::to_string(static_cast<int>(limit_s)) + " s"};
       }
       auto writes = write_syscalls(load.pid());
@@ -305,7 +367,7 @@ class ScenarioRun {
 
     Measurement m;
     try {
-      if (plan_.load.tool == "wrk") {
+      if (load_.tool == "wrk") {
         m.load = parse_wrk_output(read_file(stdout_path));
       } else {
         m.load = parse_load_json(read_file(json_path), json_path, &m.invalid);
@@ -322,6 +384,11 @@ class ScenarioRun {
 
   void accept(const Measurement& m) {
     if (m.load.requests == 0) throw Outcome{Status::failed, "no request completed"};
+    // A run where nothing got the expected answer measured an error path, not the scenario.
+    if (m.load.errors >= m.load.requests) {
+      throw Outcome{Status::failed, "every response was an error (" +
+                                        std::to_string(m.load.errors) + "), see the load output"};
+    }
     result_.load = m.load;
     result_.target = m.target;
     result_.cpu_by_role = m.cpu_by_role;
@@ -333,7 +400,7 @@ class ScenarioRun {
   // steps. The reported figures are the best passing step's achieved ones.
   void search() {
     const double step_s = ctx_.options.duration_s;
-    const double slo = plan_.load.slo_p99_us;
+    const double slo = load_.slo_p99_us;
     nlohmann::json steps = nlohmann::json::array();
     ctx_.progress.phase("search: capacity", step_s);
     Measurement capacity = measure("search-capacity", step_s, std::nullopt, true);
@@ -382,6 +449,7 @@ class ScenarioRun {
   const RunContext& ctx_;
   ScenarioResult& result_;
   std::vector<RunningService> services_;
+  LoadPlan load_;  // the plan's, with cookies from prepare filled in
 };
 
 std::vector<std::string> list_artifacts(const std::string& run_dir, const std::string& out_dir) {
@@ -401,6 +469,7 @@ ScenarioResult run_scenario(const ScenarioPlan& plan, const RunContext& context)
   result.name = plan.scenario.name;
   result.group = plan.scenario.group;
   result.baseline = plan.scenario.baseline;
+  result.latency_baseline = plan.scenario.latency_baseline;
   result.target_role = std::string(role_name(plan.scenario.target_role()));
   result.target_cpus = plan.target_cpus;
   context.progress.begin(plan.scenario.name);

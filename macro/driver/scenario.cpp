@@ -172,7 +172,7 @@ ServiceSpec parse_service(const Fields& f, const std::map<std::string, int>& por
   return service;
 }
 
-PrepareStep parse_prepare(const Fields& f) {
+PrepareStep parse_prepare(const Fields& f, const std::map<std::string, int>& ports) {
   PrepareStep step;
   step.step = f.string("step");
   if (step.step == "tls-cert") {
@@ -183,8 +183,27 @@ PrepareStep parse_prepare(const Fields& f) {
       if (!is_relative_path(path))
         f.fail(f.field(name), "expected a path inside the run directory");
     }
+  } else if (step.step == "cookies") {
+    f.allow_only({"step", "port", "get", "headers", "cookie"});
+    step.port = f.string("port");
+    if (!ports.contains(step.port)) f.fail(f.field("port"), "'" + step.port + "' is not in ports");
+    step.get = f.strings("get");
+    if (step.get.empty()) f.fail(f.field("get"), "expected a non-empty array of paths");
+    for (size_t i = 0; i < step.get.size(); ++i) {
+      if (step.get[i].empty() || step.get[i].front() != '/') {
+        f.fail(f.field("get") + "[" + std::to_string(i) + "]", "expected a path starting with /");
+      }
+    }
+    step.headers = f.strings("headers");
+    for (size_t i = 0; i < step.headers.size(); ++i) {
+      if (step.headers[i].find(':') == std::string::npos) {
+        f.fail(f.field("headers") + "[" + std::to_string(i) + "]", "expected 'Name: value'");
+      }
+    }
+    step.cookie = f.string("cookie");
+    if (!is_name(step.cookie)) f.fail(f.field("cookie"), "expected a cookie name [a-z0-9_-]+");
   } else {
-    f.fail(f.field("step"), "expected tls-cert");
+    f.fail(f.field("step"), "expected tls-cert or cookies");
   }
   return step;
 }
@@ -236,7 +255,7 @@ LoadSpec parse_load(const Fields& f, const std::map<std::string, int>& ports) {
 Scenario parse_object(const json& object, const std::string& file) {
   Fields f(object, file, "");
   f.allow_only({"name", "description", "order", "requires", "ports", "services", "prepare", "load",
-                "baseline"});
+                "baseline", "latency_baseline"});
   Scenario s;
   s.file = file;
   s.name = f.string("name");
@@ -273,12 +292,13 @@ Scenario parse_object(const json& object, const std::string& file) {
   if (f.has("prepare")) {
     if (!f.at("prepare").is_array()) f.fail("prepare", "expected an array");
     for (size_t i = 0; i < f.at("prepare").size(); ++i) {
-      s.prepare.push_back(
-          parse_prepare(Fields(f.at("prepare")[i], file, "prepare[" + std::to_string(i) + "]")));
+      s.prepare.push_back(parse_prepare(
+          Fields(f.at("prepare")[i], file, "prepare[" + std::to_string(i) + "]"), s.ports));
     }
   }
   s.load = parse_load(f.object("load"), s.ports);
   s.baseline = f.string("baseline", "nginx-baseline");
+  s.latency_baseline = f.string("latency_baseline", "");
   return s;
 }
 

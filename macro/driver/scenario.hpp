@@ -39,8 +39,14 @@ struct ServiceSpec {
 };
 
 struct PrepareStep {
-  std::string step;  // "tls-cert"
-  std::map<std::string, std::string> params;
+  std::string step;                           // "tls-cert" or "cookies"
+  std::map<std::string, std::string> params;  // tls-cert: cert, key (run-directory paths)
+  // cookies: GET each path in turn on `port` with `headers` and the cookies received so far; the
+  // value of cookie `cookie` becomes ${cookie.<name>} for the load's headers and request mix.
+  std::string port;
+  std::vector<std::string> get;
+  std::vector<std::string> headers;
+  std::string cookie;
 };
 
 enum class LoadMode { closed, rate, search };
@@ -71,7 +77,8 @@ struct Scenario {
   std::vector<PrepareStep> prepare;
   LoadSpec load;
   std::string baseline = "nginx-baseline";
-  std::string group;  // the file's name for scenarios expanded from "over"
+  std::string latency_baseline;  // latency reported as deltas from this scenario (waf-mix)
+  std::string group;             // the file's name for scenarios expanded from "over"
 
   // The role whose CPU and memory are reported: gateway when the scenario has one, else backend.
   Role target_role() const;

@@ -20,6 +20,7 @@ struct ScenarioResult {
   Status status = Status::skipped;
   std::string reason;
   std::string baseline;
+  std::string latency_baseline;
   std::optional<LoadResult> load;
   std::optional<TreeUsage> target;  // CPU and memory of the measured role's process trees
   std::string target_role;
