@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace gatebench::core {
 
@@ -21,14 +26,28 @@ GcraLimiter::GcraLimiter(const GcraConfig& config) {
   tolerance_ns_ = interval_ns_ * config.burst;
 }
 
+std::size_t GcraLimiter::find_way(const Set& s, std::uint32_t key) {
+#if defined(__SSE2__)
+  static_assert(kWays == 4 && offsetof(Set, key) == 0);
+  const __m128i keys = _mm_load_si128(reinterpret_cast<const __m128i*>(s.key));
+  const auto mask = static_cast<unsigned>(_mm_movemask_ps(
+      _mm_castsi128_ps(_mm_cmpeq_epi32(keys, _mm_set1_epi32(static_cast<int>(key))))));
+  return mask == 0 ? kWays : static_cast<std::size_t>(__builtin_ctz(mask));
+#else
+  for (std::size_t i = 0; i < kWays; ++i) {
+    if (s.key[i] == key) return i;
+  }
+  return kWays;
+#endif
+}
+
 bool GcraLimiter::allow(std::uint32_t key, std::uint64_t now_ns) {
   Set& s = sets_[set_of(key)];
   // Stored times are offset by one so 0 can mean "empty" even at now_ns == 0.
   const std::uint64_t now = now_ns + 1;
-  std::size_t way = kWays;
-  for (std::size_t i = 0; i < kWays; ++i) {
-    if (s.key[i] == key && s.tat[i] != 0) way = i;
-  }
+  // An empty entry (TAT 0) whose key happens to equal `key` behaves exactly like a fresh one
+  // (max(0, now) == now), so the key compare needs no emptiness check.
+  std::size_t way = find_way(s, key);
   if (way == kWays) {
     // Replace the entry with the oldest arrival time; empty (0) and expired ones come first.
     way = 0;

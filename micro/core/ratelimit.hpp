@@ -42,9 +42,11 @@ class GcraLimiter {
 
  private:
   struct alignas(64) Set {
+    std::uint32_t key[kWays];  // first: one 16-byte compare finds the way
     std::uint64_t tat[kWays];  // theoretical arrival time + 1; 0 = empty
-    std::uint32_t key[kWays];
   };
+
+  static std::size_t find_way(const Set& s, std::uint32_t key);
 
   std::size_t set_of(std::uint32_t key) const {
     // Multiplicative hash: client addresses cluster in a few prefixes, the high product bits

@@ -79,10 +79,15 @@ void regex_prefilter(const std::string& pattern, const RE2::Options& options,
   may_match = std::move(table);
 }
 
+// memcmp with a zero length still requires valid pointers; empty views may hold null.
+bool same_bytes(const char* a, const char* b, std::size_t n) {
+  return n == 0 || std::memcmp(a, b, n) == 0;
+}
+
 // Up to 8 bytes as one integer (zero padded); compared together with the length.
 std::uint64_t pack8(std::string_view v) {
   std::uint64_t x = 0;
-  std::memcpy(&x, v.data(), v.size());
+  if (!v.empty()) std::memcpy(&x, v.data(), v.size());
   return x;
 }
 
@@ -328,14 +333,14 @@ bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
     const std::string_view n = c.needle;
     switch (c.op) {
       case RuleOperator::kEquals:
-        result = v.size() == n.size() && std::memcmp(v.data(), n.data(), n.size()) == 0;
+        result = v.size() == n.size() && same_bytes(v.data(), n.data(), n.size());
         break;
       case RuleOperator::kPrefix:
-        result = v.size() >= n.size() && std::memcmp(v.data(), n.data(), n.size()) == 0;
+        result = v.size() >= n.size() && same_bytes(v.data(), n.data(), n.size());
         break;
       case RuleOperator::kSuffix:
-        result = v.size() >= n.size() &&
-                 std::memcmp(v.data() + v.size() - n.size(), n.data(), n.size()) == 0;
+        result =
+            v.size() >= n.size() && same_bytes(v.data() + v.size() - n.size(), n.data(), n.size());
         break;
       case RuleOperator::kContains:
         result = contains_literal(v, n);

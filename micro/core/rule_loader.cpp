@@ -92,7 +92,7 @@ class Loader {
     json root;
     try {
       root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
       fail("(document)", std::string("invalid JSON: ") + e.what());
     }
     if (!root.is_object()) fail("(document)", "expected an object, got " + describe(root));

@@ -2,6 +2,7 @@
 // no crash, no sanitizer report); a rule set that loads also compiles and evaluates a request.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   RequestView request;
   request.method = "GET";
   request.scheme = "https";
-  request.host = set.rules.empty() || set.rules[0].hosts.empty() ? "a" : set.rules[0].hosts[0];
+  const std::string host =
+      set.rules.empty() || set.rules[0].hosts.empty() ? std::string("a") : set.rules[0].hosts[0];
+  request.host = host;
   request.path = "/admin/../x";
   request.query = "a=1&b='";
   request.headers = headers;
