@@ -24,6 +24,9 @@ constexpr std::size_t kBufferBytes = 32768;
 constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
 constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
 constexpr std::uint64_t kSecondNs = 1'000'000'000;
+// Open loop: how long before a due send the loop stops sleeping and polls (bounded CPU cost:
+// at most this much per scheduled request).
+constexpr std::uint64_t kSpinNs = 20'000;
 
 std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
   return (static_cast<std::uint64_t>(generation) << 32) | index;
@@ -526,8 +529,12 @@ void Worker::run() {
       next_sweep = now + kSweepNs;
     }
     std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
-    if (plan_.rate > 0 && !stopping_ && !available_.empty())
-      wake = std::min(wake, intended(next_k_));
+    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
+      // Timer wake-ups arrive some microseconds late, and open-loop latency counts every one of
+      // them: sleep until shortly before the next send is due, then poll until it is.
+      const std::uint64_t due = intended(next_k_);
+      wake = std::min(wake, due > now + kSpinNs ? due - kSpinNs : now);
+    }
     const std::uint64_t wait = wake > now ? wake - now : 0;
     timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
     const int n = wait_events(events, ts);
