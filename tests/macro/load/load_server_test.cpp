@@ -59,20 +59,20 @@ TEST(LoadAgainstTestServer, ExactCountsForARequestBudget) {
 }
 
 TEST(LoadAgainstTestServer, OpenLoopMeasuresFromIntendedTimeSoAStallShows) {
-  // One connection at 1000 req/s; the server holds request 300 for 200 ms. Requests meant to
-  // go out during the stall wait for the connection: their latency counts from when they were
-  // due, so about 20% of the samples sit between 0 and 200 ms, p90 near 100 ms. A closed loop
-  // would record the stall once.
+  // One connection at 500 req/s; the server holds request 150 for 200 ms. The 100 requests meant
+  // to go out during the stall wait for the connection: their latency counts from when they
+  // were due, so about 20% of the samples sit between 0 and 200 ms and p90 is near 100 ms. A
+  // closed loop records the stall once.
   TestServer server(Behaviour::kStallOnce);
-  server.set_stall(300, 200);
+  server.set_stall(150, 200);
   Options o = base(1, 1);
-  o.rate = 1000;
+  o.rate = 500;
   const auto open = run_against(server.url(), o);
   const Stats& s = open.result.stats;
-  EXPECT_GE(s.responses, 990u);
-  EXPECT_LE(s.responses, 1000u);
+  EXPECT_GE(s.responses, 490u);
+  EXPECT_LE(s.responses, 500u);
   EXPECT_GT(ms(s.latency.percentile(90)), 60);
-  EXPECT_LT(ms(s.latency.percentile(90)), 140);
+  EXPECT_LT(ms(s.latency.percentile(90)), 160);
   EXPECT_GT(ms(s.latency.percentile(99)), 160);
   EXPECT_LT(ms(s.latency.percentile(50)), 20);
   EXPECT_GE(ms(s.latency.max()), 195);
