@@ -76,6 +76,17 @@ std::vector<const ProcInfo*> select_trees(const std::vector<ProcInfo>& all,
   return out;
 }
 
+std::string process_name(const ProcInfo& process) {
+  std::error_code ec;
+  std::string exe =
+      std::filesystem::read_symlink("/proc/" + std::to_string(process.pid) + "/exe", ec)
+          .filename()
+          .string();
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (exe.ends_with(kDeleted)) exe.resize(exe.size() - kDeleted.size());
+  return ec || exe.empty() ? process.comm : exe;
+}
+
 uint64_t pss_bytes(const ProcInfo& process) {
   std::ifstream in("/proc/" + std::to_string(process.pid) + "/smaps_rollup");
   std::string line;
@@ -90,7 +101,7 @@ uint64_t pss_bytes(const ProcInfo& process) {
 void TreeSampler::start(const std::vector<ProcInfo>& snapshot, double t_s) {
   seen_.clear();
   for (const ProcInfo* p : select_trees(snapshot, groups_)) {
-    seen_[p->pid] = Seen{p->comm, p->cpu_ticks, p->cpu_ticks};
+    seen_[p->pid] = Seen{process_name(*p), p->cpu_ticks, p->cpu_ticks};
   }
   last_t_ = t_s;
   last_total_ = total_ticks();
@@ -109,9 +120,9 @@ TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s
   uint64_t pss = 0;
   uint64_t rss = 0;
   for (const ProcInfo* p : select_trees(snapshot, groups_)) {
-    auto [it, inserted] = seen_.try_emplace(p->pid, Seen{p->comm, 0, 0});
+    auto it = seen_.find(p->pid);
+    if (it == seen_.end()) it = seen_.emplace(p->pid, Seen{process_name(*p), 0, 0}).first;
     it->second.last = std::max(it->second.last, p->cpu_ticks);
-    it->second.comm = p->comm;
     rss += p->rss_bytes;
     if (with_memory_) pss += pss_bytes(*p);
     ++out.processes;

@@ -29,6 +29,10 @@ bool parse_proc_stat(const std::string& line, ProcInfo& out);
 std::vector<const ProcInfo*> select_trees(const std::vector<ProcInfo>& all,
                                           const std::vector<pid_t>& groups);
 
+// Name for cpu_by_process: the executable's file name (comm is cut at 15 characters,
+// "gatebench-contr"), the comm when the executable cannot be read.
+std::string process_name(const ProcInfo& process);
+
 // Proportional set size of a process in bytes (shared pages split between sharers, so the sum over
 // a tree is meaningful); falls back to RSS when smaps_rollup is unreadable.
 uint64_t pss_bytes(const ProcInfo& process);

@@ -71,6 +71,19 @@ TEST(TreeSampler, CpuPercentCountsOnlyTheInterval) {
   EXPECT_NEAR(usage.peak_rss_mb, 3.0, 1e-9);
 }
 
+TEST(ProcScan, NamesComeFromTheExecutable) {
+  ProcInfo self;
+  self.pid = getpid();
+  self.comm = "cut-at-15-chars";
+  // The test binary's name is longer than 15 characters: comm would cut it.
+  EXPECT_EQ(process_name(self).rfind("test_macro_driver_proc_sampler", 0), 0u)
+      << process_name(self);
+  ProcInfo gone;
+  gone.pid = 999999999;
+  gone.comm = "fallback";
+  EXPECT_EQ(process_name(gone), "fallback");
+}
+
 TEST(ProcScan, FindsThisProcess) {
   auto all = scan_proc();
   auto self =

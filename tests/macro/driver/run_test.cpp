@@ -27,6 +27,7 @@ using testing::unique_dir;
 // shipped defaults so a developer's run does not collide with ctest.
 constexpr int kQuickOffset = 12000;
 constexpr int kSignalOffset = 12100;
+constexpr int kGatewayOffset = 12200;
 
 std::string skip_reason(int offset) {
   Toolbox tools;
@@ -126,6 +127,49 @@ TEST(Run, SigtermMidRunStopsEverything) {
   EXPECT_EQ(report["scenarios"][0]["reason"], "interrupted by signal 15");
   EXPECT_EQ(report["scenarios"][1]["status"], "skipped");
   driver.stop();
+  fs::remove_all(out);
+}
+
+TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
+  Toolbox tools;
+  for (const char* tool : {"nginx", "gatebench-load", "gatebench-gateway", "gatebench-control"}) {
+    if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
+  }
+  for (int port : {18080, 18081, 18443, 18101, 18102}) {
+    if (!port_free(port + kGatewayOffset)) {
+      GTEST_SKIP() << "skipped: port " << port + kGatewayOffset << " busy";
+    }
+  }
+  const std::string out = unique_dir("gateway");
+  fs::remove_all(out);
+  CaptureResult r = run_driver(
+      {"--quick", "--duration", "500ms", "--scenarios",
+       "gateway-default,gateway-queue,gateway-challenge-pass,gateway-unknown-host,waf-mix",
+       "--port-offset", std::to_string(kGatewayOffset), "--out", out},
+      120s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  ASSERT_TRUE(in) << r.output;
+  nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["scenarios"].size(), 5u);
+  for (const auto& s : report["scenarios"]) {
+    SCOPED_TRACE(s["name"].get<std::string>());
+    ASSERT_EQ(s["status"], "ok") << s["reason"];
+    EXPECT_EQ(s["errors"], 0);
+    // The control plane is part of the measured gateway.
+    EXPECT_TRUE(s["cpu_by_process"].contains("gatebench-control")) << s["cpu_by_process"];
+  }
+  // The cookies came from the prepare step and were accepted (no error above).
+  const auto& waf = report["scenarios"][4];
+  EXPECT_EQ(waf["name"], "waf-mix");
+  EXPECT_TRUE(waf["latency_delta_us"].is_object());
+  EXPECT_GT(waf["counts"]["get.as_expected"].get<double>(), 0);
+  const double blocked = waf["counts"]["sqli.as_expected"].get<double>() +
+                         waf["counts"]["xss.as_expected"].get<double>() +
+                         waf["counts"]["traversal.as_expected"].get<double>();
+  EXPECT_GT(blocked, 0);
+  EXPECT_TRUE(processes_mentioning(out).empty());
   fs::remove_all(out);
 }
 
