@@ -105,8 +105,9 @@ class LineParser {
                    ? Method::get
                    : method_from_token({rb, static_cast<std::size_t>(sp1 - rb)});
     if (r.method == Method::other) ok &= detail::valid_method_token(rb, sp1);
+    if (re - sp1 < 11) return false;  // room for " x HTTP/d.d"; also keeps te >= tb below
     const char* const proto = re - 8;
-    ok &= re - sp1 >= 11 && proto[-1] == ' ' && std::memcmp(proto, "HTTP/", 5) == 0 &&
+    ok &= proto[-1] == ' ' && std::memcmp(proto, "HTTP/", 5) == 0 &&
           detail::is_digit(static_cast<unsigned char>(proto[5])) && proto[6] == '.' &&
           detail::is_digit(static_cast<unsigned char>(proto[7]));
     const char* const tb = sp1 + 1;
@@ -121,7 +122,8 @@ class LineParser {
     // " $status $body_bytes_sent "
     const char* const mid = re + 1;
     const char* const bytes_end = d + q[2] - 1;
-    ok &= bytes_end - mid >= 6 && mid[0] == ' ' && mid[4] == ' ' && bytes_end[0] == ' ';
+    if (bytes_end - mid < 6) return false;
+    ok &= mid[0] == ' ' && mid[4] == ' ' && bytes_end[0] == ' ';
     ok &= detail::parse_status(mid + 1, mid + 4, r.status);
     ok &= detail::parse_u64_near(mid + 5, bytes_end, r.bytes_sent);  // e - 8 >= the quote
 

@@ -238,7 +238,7 @@ inline bool parse_seconds_us(const char* b, const char* e, std::int64_t& out) {
     while (b < e && is_digit(static_cast<unsigned char>(*b))) {
       frac = frac * 10 + (*b - '0');
       ++b;
-      ++f;
+      if (++f > 6) return false;
     }
     if (f == 0 || f > 6 || b != e) return false;
     static constexpr std::int64_t kScale[7] = {1, 100000, 10000, 1000, 100, 10, 1};

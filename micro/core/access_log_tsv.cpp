@@ -12,7 +12,6 @@ using detail::BlockScanner;
 using detail::ByteSet;
 
 constexpr ByteSet kDelims{'\t', '\n', '\\'};
-constexpr ByteSet kBreaks{'\n', '\\', '\n'};  // what ends the fast path's 14 tab-separated fields
 using Scanner = BlockScanner<kDelims>;
 
 // Length of the escape sequence at d[e] == '\\' (\\ \t \n \r \xHH), 0 when invalid.
@@ -54,41 +53,53 @@ class LineParser {
   // (an escape, a missing tab, a bad value, the buffer's last 64 bytes) returns false and
   // leaves the line to parse_careful, which also names the error.
   [[gnu::always_inline]] bool parse_fast(std::size_t s, AccessLogRecord& r, std::size_t& next) {
-    // pos[0] is one before the line start, pos[k] the delimiter ending field k - 1.
-    std::size_t pos[16];
+    // pos[0] is one before the line start, pos[k] the delimiter ending field k - 1. Each block
+    // writes 8 positions unconditionally (an empty mask gives junk past the real ones,
+    // overwritten by the next block): a data-dependent branch per position would mispredict at
+    // every block end, this way only the block loop's exit does, once per line.
+    std::size_t pos[16 + 64];
     pos[0] = s - 1;  // wraps for s == 0 and wraps back in b()
     std::size_t blk = s & ~std::size_t{63};
-    std::uint64_t m, nb;  // all delimiters; newlines and backslashes
+    std::uint64_t block_mask;
     if (blk == fast_block_) {
-      m = fast_mask_;
-      nb = fast_nb_;
+      block_mask = fast_mask_;
     } else {
       if (blk + 64 > n_) return false;
-      m = detail::block_mask<kDelims>(d_ + blk);
-      nb = detail::block_mask<kBreaks>(d_ + blk);
+      block_mask = detail::block_mask<kDelims>(d_ + blk);
     }
-    m &= ~std::uint64_t{0} << (s & 63);
-    std::uint64_t bad = 0;
-#pragma GCC unroll 15
-    for (int k = 1; k <= 15; ++k) {
-      while (m == 0) [[unlikely]] {
-          blk += 64;
-          if (blk + 64 > n_) return false;
-          m = detail::block_mask<kDelims>(d_ + blk);
-          nb = detail::block_mask<kBreaks>(d_ + blk);
-        }
-      pos[k] = blk + static_cast<std::size_t>(__builtin_ctzll(m));
-      // The first 14 delimiters must be tabs (the 15th, the newline, is checked below).
-      if (k < 15) bad |= m & (0 - m) & nb;
-      m &= m - 1;
+    std::uint64_t m = block_mask & (~std::uint64_t{0} << (s & 63));
+    int k = 1;
+    for (;;) {
+      const int count = __builtin_popcountll(m);
+      std::uint64_t rest = m;
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        pos[k + i] =
+            blk + static_cast<std::size_t>(__builtin_ctzll(rest | (std::uint64_t{1} << 63)));
+        rest &= rest - 1;
+      }
+      for (int i = 8; i < count; ++i) {  // a block dense with short fields
+        pos[k + i] = blk + static_cast<std::size_t>(__builtin_ctzll(rest));
+        rest &= rest - 1;
+      }
+      k += count;
+      if (k > 15) break;
+      blk += 64;
+      if (blk + 64 > n_) return false;
+      block_mask = detail::block_mask<kDelims>(d_ + blk);
+      m = block_mask;
     }
-    if (bad != 0 || d_[pos[15]] != '\n') return false;
+    // The first 14 delimiters must be tabs, the 15th the newline (a backslash fails both).
+    unsigned bad = static_cast<unsigned char>(d_[pos[15]] ^ '\n');
+#pragma GCC unroll 14
+    for (int i = 1; i < 15; ++i) bad |= static_cast<unsigned char>(d_[pos[i]] ^ '\t');
+    if (bad != 0) return false;
     fast_block_ = blk;
-    fast_mask_ = m;
-    fast_nb_ = nb;
+    const unsigned used = static_cast<unsigned>(pos[15] & 63);
+    fast_mask_ = used == 63 ? 0 : block_mask & (~std::uint64_t{0} << (used + 1));
 
     const char* const d = d_;
-    auto b = [&](int i) { return d + pos[i] + 1; };
+    auto b = [&](int i) { return d + (pos[i] + 1); };  // size_t wrap, not pointer overflow
     auto e = [&](int i) { return d + pos[i + 1]; };
     auto str = [&](int i) {
       const char* fb = b(i);
@@ -105,10 +116,10 @@ class LineParser {
       return detail::parse_seconds_us(b(i), e(i), out);
     };
     bool ok = detail::parse_seconds_us(b(0), e(0), r.time_us);
-    // The time field and a tab precede the address; the 13 fields after it leave 16 bytes
-    // unless the line is short and near the buffer's end.
-    ok &= (n_ - (pos[1] + 1) >= 16) ? detail::parse_ipv4_near(b(1), e(1), r.client_ip)
-                                    : detail::parse_ipv4(b(1), e(1), r.client_ip);
+    // parse_ipv4_near reads 3 bytes before and 16 from the address's start.
+    ok &= (pos[1] + 1 >= 3 && n_ - (pos[1] + 1) >= 16)
+              ? detail::parse_ipv4_near(b(1), e(1), r.client_ip)
+              : detail::parse_ipv4(b(1), e(1), r.client_ip);
     r.method = (e(2) - b(2) == 3 && std::memcmp(b(2), "GET", 3) == 0)
                    ? Method::get
                    : method_from_token({b(2), static_cast<std::size_t>(e(2) - b(2))});
@@ -253,7 +264,6 @@ class LineParser {
   Scanner sc_;
   std::size_t fast_block_ = ~std::size_t{0};
   std::uint64_t fast_mask_ = 0;
-  std::uint64_t fast_nb_ = 0;
   std::size_t err_at_ = 0;
   ErrorReason reason_ = ErrorReason::bad_syntax;
 };

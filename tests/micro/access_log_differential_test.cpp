@@ -75,18 +75,21 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, Differential,
 // The JSON peers accept any JSON, so they are compared on undamaged lines (hostile values
 // included): simdjson returns the same raw views, nlohmann the decoded strings.
 TEST(DifferentialJsonl, GatecoreAgreesWithSimdjsonAndNlohmann) {
+  // Fewer lines than the RE2 oracle: nlohmann's DOM is slow under the sanitizers, and the
+  // value mapping, not the volume, is what this test checks.
+  constexpr std::size_t kJsonLines = 20'000;
   const auto requests =
-      fixtures::generate_requests(kLines, fixtures::kDefaultSeed + 1, {.hostile = 0.1});
+      fixtures::generate_requests(kJsonLines, fixtures::kDefaultSeed + 1, {.hostile = 0.1});
   std::string log = fixtures::write_log(requests, Format::jsonl);
   log.reserve(log.size() + peers::SimdjsonAccessLogParser::kPadding);
-  std::vector<AccessLogRecord> ours(kLines), sj(kLines), nl(kLines);
+  std::vector<AccessLogRecord> ours(kJsonLines), sj(kJsonLines), nl(kJsonLines);
   std::vector<AccessLogError> errors(1);
-  ASSERT_EQ(parse_jsonl(log, ours, errors).records, kLines);
+  ASSERT_EQ(parse_jsonl(log, ours, errors).records, kJsonLines);
   peers::SimdjsonAccessLogParser simdjson;
-  ASSERT_EQ(simdjson.parse(log, sj, errors).records, kLines);
+  ASSERT_EQ(simdjson.parse(log, sj, errors).records, kJsonLines);
   peers::NlohmannAccessLogParser nlohmann;
-  ASSERT_EQ(nlohmann.parse(log, nl, errors).records, kLines);
-  for (std::size_t i = 0; i < kLines; ++i) {
+  ASSERT_EQ(nlohmann.parse(log, nl, errors).records, kJsonLines);
+  for (std::size_t i = 0; i < kJsonLines; ++i) {
     ASSERT_TRUE(ours[i] == sj[i]) << "simdjson differs on record " << i;
     AccessLogRecord decoded = ours[i];
     const std::string host = field_value(Format::jsonl, ours[i], ours[i].host, kEscHost);
