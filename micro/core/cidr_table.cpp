@@ -207,6 +207,7 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
     }
     table.index_[chunk] = (depth << kDepthShift) | static_cast<std::uint32_t>(root);
   }
+  table.lines_.shrink_to_fit();
   return table;
 }
 

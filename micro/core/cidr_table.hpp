@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "micro/core/cidr_list.hpp"
+#include "micro/core/cidr_page_allocator.hpp"
 #include "micro/core/cidr_prefix.hpp"
 
 namespace gatebench::core {
@@ -62,7 +63,7 @@ class Ipv4Table {
 
  private:
   std::vector<std::uint32_t> index_;  // 65,536 entries: depth (3 bits) | value index or line
-  std::vector<Line> lines_;
+  std::vector<Line, HugePageAllocator<Line>> lines_;
   std::vector<CidrValue> values_;  // values_[0] == kNoMatch
   std::size_t prefix_count_ = 0;
   std::size_t range_count_ = 1;
