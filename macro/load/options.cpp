@@ -71,6 +71,9 @@ HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them
                            each request's intended send time (default: closed loop)
       --requests-total N   measured request budget: stop after exactly N requests (then -d is
                            only an upper bound and defaults to 1h)
+      --spin D             open loop: poll instead of sleeping for the last D before a
+                           due send, as timer wake-ups come microseconds late (default 0:
+                           always sleep; polling helps on an idle machine, hurts on a busy one)
       --close              new connection per request (sends Connection: close)
       --timeout D          per-request timeout, also bounds connect and TLS handshake (default 2s)
       --tls-resume         resume TLS sessions on new connections (default)
@@ -135,6 +138,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     } else if (arg == "--requests-total") {
       o.requests_total = static_cast<std::uint64_t>(
           parse_count(value(), "--requests-total", 1, 1'000'000'000'000L));
+    } else if (arg == "--spin") {
+      o.spin_ns = parse_duration_ns(value(), "--spin");
+      if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
     } else if (arg == "--close") {
       no_value();
       o.close = true;

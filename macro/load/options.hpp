@@ -23,6 +23,8 @@ struct Options {
   std::uint64_t timeout_ns = 2'000'000'000ULL;
   bool tls_resume = true;
   std::uint64_t requests_total = 0;  // 0: no budget, the duration decides
+  // Open loop: stop sleeping this long before a due send and poll instead (0: always sleep).
+  std::uint64_t spin_ns = 0;
   bool progress = true;
   bool quiet = false;
   std::string url;

@@ -24,9 +24,6 @@ constexpr std::size_t kBufferBytes = 32768;
 constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
 constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
 constexpr std::uint64_t kSecondNs = 1'000'000'000;
-// Open loop: how long before a due send the loop stops sleeping and polls (bounded CPU cost:
-// at most this much per scheduled request).
-constexpr std::uint64_t kSpinNs = 20'000;
 
 std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
   return (static_cast<std::uint64_t>(generation) << 32) | index;
@@ -533,7 +530,7 @@ void Worker::run() {
       // Timer wake-ups arrive some microseconds late, and open-loop latency counts every one of
       // them: sleep until shortly before the next send is due, then poll until it is.
       const std::uint64_t due = intended(next_k_);
-      wake = std::min(wake, due > now + kSpinNs ? due - kSpinNs : now);
+      wake = std::min(wake, due > now + options_.spin_ns ? due - options_.spin_ns : now);
     }
     const std::uint64_t wait = wake > now ? wake - now : 0;
     timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};

@@ -23,9 +23,27 @@ std::string parse_error(const std::vector<std::string>& args) {
 }
 
 TEST(Options, WrkStyleCommandLine) {
-  const auto o = parse_options({"-t4", "-c", "64", "-d", "2m", "--warmup=500ms", "-R", "5000",
-                                "--close", "--json", "out.json", "-H", "X-A: b", "--timeout",
-                                "250ms", "--no-tls-resume", "--requests-total", "10", "http://h/"});
+  const auto o = parse_options({"-t4",
+                                "-c",
+                                "64",
+                                "-d",
+                                "2m",
+                                "--warmup=500ms",
+                                "-R",
+                                "5000",
+                                "--close",
+                                "--json",
+                                "out.json",
+                                "-H",
+                                "X-A: b",
+                                "--timeout",
+                                "250ms",
+                                "--no-tls-resume",
+                                "--requests-total",
+                                "10",
+                                "--spin",
+                                "15us",
+                                "http://h/"});
   ASSERT_TRUE(o);
   EXPECT_EQ(o->threads, 4);
   EXPECT_EQ(o->connections, 64);
@@ -38,6 +56,7 @@ TEST(Options, WrkStyleCommandLine) {
   EXPECT_EQ(o->timeout_ns, 250'000'000ULL);
   EXPECT_FALSE(o->tls_resume);
   EXPECT_EQ(o->requests_total, 10u);
+  EXPECT_EQ(o->spin_ns, 15'000u);
   EXPECT_EQ(o->url, "http://h/");
   EXPECT_FALSE(parse_options({"--help"}));
   EXPECT_FALSE(parse_options({"-h", "http://h/"}));
@@ -88,6 +107,7 @@ TEST(Options, ErrorsArePrecise) {
   EXPECT_EQ(parse_error({"http://a/", "http://b/"}),
             "more than one URL: 'http://a/' and 'http://b/'");
   EXPECT_EQ(parse_error({"-c"}), "option -c needs a value");
+  EXPECT_EQ(parse_error({"--spin", "1s", "http://h/"}), "--spin: at most 10ms");
 }
 
 #ifdef GATEBENCH_LOAD_EXE

@@ -2,9 +2,11 @@
 // nginx's access log ("$connection $ssl_session_reused $status $request_uri").
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
+#include "macro/load/report.hpp"
 #include "macro/load/stats.hpp"
 #include "tests/macro/load/load_run.hpp"
 #include "tests/macro/load/nginx_process.hpp"
@@ -78,15 +80,27 @@ TEST_F(LoadAgainstNginx, ExactCountsForARequestBudget) {
 }
 
 TEST_F(LoadAgainstNginx, OpenLoopRateWithinOnePercentAt5000PerSecond) {
+  // On a machine with more runnable threads than CPUs the generator may not get the CPU it
+  // needs; it must then say so (invalid, slots missed). Up to three attempts for a valid one.
   Options o = base(1, 16);
   o.rate = 5000;
   o.duration_ns = 1000 * kMs;
-  const auto run = run_against(http(), o);
-  const Stats& s = run.result.stats;
-  EXPECT_NEAR(static_cast<double>(s.responses) / run.result.elapsed_s, 5000, 50);
-  EXPECT_EQ(s.missed, 0u);
-  EXPECT_EQ(s.error_total(), 0u);
-  EXPECT_EQ(log().lines, s.responses);
+  std::uint64_t responses = 0;
+  bool kept_rate = false;
+  for (int attempt = 0; attempt < 3 && !kept_rate; ++attempt) {
+    const auto run = run_against(http(), o);
+    const Stats& s = run.result.stats;
+    responses += s.responses;
+    EXPECT_EQ(s.error_total(), 0u);
+    const double achieved = static_cast<double>(s.responses) / run.result.elapsed_s;
+    kept_rate = std::abs(achieved - 5000) <= 50 && s.missed == 0;
+    if (!kept_rate) {
+      EXPECT_FALSE(judge(o, run.result).valid) << "off by more than 1% yet valid: " << achieved;
+      EXPECT_EQ(s.issued + s.missed, 5000u);
+    }
+  }
+  EXPECT_TRUE(kept_rate) << "no attempt kept 5000 req/s within 1%";
+  EXPECT_EQ(log().lines, responses);
 }
 
 TEST_F(LoadAgainstNginx, CloseOpensOneConnectionPerRequest) {

@@ -112,26 +112,28 @@ TEST(LoadAgainstTestServer, OpenLoopThatCannotKeepTheRateIsInvalid) {
 }
 
 TEST(LoadAgainstTestServer, PercentilesOfKnownDelays) {
+  // 90% of requests take 2 ms, 10% take 50 ms. Sleeps only ever last longer than asked, so the
+  // lower bounds are exact; the upper bounds only say that each percentile falls in the right
+  // class, with the 48 ms gap between the classes as room for a busy machine.
   TestServer server(Behaviour::kPathDelay);
-  Options o = base(1, 8);
+  Options o = base(1, 4);
   o.duration_ns = 1200 * kMs;
   const auto run = run_against(server.url(), o, R"({"requests": [
       {"name": "fast", "weight": 90, "path": "/d/2"},
-      {"name": "slow", "weight": 10, "path": "/d/20"}]})");
+      {"name": "slow", "weight": 10, "path": "/d/50"}]})");
   const Stats& s = run.result.stats;
-  ASSERT_GT(s.responses, 500u);
-  // Sleeps only ever last longer than asked, so the lower bounds are exact; the upper bounds
-  // only say which class each percentile falls in (a busy machine adds milliseconds).
+  ASSERT_GT(s.responses, 200u);
   EXPECT_GE(ms(s.latency.min()), 2);
   EXPECT_GE(ms(s.latency.percentile(50)), 2);
-  EXPECT_LT(ms(s.latency.percentile(50)), 10);
-  EXPECT_LT(ms(s.latency.percentile(75)), 10);
-  EXPECT_GE(ms(s.latency.percentile(95)), 19.8);
-  EXPECT_GE(ms(s.latency.percentile(99)), 19.8);
-  EXPECT_LT(ms(s.latency.percentile(99)), 40);
+  EXPECT_LT(ms(s.latency.percentile(50)), 50);
+  EXPECT_LT(ms(s.latency.percentile(75)), 50);
+  EXPECT_GE(ms(s.latency.percentile(95)), 49.5);
+  EXPECT_GE(ms(s.latency.percentile(99)), 49.5);
+  EXPECT_LT(ms(s.latency.percentile(99)), 100);
+  EXPECT_GE(ms(s.latency.max()), 50);
   const double slow_share =
       static_cast<double>(s.templates[1].responses) / static_cast<double>(s.responses);
-  EXPECT_NEAR(slow_share, 0.10, 0.04);
+  EXPECT_NEAR(slow_share, 0.10, 0.05);
 }
 
 TEST(LoadAgainstTestServer, CloseOpensOneConnectionPerRequest) {
