@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "macro/driver/container.hpp"
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/options.hpp"
@@ -128,6 +130,19 @@ int run(const std::vector<std::string>& args) {
   EnvInfo env = collect_env_info(source_dir());
   Progress progress(stderr, isatty(STDERR_FILENO) != 0);
   RunContext context{options, progress, out_dir};
+  ContainerEngine engine;
+  if (options.runtime != "process") {
+    engine.name = options.runtime;
+    engine.exe = Toolbox().find(options.runtime).value_or(options.runtime);
+    engine.containerfile = (fs::path(source_dir()) / "macro" / "images" / "Containerfile").string();
+    // Extra engine arguments (e.g. --security-opt, --ulimit) from the environment, split on spaces.
+    if (const char* extra = std::getenv("GATEBENCH_ENGINE_ARGS")) {
+      std::istringstream words(extra);
+      std::string word;
+      while (words >> word) engine.extra_args.push_back(word);
+    }
+    context.engine = &engine;
+  }
 
   std::vector<ScenarioResult> results;
   for (const auto& plan : plans) {
@@ -147,6 +162,16 @@ int run(const std::vector<std::string>& args) {
   int exit_code = 0;
   for (const auto& r : results) {
     if (r.status == Status::failed) exit_code = 1;
+  }
+  if (context.engine != nullptr && !plans.empty()) {
+    // A container the clean-up missed is removed now and makes the run fail.
+    auto left = list_containers(engine, container_prefix());
+    for (const auto& name : left) remove_container(engine, name);
+    if (!left.empty()) {
+      std::cerr << "gatebench-macro: " << left.size()
+                << " container(s) were left and have been removed\n";
+      exit_code = 1;
+    }
   }
   // Anything still attached to the driver at this point escaped its process group.
   if (auto strays = stray_children(); !strays.empty()) {

@@ -270,9 +270,10 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         plan.skip_reason = "gatebench-load has no --requests";
       }
     }
-    if (plan.skip_reason.empty() && options.runtime != "process") {
-      plan.skip_reason =
-          "runtime " + options.runtime + " is not implemented (use --runtime process)";
+    if (plan.skip_reason.empty() && options.runtime == "docker") {
+      plan.skip_reason = "runtime docker is not supported yet (podman is)";
+    } else if (plan.skip_reason.empty() && options.runtime == "podman" && !tools.find("podman")) {
+      plan.skip_reason = "podman not installed";
     }
     plans.push_back(std::move(plan));
   }

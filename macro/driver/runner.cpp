@@ -2,6 +2,7 @@
 
 #include <strings.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -73,6 +74,71 @@ std::optional<uint64_t> write_syscalls(pid_t pid) {
 struct RunningService {
   const ServicePlan* plan;
   ChildProcess process;
+  std::string container;  // container runtime: the container's name
+};
+
+// Container CPU and memory between two `stats` calls, per container.
+class ContainerSampler {
+ public:
+  ContainerSampler(const ContainerEngine& engine, std::vector<const RunningService*> services)
+      : engine_(engine), services_(std::move(services)) {}
+
+  void start() {
+    first_ = container_stats(engine_, names());
+    last_ = first_;
+  }
+  // Returns the target's (sampled services') CPU% since the previous call and memory now.
+  TreeSample sample(double t_s) {
+    TreeSample out;
+    out.t_s = t_s;
+    auto now = container_stats(engine_, names());
+    double cpu_before = 0, cpu_now = 0;
+    for (const auto* s : services_) {
+      if (!s->plan->sample) continue;
+      auto it = now.find(s->container);
+      if (it == now.end()) continue;
+      cpu_before += last_.contains(s->container) ? last_[s->container].cpu_s : 0;
+      cpu_now += it->second.cpu_s;
+      out.pss_mb += it->second.mem_mb;
+      ++out.processes;
+    }
+    if (t_s > last_t_) out.cpu_percent = 100 * (cpu_now - cpu_before) / (t_s - last_t_);
+    for (auto& [name, stats] : now) last_[name] = stats;
+    last_t_ = t_s;
+    peak_mb_ = std::max(peak_mb_, out.pss_mb);
+    max_containers_ = std::max(max_containers_, out.processes);
+    return out;
+  }
+  TreeUsage usage(double elapsed_s, std::map<std::string, double>& by_role) const {
+    TreeUsage u;
+    u.peak_mb = peak_mb_;
+    u.max_processes = max_containers_;
+    if (elapsed_s <= 0) return u;
+    for (const auto* s : services_) {
+      auto first = first_.find(s->container);
+      auto last = last_.find(s->container);
+      if (first == first_.end() || last == last_.end()) continue;
+      double pct = 100 * (last->second.cpu_s - first->second.cpu_s) / elapsed_s;
+      by_role[std::string(role_name(s->plan->role))] += pct;
+      if (!s->plan->sample) continue;
+      u.cpu_percent += pct;
+      u.cpu_by_process[s->plan->binary] += pct;
+    }
+    return u;
+  }
+
+ private:
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto* s : services_) out.push_back(s->container);
+    return out;
+  }
+  const ContainerEngine& engine_;
+  std::vector<const RunningService*> services_;
+  std::map<std::string, ContainerStats> first_, last_;
+  double last_t_ = 0;
+  double peak_mb_ = 0;
+  int max_containers_ = 0;
 };
 
 struct Measurement {
@@ -116,7 +182,9 @@ class ScenarioRun {
     std::string left;
     while (!services_.empty()) {
       RunningService& s = services_.back();
-      if (!s.process.stop()) left += (left.empty() ? "" : ", ") + s.plan->name;
+      bool gone = s.container.empty() || remove_container(*ctx_.engine, s.container);
+      gone = s.process.stop() && gone;
+      if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;
       services_.pop_back();
     }
     if (!left.empty()) throw Outcome{Status::failed, "processes left behind by " + left};
@@ -236,8 +304,31 @@ class ScenarioRun {
     spec.stderr_path = service.stderr_path;
     spec.cwd = plan_.run_dir;
     spec.cpus = service.cpus;
+    std::string container;
+    if (ctx_.engine != nullptr) {
+      ContainerRun run;
+      try {
+        run.image =
+            ensure_image(*ctx_.engine, service.exe, (fs::path(ctx_.out_dir) / "images").string());
+      } catch (const std::exception& e) {
+        throw Outcome{Status::skipped, "image for " + service.binary + ": " + e.what()};
+      }
+      std::string scenario = plan_.scenario.name;
+      std::replace(scenario.begin(), scenario.end(), '/', '_');
+      container = run.name = container_prefix() + scenario + "-" + service.name;
+      run.exe = service.exe;
+      run.args = service.args;
+      run.env = service.env;
+      run.cpus = service.cpus;
+      run.volumes = {plan_.run_dir, plan_.vars.at("configs")};
+      // The engine client is the driver's child; the service runs in the container.
+      spec.exe = ctx_.engine->exe;
+      spec.args = container_run_args(*ctx_.engine, run);
+      spec.env.clear();
+      spec.cpus = CpuSet{};
+    }
     try {
-      services_.push_back({&service, ChildProcess::spawn(spec)});
+      services_.push_back({&service, ChildProcess::spawn(spec), container});
     } catch (const SpawnError& e) {
       throw Outcome{Status::failed, service.name + ": " + e.what()};
     }
@@ -313,6 +404,12 @@ class ScenarioRun {
       if (!g.empty()) roles.emplace(std::string(role_name(role)), TreeSampler(g, false));
     }
     roles.emplace("load", TreeSampler({load.pid()}, false));
+    std::optional<ContainerSampler> containers;
+    if (ctx_.engine != nullptr) {
+      std::vector<const RunningService*> running;
+      for (const auto& s : services_) running.push_back(&s);
+      containers.emplace(*ctx_.engine, running);
+    }
     std::ofstream samples;
     if (sample) {
       const std::string samples_path = (dir / ("samples-" + label + ".csv")).string();
@@ -321,9 +418,11 @@ class ScenarioRun {
       auto snapshot = scan_proc();
       target.start(snapshot, 0);
       for (auto& [name, sampler] : roles) sampler.start(snapshot, 0);
+      if (containers) containers->start();
     }
-    const auto interval = std::chrono::milliseconds(
-        std::max<long long>(10, std::llround(ctx_.options.sample_interval_s * 1000)));
+    // An engine `stats` call costs ~0.1 s of CPU: containers are sampled at most once a second.
+    const auto interval = std::chrono::milliseconds(std::max<long long>(
+        ctx_.engine != nullptr ? 1000 : 10, std::llround(ctx_.options.sample_interval_s * 1000)));
     const double limit_s = duration_s + 30;
     std::optional<uint64_t> last_writes;
     double last_t = 0;
@@ -339,8 +438,13 @@ class ScenarioRun {
           samples << s.t_s << ',' << role << ',' << s.processes << ',' << s.cpu_percent << ','
                   << s.pss_mb << ',' << s.rss_mb << '\n';
         };
-        write_row("target", target.sample(snapshot, elapsed));
-        for (auto& [name, sampler] : roles) write_row(name, sampler.sample(snapshot, elapsed));
+        if (containers) {
+          write_row("target", containers->sample(elapsed));
+          write_row("load", roles.at("load").sample(snapshot, elapsed));
+        } else {
+          write_row("target", target.sample(snapshot, elapsed));
+          for (auto& [name, sampler] : roles) write_row(name, sampler.sample(snapshot, elapsed));
+        }
       }
       if (status) {
         if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
@@ -375,7 +479,10 @@ class ScenarioRun {
     } catch (const LoadParseError& e) {
       throw Outcome{Status::failed, e.what()};
     }
-    if (sample) {
+    if (sample && containers) {
+      m.target = containers->usage(elapsed, m.cpu_by_role);
+      m.cpu_by_role["load"] = roles.at("load").usage(elapsed).cpu_percent;
+    } else if (sample) {
       m.target = target.usage(elapsed);
       for (auto& [name, sampler] : roles) m.cpu_by_role[name] = sampler.usage(elapsed).cpu_percent;
     }
@@ -463,6 +570,10 @@ std::vector<std::string> list_artifacts(const std::string& run_dir, const std::s
 }
 
 }  // namespace
+
+std::string container_prefix() {
+  return "gb-" + std::to_string(getpid()) + "-";
+}
 
 ScenarioResult run_scenario(const ScenarioPlan& plan, const RunContext& context) {
   ScenarioResult result;

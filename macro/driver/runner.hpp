@@ -2,6 +2,7 @@
 // Runs one planned scenario: prepare, start services, warm up, measure with sampling, stop.
 #include <string>
 
+#include "macro/driver/container.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/progress.hpp"
@@ -12,8 +13,12 @@ namespace gatebench::macro {
 struct RunContext {
   const Options& options;
   Progress& progress;
-  std::string out_dir;  // absolute; artifacts are listed relative to it
+  std::string out_dir;                      // absolute; artifacts are listed relative to it
+  const ContainerEngine* engine = nullptr;  // null: process runtime
 };
+
+// Prefix of every container name this driver process starts ("gb-<pid>-").
+std::string container_prefix();
 
 // Never throws for a scenario-level problem: it becomes status skipped (cannot be prepared) or
 // failed (started but did not work), and every process started is stopped before returning. When a

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "driver_exe.hpp"
+#include "macro/driver/container.hpp"
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/toolbox.hpp"
 
@@ -28,6 +29,18 @@ using testing::unique_dir;
 constexpr int kQuickOffset = 12000;
 constexpr int kSignalOffset = 12100;
 constexpr int kGatewayOffset = 12200;
+constexpr int kPodmanOffset = 12300;
+
+// Where podman works (ci/setup configures it), the reason it cannot run elsewhere.
+std::string podman_skip_reason() {
+  auto podman = Toolbox().find("podman");
+  if (!podman) return "skipped: podman not installed";
+  CaptureResult info = run_capture(*podman, {"info"}, 30s);
+  if (info.timed_out || !WIFEXITED(info.status) || WEXITSTATUS(info.status) != 0) {
+    return "skipped: podman info failed (see docs/containers.md)";
+  }
+  return "";
+}
 
 std::string skip_reason(int offset) {
   Toolbox tools;
@@ -170,6 +183,82 @@ TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
                          waf["counts"]["traversal.as_expected"].get<double>();
   EXPECT_GT(blocked, 0);
   EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
+  if (auto reason = podman_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(kPodmanOffset); !reason.empty()) GTEST_SKIP() << reason;
+  const ContainerEngine engine{"podman", *Toolbox().find("podman"), "", {}};
+  const std::string out = unique_dir("podman");
+  fs::remove_all(out);
+  fs::create_directories(out);
+  // 1. A quick run: nginx-baseline (and gateway-default, ok or skipped when not built).
+  SpawnSpec spec;
+  spec.exe = GATEBENCH_MACRO_EXE;
+  spec.args = {"--runtime",
+               "podman",
+               "--quick",
+               "--load",
+               "wrk",
+               "--scenarios",
+               "nginx-baseline,gateway-default",
+               "--port-offset",
+               std::to_string(kPodmanOffset),
+               "--out",
+               out + "/quick"};
+  spec.stderr_path = out + "/quick.stderr";
+  ChildProcess quick = ChildProcess::spawn(spec);
+  const std::string quick_prefix = "gb-" + std::to_string(quick.pid()) + "-";
+  std::optional<int> status;
+  for (int i = 0; i < 9000 && !status; ++i) {
+    std::this_thread::sleep_for(10ms);
+    status = quick.exit_status();
+  }
+  ASSERT_TRUE(status.has_value()) << "the podman quick run did not finish within 90 s";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+  std::ifstream in(out + "/quick/macro.json");
+  ASSERT_TRUE(in);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["env"]["runtime"], "podman");
+  const auto& nginx = report["scenarios"][0];
+  ASSERT_EQ(nginx["status"], "ok") << nginx["reason"];
+  EXPECT_GT(nginx["rps"].get<double>(), 0);
+  EXPECT_GT(nginx["peak_mb"].get<double>(), 0);
+  EXPECT_TRUE(nginx["cpu_by_process"].contains("nginx"));
+  const auto& gateway = report["scenarios"][1];
+  EXPECT_TRUE(gateway["status"] == "ok" ||
+              (gateway["status"] == "skipped" &&
+               gateway["reason"].get<std::string>().find("not built") != std::string::npos))
+      << gateway["reason"];
+  EXPECT_TRUE(list_containers(engine, quick_prefix).empty());
+
+  // 2. SIGTERM while the containers serve the measured run.
+  spec.args = {
+      "--runtime",  "podman",     "--load",   "wrk", "--scenarios",   "nginx-baseline",
+      "--duration", "60s",        "--warmup", "0",   "--port-offset", std::to_string(kPodmanOffset),
+      "--out",      out + "/term"};
+  spec.stderr_path = out + "/term.stderr";
+  ChildProcess term = ChildProcess::spawn(spec);
+  const std::string term_prefix = "gb-" + std::to_string(term.pid()) + "-";
+  bool measuring = false;
+  for (int i = 0; i < 3000 && !measuring; ++i) {
+    std::this_thread::sleep_for(20ms);
+    measuring = processes_mentioning(out + "/term/nginx-baseline/wrk-done.lua").size() == 1;
+    if (term.exit_status()) break;
+  }
+  ASSERT_TRUE(measuring) << "the podman run never reached its measured phase";
+  EXPECT_EQ(list_containers(engine, term_prefix).size(), 2u);
+  kill(term.pid(), SIGTERM);
+  status.reset();
+  for (int i = 0; i < 3000 && !status; ++i) {
+    std::this_thread::sleep_for(10ms);
+    status = term.exit_status();
+  }
+  ASSERT_TRUE(status.has_value()) << "driver did not exit within 30 s of SIGTERM";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + SIGTERM);
+  EXPECT_TRUE(list_containers(engine, term_prefix).empty());
+  EXPECT_TRUE(processes_mentioning(out + "/term").empty());
   fs::remove_all(out);
 }
 
