@@ -23,7 +23,8 @@ or baseline, warm-up, measured load with CPU/memory sampling; writes OUT/macro.j
   --slo-p99 D           p99 objective of max-throughput (default: the scenario's)
   --dry-run             print the plan (commands, pinning, ports) and start nothing
   --out DIR             results directory (default macro-results)
-  --runtime R           process (default); podman and docker are not available yet
+  --runtime R           process (default) or podman (services in containers, docs/containers.md);
+                        docker is accepted but skipped
   --load L              gatebench (gatebench-load, default) or wrk (cross-check)
   --scenario-dir DIR    scenario files (default: this checkout's macro/scenarios)
   --bin-dir DIR         where gatebench-load/-gateway/-control are (default: the build tree)
