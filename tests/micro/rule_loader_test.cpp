@@ -100,6 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
     All, RuleLoaderErrors,
     ::testing::Values(
         BadCase{"{", "(document): invalid JSON"}, BadCase{"[]", "(document): expected an object"},
+        BadCase{R"({"rules": [], "x": 1e999})", "(document): invalid JSON"},
         BadCase{R"({"rulez": []})", "unknown key \"rulez\""}, BadCase{R"({})", "missing \"rules\""},
         BadCase{R"({"rules": {}})", "rules: expected an array"},
         BadCase{R"({"rules": [1]})", "rules[0]: expected a rule object"},
