@@ -161,8 +161,8 @@ bool ResponseParser::parse_head(std::string_view head) {
     }
     code = code * 10 + (line[i] - '0');
   }
-  if (code < 100) {
-    fail("malformed status code");
+  if (code < 100 || code > 599) {  // RFC 9110 15: 100-599; counters are sized for that
+    fail("status code out of range");
     return false;
   }
   status_code_ = code;

@@ -33,6 +33,7 @@ class ResponseParser {
   // is truncated (error). Returns the final status.
   ParseStatus finish_eof();
 
+  // 100..599 once a response is complete (other codes are errors).
   int status_code() const { return status_code_; }
   // Whether the connection may carry another request after this response.
   bool keep_alive() const { return keep_alive_; }

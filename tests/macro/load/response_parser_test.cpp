@@ -157,9 +157,9 @@ TEST(ResponseParser, Garbage) {
   for (const char* g :
        {"SSH-2.0-OpenSSH\r\n", "<html>", "\r\n\r\n", "HTTP/2 200\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
         "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200OK\r\n\r\n", "HTTP/1.2 200 OK\r\n\r\n",
-        "HTTP/1.1 099 Low\r\n\r\n", "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
-        "HTTP/1.1 200 OK\r\n: empty name\r\n\r\n", "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
+        "HTTP/1.1 099 Low\r\n\r\n", "HTTP/1.1 600 High\r\n\r\n", "HTTP/1.1 999 High\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n", "HTTP/1.1 200 OK\r\n: empty name\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"}) {
