@@ -284,3 +284,48 @@ TEST(ResponseParser, DifferentialAgainstGeneratedResponsesInRandomPieces) {
 
 }  // namespace
 }  // namespace gatebench::load
+
+namespace gatebench::load {
+namespace {
+
+// A fuzz-style sweep under the sanitisers: valid responses with random bytes overwritten,
+// inserted or cut, fed in random pieces. Whatever the parser decides must be self-consistent.
+TEST(ResponseParser, MutatedResponsesNeverBreakTheContract) {
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("load-response-parser-mutations");
+  static const char kBytes[] = "\r\n:;0aF HTTP/1. -,\t\x00\xff";
+  for (int i = 0; i < 30000; ++i) {
+    std::string bytes = generate(rng).bytes;
+    const int edits = 1 + static_cast<int>(rng.below(4));
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+      const std::size_t at = rng.below(bytes.size());
+      const char b = kBytes[rng.below(sizeof kBytes - 1)];
+      switch (rng.below(3)) {
+        case 0:
+          bytes[at] = b;
+          break;
+        case 1:
+          bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at), b);
+          break;
+        default:
+          bytes.erase(at, 1 + rng.below(8));
+          break;
+      }
+    }
+    std::vector<std::size_t> cuts;
+    for (int k = static_cast<int>(rng.below(4)); k > 0; --k)
+      cuts.push_back(rng.below(bytes.size() + 1));
+    std::sort(cuts.begin(), cuts.end());
+    const Outcome o = drive(bytes, cuts, rng.chance(1, 2));
+    if (o.status == ParseStatus::kComplete) {
+      ASSERT_GE(o.code, 100) << i;
+      ASSERT_LE(o.code, 599) << i;
+      ASSERT_LE(o.length, bytes.size()) << i;
+      ASSERT_LE(o.body, bytes.size()) << i;
+    } else if (o.status == ParseStatus::kError) {
+      ASSERT_FALSE(o.error.empty()) << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gatebench::load
