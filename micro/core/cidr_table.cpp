@@ -2,17 +2,19 @@
 //
 // - Longest-prefix resolution turns the prefixes into disjoint ranges covering all 2^32
 //   addresses, each with a 16-bit index into values_ (0 = kNoMatch); equal neighbours merge.
-// - index_[a >> 16] is either a value index (depth 0: the whole /16 has one value) or the first
-//   line of a static B-tree over the ranges inside that /16, searched on the low 16 bits.
-// - Leaf: two lines covering 32 ranges. The key line holds (start - 1) of ranges 1..31 of the
-//   leaf in slots 0..30 and 0xFFFF in slot 31; the value line holds the 32 value indices. The
-//   range of x inside the leaf is the number of key slots below x: storing start - 1 and
-//   comparing with "<" lets 0xFFFF pad without ever counting (a range may start at 0xFFFF, but
-//   nothing is below 0). Both lines are requested at once, so a leaf costs one memory latency.
-// - Inner line: slots 0..30 hold (start - 1) of the first range of children 1..31, slot 31 =
-//   0xFFFF. Levels sit at fixed line offsets {0, 1, 33} from the root (inner levels padded to
-//   full width), so a child is found by arithmetic, with no pointers stored. A /16 holds at most
-//   65,536 ranges: at most 4 levels.
+// - index_[a >> 16] holds a depth code and either a value index (depth 0: the whole /16 has one
+//   value) or the line offset of the structure over the ranges inside that /16, searched on the
+//   low 16 address bits.
+// - Keys are stored as (start - 1) and a range is found by counting the keys below x: 0xFFFF
+//   pads without ever counting (a range may start at 0xFFFF, but nothing is below 0).
+// - Small leaf (code 5, up to 16 ranges): one line, keys of ranges 1..15 in slots 0..14, 0xFFFF
+//   in slot 15, the 16 value indices in slots 16..31.
+// - Two-line leaf (up to 32 ranges): a key line (ranges 1..31, slot 31 = 0xFFFF) and a value
+//   line; both are requested at once, so it costs one memory latency.
+// - Chunks with more than 32 ranges get a static B-tree of depth 2-4 over two-line leaves. An
+//   inner line holds (start - 1) of the first range of children 1..31; levels sit at fixed line
+//   offsets {0, 1, 33} from the root (inner levels padded to full width), so a child's line is
+//   level_base + 32 * node + child, with no pointers stored. A /16 holds at most 65,536 ranges.
 #include "micro/core/cidr_table.hpp"
 
 #include <algorithm>
@@ -39,26 +41,42 @@ constexpr std::size_t kChunks = 65536;
 constexpr unsigned kLeafRanges = 32;
 constexpr unsigned kFanout = 32;
 
-inline unsigned count_below32(const std::uint16_t* slots, std::uint16_t x) noexcept {
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
+// Number of the slots selected by lanes (bit i = slot i) that are below x.
+inline unsigned count_below(const std::uint16_t* slots, std::uint16_t x,
+                            std::uint32_t lanes) noexcept {
+#if defined(__AVX512BW__)
   const __m512i keys = _mm512_load_si512(slots);
-  return static_cast<unsigned>(
-      std::popcount(_mm512_cmplt_epu16_mask(keys, _mm512_set1_epi16(static_cast<short>(x)))));
+  return static_cast<unsigned>(std::popcount(
+      _mm512_mask_cmplt_epu16_mask(lanes, keys, _mm512_set1_epi16(static_cast<short>(x)))));
 #else
   unsigned n = 0;
-  for (unsigned i = 0; i < 32; ++i) n += slots[i] < x;
+  for (unsigned i = 0; i < 32; ++i) n += ((lanes >> i) & 1u) & (slots[i] < x);
   return n;
 #endif
 }
 
+// Depth code of a chunk whose up to 16 ranges fit one line (keys in slots 0..15, value indices
+// in 16..31): half the memory of a two-line leaf for the common small /16.
+constexpr unsigned kSmallLeaf = 5;
+constexpr unsigned kSmallLeafRanges = 16;
+
+// The value index of x in the chunk rooted at root. Small and two-line leaves share one
+// branch-free path (the lane mask and the value slots differ), so a batch mixing them does not
+// mispredict; only chunks with more than 32 ranges loop over inner levels.
 inline std::uint16_t walk(const Ipv4Table::Line* root, unsigned depth, std::uint16_t x) noexcept {
-  std::uint32_t node = 0;
-  for (unsigned level = 0; level + 1 < depth; ++level) {
-    node = node * kFanout + count_below32(root[kLevelBase[level] + node].slot, x);
+  const Ipv4Table::Line* leaf = root;
+  if (depth >= 2 && depth < kSmallLeaf) {
+    std::uint32_t node = 0;
+    for (unsigned level = 0; level + 1 < depth; ++level) {
+      node = node * kFanout + count_below(root[kLevelBase[level] + node].slot, x, 0xFFFFFFFFu);
+    }
+    leaf = root + kLevelBase[depth - 1] + 2 * node;
   }
-  const Ipv4Table::Line* leaf = root + kLevelBase[depth - 1] + 2 * node;
-  __builtin_prefetch(leaf + 1);  // the value line, fetched while the keys are compared
-  return leaf[1].slot[count_below32(leaf[0].slot, x)];
+  // Arithmetic rather than selects, so the compiler cannot turn them into branches.
+  const unsigned small = depth == kSmallLeaf;
+  const std::uint16_t* value_slots = leaf->slot + 32 - kSmallLeafRanges * small;
+  __builtin_prefetch(value_slots);  // a two-line leaf's value line, fetched during the compare
+  return value_slots[count_below(leaf->slot, x, 0xFFFFFFFFu >> (kSmallLeafRanges * small))];
 }
 
 struct Range {
@@ -173,6 +191,19 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
       values.push_back(ranges[j].value_index);
     }
     const std::size_t n = starts.size();
+    if (n <= kSmallLeafRanges) {
+      const std::size_t root = table.lines_.size();
+      if (root + 1 > kRefMask) throw std::length_error("Ipv4Table::build: table too large");
+      Line leaf;
+      std::fill(std::begin(leaf.slot), std::end(leaf.slot), kPad);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + 1 < n) leaf.slot[i] = static_cast<std::uint16_t>(starts[i + 1] - 1);
+        leaf.slot[kSmallLeafRanges + i] = values[i];
+      }
+      table.lines_.push_back(leaf);
+      table.index_[chunk] = (kSmallLeaf << kDepthShift) | static_cast<std::uint32_t>(root);
+      continue;
+    }
     const unsigned depth = depth_for(n);
     const std::size_t leaves = (n + kLeafRanges - 1) / kLeafRanges;
     const std::size_t root = table.lines_.size();
