@@ -9,9 +9,9 @@
 //   table.lookup_batch(addrs, results);                      // many independent lookups
 //
 // Layout (docs/cidr.md): a 65,536-entry index on the top 16 address bits; each /16 either holds
-// one value directly or points to a small static B-tree of 64-byte lines over the disjoint
-// ranges inside that /16 (16-bit keys, 16-bit value indices). A typical lookup touches the index
-// and one line. IPv6 will get its own Ipv6Table with the same shape (build/lookup/lookup_batch/
+// one value directly or points to 64-byte lines over the disjoint ranges inside that /16 (16-bit
+// keys, 16-bit value indices): a one-line leaf for up to 16 ranges, a two-line leaf for up to 32,
+// a small static B-tree beyond. A typical lookup touches the index and one line (or line pair). IPv6 will get its own Ipv6Table with the same shape (build/lookup/lookup_batch/
 // memory_bytes) rather than a template over the address width.
 #pragma once
 
