@@ -256,30 +256,37 @@ inline bool parse_seconds_us(const char* b, const char* e, std::int64_t& out) {
 // mispredicts about twice per address). Reads [b - 3, b + 16).
 inline bool parse_ipv4_near(const char* b, const char* e, std::uint32_t& out) {
   const std::ptrdiff_t len = e - b;
-  unsigned dots = 0;
+  const unsigned in_field = (1u << (len & 15)) - 1;
+  unsigned dots = 0, digits = 0;
 #if defined(__SSE2__)
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
   dots = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.'))));
+  const __m128i t = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+  digits = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t)));
 #else
-  for (int i = 0; i < 16; ++i) dots |= static_cast<unsigned>(b[i] == '.') << i;
+  for (int i = 0; i < 16; ++i) {
+    dots |= static_cast<unsigned>(b[i] == '.') << i;
+    digits |= static_cast<unsigned>(is_digit(static_cast<unsigned char>(b[i]))) << i;
+  }
 #endif
-  const unsigned in_field = (1u << (len & 15)) - 1;
-  dots = (dots & in_field) | (1u << (len & 15));  // the end acts as a fourth dot
-  bool ok = (len >= 7) & (len <= 15) & (__builtin_popcount(dots) == 4);
+  // Every byte a digit or a dot, three dots; the end acts as a fourth dot.
+  bool ok = (len >= 7) & (len <= 15) & (((digits | dots) & in_field) == in_field);
+  dots = (dots & in_field) | (1u << (len & 15));
+  ok &= __builtin_popcount(dots) == 4;
   std::uint32_t ip = 0;
   std::ptrdiff_t start = 0;
   for (int i = 0; i < 4; ++i) {
     const auto q = static_cast<std::ptrdiff_t>(__builtin_ctz(dots | 0x10000u));
     dots &= dots - 1;
     const std::ptrdiff_t n = q - start;
-    // Load the three bytes before the dot; mask the ones of the previous octet arithmetically.
+    // Always load the three bytes before the dot; the ones of the previous octet are multiplied
+    // by zero (octet lengths are random, so a branch per length would mispredict).
     const unsigned r0 = static_cast<unsigned char>(b[q - 3]) - '0';
     const unsigned r1 = static_cast<unsigned char>(b[q - 2]) - '0';
     const unsigned r2 = static_cast<unsigned char>(b[q - 1]) - '0';
-    const unsigned m0 = n >= 3;
-    const unsigned m1 = n >= 2;
-    const unsigned v8 = r0 * 100 * m0 + r1 * 10 * m1 + r2;
-    ok &= ((r0 <= 9) | !m0) & ((r1 <= 9) | !m1) & (r2 <= 9) & (n >= 1) & (n <= 3) & (v8 <= 255);
+    const unsigned v8 = r0 * 100 * (n >= 3) + r1 * 10 * (n >= 2) + r2;
+    ok &= (n >= 1) & (n <= 3) & (v8 <= 255);
     ip = ip << 8 | (v8 & 255);
     start = q + 1;
   }

@@ -2,6 +2,13 @@
 
 #include <cstring>
 
+#if defined(__AVX512VBMI2__)
+#include <immintrin.h>
+// GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
+// conversions, which -Wmaybe-uninitialized reports at every caller (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
 
@@ -57,7 +64,7 @@ class LineParser {
     // writes 8 positions unconditionally (an empty mask gives junk past the real ones,
     // overwritten by the next block): a data-dependent branch per position would mispredict at
     // every block end, this way only the block loop's exit does, once per line.
-    std::size_t pos[16 + 64];
+    std::size_t pos[16 + 64 + 16];
     pos[0] = s - 1;  // wraps for s == 0 and wraps back in b()
     std::size_t blk = s & ~std::size_t{63};
     std::uint64_t block_mask;
@@ -69,6 +76,48 @@ class LineParser {
     }
     std::uint64_t m = block_mask & (~std::uint64_t{0} << (s & 63));
     int k = 1;
+#if defined(__AVX512VBMI2__)
+    // One compress per block turns the mask into the positions (and the delimiter bytes) in
+    // order; 8 positions are widened and stored at once.
+    alignas(64) static constexpr std::uint8_t kIota[64] = {
+        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    const __m512i iota = _mm512_load_si512(kIota);
+    char kinds[16 + 64];
+    for (;;) {
+      const int count = __builtin_popcountll(m);
+      const __m512i offsets = _mm512_maskz_compress_epi8(m, iota);
+      const __m512i bytes = _mm512_maskz_compress_epi8(m, _mm512_loadu_si512(d_ + blk));
+      const __m512i base = _mm512_set1_epi64(static_cast<long long>(blk));
+      const __m128i low = _mm512_castsi512_si128(offsets);
+      _mm512_storeu_si512(pos + k, _mm512_add_epi64(_mm512_cvtepu8_epi64(low), base));
+      _mm512_storeu_si512(pos + k + 8,
+                          _mm512_add_epi64(_mm512_cvtepu8_epi64(_mm_srli_si128(low, 8)), base));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(kinds + k), _mm512_castsi512_si128(bytes));
+      if (count > 16) [[unlikely]] {
+        alignas(64) std::uint8_t off[64];
+        alignas(64) char kind[64];
+        _mm512_store_si512(off, offsets);
+        _mm512_store_si512(kind, bytes);
+        for (int i = 16; i < count; ++i) {
+          pos[k + i] = blk + off[i];
+          kinds[k + i] = kind[i];
+        }
+      }
+      k += count;
+      if (k > 15) break;
+      blk += 64;
+      if (blk + 64 > n_) return false;
+      block_mask = detail::block_mask<kDelims>(d_ + blk);
+      m = block_mask;
+    }
+    // The first 14 delimiters must be tabs, the 15th the newline (a backslash fails both).
+    const __m128i want = _mm_setr_epi8('\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t',
+                                       '\t', '\t', '\t', '\t', '\n', 0);
+    const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kinds + 1));
+    if ((_mm_movemask_epi8(_mm_cmpeq_epi8(got, want)) & 0x7fff) != 0x7fff) return false;
+#else
     for (;;) {
       const int count = __builtin_popcountll(m);
       std::uint64_t rest = m;
@@ -94,6 +143,7 @@ class LineParser {
 #pragma GCC unroll 14
     for (int i = 1; i < 15; ++i) bad |= static_cast<unsigned char>(d_[pos[i]] ^ '\t');
     if (bad != 0) return false;
+#endif
     fast_block_ = blk;
     const unsigned used = static_cast<unsigned>(pos[15] & 63);
     fast_mask_ = used == 63 ? 0 : block_mask & (~std::uint64_t{0} << (used + 1));
