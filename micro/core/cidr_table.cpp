@@ -19,13 +19,12 @@
 
 #include <algorithm>
 #include <bit>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
+#if defined(__AVX512BW__)
 #include <immintrin.h>
 #endif
 
