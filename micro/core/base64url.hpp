@@ -30,7 +30,17 @@ std::size_t base64url_encode(std::span<const std::uint8_t> in, std::span<char> o
 std::string base64url_encode(std::span<const std::uint8_t> in);
 
 // Decodes `in` into `out`; returns the byte count, or nullopt when `in` is not canonical
-// base64url or `out` is too small. No allocation.
+// base64url or `out` is too small. No allocation. Uses the AVX-512 VBMI kernel when the CPU has
+// it (probed once), the scalar one otherwise; the two give identical results.
 std::optional<std::size_t> base64url_decode(std::string_view in, std::span<std::uint8_t> out);
+
+// The kernels, exported for their differential test. Precondition for the VBMI one:
+// base64url_has_vbmi(). It translates 64 characters per step with one two-table byte permute
+// (vpermi2b), packs them with two multiply-adds and compacts the bytes with one vpermb; a token
+// of up to 64 characters is one step, its tail handled by masked loads and stores.
+std::optional<std::size_t> base64url_decode_scalar(std::string_view in,
+                                                   std::span<std::uint8_t> out);
+std::optional<std::size_t> base64url_decode_vbmi(std::string_view in, std::span<std::uint8_t> out);
+bool base64url_has_vbmi();
 
 }  // namespace gatebench::core

@@ -113,5 +113,43 @@ TEST(Base64url, RoundTripsGeneratedBytesAndIsCanonical) {
   }
 }
 
+// The VBMI kernel against the scalar one on valid texts, texts with one bad character, texts
+// with non-canonical tails, and output buffers one byte too small, of every length to 300.
+TEST(Base64url, VbmiKernelMatchesScalar) {
+  if (!base64url_has_vbmi()) GTEST_SKIP() << "CPU without AVX-512 VBMI";
+  fixtures::Rng rng(fixtures::kDefaultSeed ^ 0x7662);
+  std::array<std::uint8_t, 512> a, b;
+  for (int i = 0; i < 60000; ++i) {
+    std::vector<std::uint8_t> data(rng.below(226));
+    for (auto& x : data) x = static_cast<std::uint8_t>(rng.next());
+    std::string text = base64url_encode(data);
+    switch (rng.below(5)) {
+      case 0:
+        if (!text.empty()) text[rng.below(text.size())] = static_cast<char>(rng.next());
+        break;
+      case 1:
+        if (!text.empty()) text.back() = "AaBbQg-_"[rng.below(8)];
+        break;
+      case 2:
+        text.resize(rng.below(text.size() + 1));
+        break;
+      default:
+        break;
+    }
+    const std::size_t room = rng.chance(1, 10) && !data.empty() ? data.size() - 1 : a.size();
+    a.fill(0xEE);
+    b.fill(0xEE);
+    const auto scalar = base64url_decode_scalar(text, std::span(a).first(room));
+    const auto vbmi = base64url_decode_vbmi(text, std::span(b).first(room));
+    ASSERT_EQ(scalar, vbmi) << text;
+    ASSERT_EQ(base64url_decode(text, std::span(b).first(room)), scalar);
+    if (scalar) {
+      ASSERT_TRUE(std::equal(a.begin(), a.begin() + *scalar, b.begin())) << text;
+      // Nothing is written past the decoded bytes.
+      ASSERT_EQ(b[*scalar], 0xEE) << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gatebench::core
