@@ -23,8 +23,9 @@ Instruction mode (--instructions): runs each selected benchmark alone under
 valgrind --tool=callgrind and records instructions per iteration (schema
 gatebench.instructions/1). Google Benchmark 1.7.1 has no fixed-iteration flag, so the loop is
 isolated by callgrind dumps at State::StartKeepRunning()/FinishKeepRunning() and its iteration
-search (1, 10, 100, 1000 with a large --benchmark_min_time) supplies known iteration counts;
-per iteration = (L(1000) - L(100)) / 900. See docs/gating.md.
+search (1, 10, 100, 1000 with a huge --benchmark_min_time) supplies known iteration counts;
+per iteration = (L(1000) - L(100)) / 900. See docs/gating.md. valgrind 3.19 cannot run AVX-512
+code: point --bench at a build made with -DGATEBENCH_MARCH=x86-64-v3.
 
 options:
   --filter RE         Google Benchmark filter regex (default: all)
@@ -34,7 +35,8 @@ options:
   --bench PATH        gatebench-micro to run (default: $GATEBENCH_MICRO, the same build tree
                       as this gatebench, then build/release/micro/bench/gatebench-micro)
   --work-dir DIR      instruction mode: where callgrind files are kept (default OUT.d)
-  --min-time S        instruction mode: --benchmark_min_time bounding the search (default 10)
+  --budget IR         instruction mode: skip a loop run predicted above IR instructions
+                      (default 2e9, ~20 s under callgrind); at least 100 iterations are needed
 exit: 0 ok, 1 a run failed, 2 bad input
 )";
 
@@ -50,7 +52,7 @@ int command_micro(const CommandArgs& argv) {
     }
     (after_dashes ? extra : own).push_back(a);
   }
-  const Args args(own, {"filter", "repetitions", "out", "bench", "work-dir", "min-time"},
+  const Args args(own, {"filter", "repetitions", "out", "bench", "work-dir", "budget"},
                   {"help", "instructions"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -85,8 +87,8 @@ int command_micro(const CommandArgs& argv) {
   if (!extra.empty()) throw BadInput("instruction mode takes no extra gatebench-micro arguments");
   InstructionOptions opt;
   opt.bench = bench;
-  opt.min_time = args.number_or("min-time", opt.min_time);
-  if (opt.min_time < 1) throw BadInput("option --min-time: at least 1 second");
+  opt.budget = args.number_or("budget", opt.budget);
+  if (opt.budget < 1e6) throw BadInput("option --budget: at least 1e6 instructions");
   opt.valgrind = find_on_path("valgrind");
   if (opt.valgrind.empty())
     throw std::runtime_error("valgrind not found (apt-get install valgrind)");

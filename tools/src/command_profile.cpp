@@ -36,13 +36,14 @@ options:
   --bench PATH    gatebench-micro (default: see gatebench micro --help)
   --runs K        loop runs: the profile covers 10^(K-1) iterations (default 4, 1000 iterations)
   --top N         functions printed (default 15)
+  --budget IR     stop before a loop run predicted above IR instructions (default 2e9)
 exit: 0 ok, 1 failure, 2 bad input
 )";
 
 }  // namespace
 
 int command_profile(const CommandArgs& argv) {
-  const Args args(argv, {"out", "bench", "runs", "top", "min-time"}, {"help"});
+  const Args args(argv, {"out", "bench", "runs", "top", "budget"}, {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
@@ -53,7 +54,8 @@ int command_profile(const CommandArgs& argv) {
   opt.bench = locate_micro_binary(args.value("bench"));
   opt.points = static_cast<int>(args.integer_or("runs", 4));
   if (opt.points < 1 || opt.points > 7) throw BadInput("option --runs: expected 1..7");
-  opt.min_time = args.number_or("min-time", 100.0);
+  opt.budget = args.number_or("budget", opt.budget);
+  opt.min_points = 1;
   const long top = args.integer_or("top", 15);
   opt.valgrind = find_on_path("valgrind");
   if (opt.valgrind.empty())

@@ -54,27 +54,31 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
                       "--benchmark_min_time=" + std::to_string(opt.min_time)},
                      (dir / "stdout.txt").string(), valgrind_log);
 
-  // Dump 2k holds loop run k; dump 2*points+1 existing means dump 2*points is complete.
+  // Dump 2k holds loop run k; dump 2k+1 existing means dump 2k is complete.
   auto dump = [&](int n) { return prefix + "." + std::to_string(n); };
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_seconds);
-  while (!fs::exists(dump(2 * opt.points + 1))) {
-    if (!child.running()) {
-      out.exited_early = true;
-      break;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      out.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  child.kill_and_wait();
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(opt.timeout_seconds);
   for (int k = 1; k <= opt.points; ++k) {
+    while (!fs::exists(dump(2 * k + 1)) && !out.exited_early && !out.timed_out) {
+      if (!child.running())
+        out.exited_early = true;
+      else if (std::chrono::steady_clock::now() > deadline)
+        out.timed_out = true;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     if (!fs::exists(dump(2 * k))) break;
+    if (!fs::exists(dump(2 * k + 1)) && !out.exited_early) break;  // possibly incomplete
     out.files.push_back(dump(2 * k));
     out.iterations.push_back(std::pow(10.0, k - 1));
+    if (out.exited_early || out.timed_out) break;
+    // The next run does 10x the iterations: stop before one that would exceed the budget.
+    if (k < opt.points && 10 * callgrind_total_instructions(dump(2 * k)) > opt.budget) {
+      out.over_budget = true;
+      break;
+    }
   }
+  child.kill_and_wait();
   if (out.exited_early && fs::exists(valgrind_log)) {
     const std::string log = read_text_file(valgrind_log);
     if (log.find("unhandled instruction bytes") != std::string::npos)
@@ -99,9 +103,13 @@ InstructionCount count_instructions(const std::string& name, const InstructionOp
     result.error = d.unsupported;
     return result;
   }
-  if (static_cast<int>(loop.size()) < opt.points || opt.points < 3) {
+  if (static_cast<int>(loop.size()) < std::max(3, opt.min_points)) {
     result.error =
-        d.exited_early
+        d.over_budget
+            ? "too heavy for the instruction budget: the run of " +
+                  std::to_string(static_cast<long>(iterations.back() * 10)) +
+                  " iterations would exceed " + std::to_string(opt.budget) + " Ir (--budget)"
+        : d.exited_early
             ? "the benchmark finished after " + std::to_string(loop.size()) +
                   " timed runs (skipped, errored, or explicit Iterations()/MinTime()); see " +
                   d.dir + "/stdout.txt"

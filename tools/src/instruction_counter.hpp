@@ -8,9 +8,9 @@
 // (it multiplies by 10 while a run takes < 10% of min_time), so the loop dumps are known
 // iteration counts. Instructions per iteration = (L(1000) - L(100)) / 900, which cancels the
 // constant loop entry/exit cost. The process is killed after the last needed dump. A
-// consistency check against (L(100) - L(10)) / 90 detects a broken x10 sequence (a benchmark so
-// slow that 1000 iterations under callgrind exceed 10% of min_time, or one with explicit
-// Iterations()/MinTime()).
+// consistency check against (L(100) - L(10)) / 90 detects a broken x10 sequence (a benchmark
+// with explicit Iterations()/MinTime()). A benchmark too heavy for 1000 iterations within the
+// instruction budget stops at 100 (slope from 10 -> 100, check from 1 -> 10).
 #pragma once
 
 #include <string>
@@ -23,8 +23,12 @@ namespace gatebench::tools {
 struct InstructionOptions {
   std::string bench;  // gatebench-micro
   std::string valgrind = "valgrind";
-  double min_time = 10.0;     // seconds; only bounds the x10 search, never waited for
-  int points = 4;             // loop runs used: 1, 10, ..., 10^(points-1) iterations
+  // --benchmark_min_time. Huge on purpose: the x10 search only holds while a run takes < 10% of
+  // it, and the process is killed after the last needed dump, so it is never waited for.
+  double min_time = 1e6;
+  int points = 4;      // loop runs used: 1, 10, ..., 10^(points-1) iterations
+  int min_points = 3;  // fewer loop runs than this is an error
+  double budget = 2e9; // stop before a loop run predicted above this many instructions
   double consistency = 0.20;  // allowed relative gap between the two slope estimates
   double timeout_seconds = 600.0;
   std::string work_dir;  // callgrind files go here (kept for inspection)
@@ -43,6 +47,7 @@ struct LoopDumps {
   std::vector<std::string> files;
   std::vector<double> iterations;
   bool exited_early = false;  // the benchmark ended before opt.points loop runs
+  bool over_budget = false;   // stopped early: the next loop run would exceed opt.budget
   bool timed_out = false;
   std::string unsupported;  // valgrind hit an instruction it cannot decode (e.g. AVX-512)
 };
