@@ -129,9 +129,20 @@ int command_profile(const CommandArgs& argv) {
             << " per iteration)\n\n";
   for (const bool inclusive : {false, true}) {
     std::cout << (inclusive ? "top by inclusive cost" : "top by self cost") << ":\n";
-    for (const auto& f : top_functions(profile, inclusive, static_cast<std::size_t>(top)))
+    // The frames that hold the whole loop (main ... the benchmark function) say nothing.
+    std::size_t trunk = 0, shown = 0;
+    for (const auto& f : top_functions(profile, inclusive, profile.names.size())) {
+      if (inclusive && f.inclusive >= 0.9995 * profile.total) {
+        ++trunk;
+        continue;
+      }
+      if (shown++ == static_cast<std::size_t>(top)) break;
       std::cout << "  " << fmt_percent((inclusive ? f.inclusive : f.self) / profile.total, false)
                 << "  " << f.name << "\n";
+    }
+    if (trunk > 0)
+      std::cout << "  (" << trunk << " frames holding the whole loop, main ... the benchmark, "
+                << "not listed)\n";
     std::cout << "\n";
   }
   std::cout << (out / "callgrind.out").string() << "\n"
