@@ -1,6 +1,5 @@
 #include "macro/load/worker.hpp"
 
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
@@ -53,10 +52,7 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
   for (Connection& c : conns_) c.buf = std::make_unique<char[]>(kBufferBytes);
   stats_.templates.resize(requests_.size());
   hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
-  if (plan_.rate > 0) {
-    interval_ns_ = static_cast<std::uint64_t>(std::llround(1e9 / plan_.rate));
-    available_.reserve(conns_.size());
-  }
+  if (plan_.rate > 0) available_.reserve(conns_.size());
 }
 
 Worker::~Worker() {

@@ -119,7 +119,6 @@ class Worker {
   std::vector<Connection> conns_;
   std::vector<std::uint32_t> available_;  // open loop: connections without a request
   std::uint64_t next_k_ = 0;              // open loop: next schedule slot
-  std::uint64_t interval_ns_ = 0;
   std::uint64_t issued_measured_ = 0;
   std::size_t in_flight_ = 0;
   bool stopping_ = false;
