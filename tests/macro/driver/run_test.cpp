@@ -30,6 +30,7 @@ constexpr int kQuickOffset = 12000;
 constexpr int kSignalOffset = 12100;
 constexpr int kGatewayOffset = 12200;
 constexpr int kPodmanOffset = 12300;
+constexpr int kEveryOffset = 12400;
 
 // Where podman works (ci/setup configures it), the reason it cannot run elsewhere.
 std::string podman_skip_reason() {
@@ -182,6 +183,58 @@ TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
                          waf["counts"]["xss.as_expected"].get<double>() +
                          waf["counts"]["traversal.as_expected"].get<double>();
   EXPECT_GT(blocked, 0);
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+// Every shipped scenario not covered above, briefly: each is ok, or skipped because a tool is
+// missing here. Open-loop and search parameters are relaxed so a busy machine cannot fail them.
+TEST(Run, EveryOtherShippedScenarioQuick) {
+  Toolbox tools;
+  for (const char* tool : {"nginx", "gatebench-load"}) {
+    if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
+  }
+  for (int port : {18080, 18081, 18443, 18101, 18102}) {
+    if (!port_free(port + kEveryOffset)) {
+      GTEST_SKIP() << "skipped: port " << port + kEveryOffset << " busy";
+    }
+  }
+  const std::vector<std::string> names = {
+      "haproxy-baseline",      "caddy-baseline",         "nginx-https-keepalive",
+      "nginx-https-newconn",   "gateway-protected",      "gateway-https-keepalive",
+      "gateway-https-newconn", "latency-at-rate/direct", "latency-at-rate/gateway-default",
+      "max-throughput/direct"};
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
+  const std::string out = unique_dir("every");
+  fs::remove_all(out);
+  CaptureResult r =
+      run_driver({"--quick", "--duration", "300ms", "--rate", "1000", "--slo-p99", "1s",
+                  "--scenarios", list, "--port-offset", std::to_string(kEveryOffset), "--out", out},
+                 180s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  ASSERT_TRUE(in) << r.output;
+  nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["scenarios"].size(), names.size());
+  for (const auto& s : report["scenarios"]) {
+    SCOPED_TRACE(s["name"].get<std::string>());
+    if (s["status"] == "skipped") {
+      const std::string reason = s["reason"];
+      EXPECT_TRUE(reason.find("not installed") != std::string::npos ||
+                  reason.find("not built") != std::string::npos)
+          << reason;
+      continue;
+    }
+    ASSERT_EQ(s["status"], "ok") << s["reason"];
+    EXPECT_GT(s["rps"].get<double>(), 0);
+  }
+  const auto& search = report["scenarios"].back();
+  if (search["status"] == "ok") {
+    EXPECT_EQ(search["name"], "max-throughput/direct");
+    EXPECT_GE(search["details"]["steps"].size(), 2u);  // capacity, then at least one offered rate
+  }
   EXPECT_TRUE(processes_mentioning(out).empty());
   fs::remove_all(out);
 }
