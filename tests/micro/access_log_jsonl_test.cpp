@@ -45,9 +45,14 @@ struct Obj {
       if (i == skip) continue;
       if (!first) s += sep;
       first = false;
-      s += "\"" + std::string(kKeys[i]) + "\"" + colon + v[i];
+      s += '"';
+      s += kKeys[i];
+      s += '"';
+      s += colon;
+      s += v[i];
     }
-    return s + "}";
+    s += '}';
+    return s;
   }
 };
 
@@ -82,8 +87,9 @@ TEST(AccessLogJsonl, EveryField) {
 TEST(AccessLogJsonl, AnyOrderAndWhitespaceGiveTheSameRecord) {
   const auto base = parse_one(kJsonl, Obj().line());
   const AccessLogRecord& canonical = base.record;
-  for (const std::string& line : {Obj().line(",", ":", -1, true), Obj().line(" ,\t", " : "),
-                                  " " + Obj().line() + " \r", Obj().line(", ", ": ")}) {
+  for (const std::string& line :
+       {Obj().line(",", ":", -1, true), Obj().line(" ,\t", " : "),
+        std::string(" ").append(Obj().line()).append(" \r"), Obj().line(", ", ": ")}) {
     const auto one = parse_one(kJsonl, line);
     ASSERT_TRUE(one.ok) << line;
     EXPECT_TRUE(one.record == canonical) << line;
