@@ -564,6 +564,7 @@ void WorkerLoop::on_client(Client& c, std::uint32_t ev) {
 void WorkerLoop::on_upstream(UpConn& u, std::uint32_t ev) {
   if (u.dead) return;
   if (u.owner == nullptr) {
+    if ((ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == 0) return;  // late write space
     // An idle pooled connection only reports closure or unexpected bytes: drop it.
     auto& pool = u.gen->idle[static_cast<std::size_t>(u.host)];
     for (std::size_t i = 0; i < pool.size(); ++i) {
