@@ -268,7 +268,8 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
 }
 
 std::uint32_t CompiledRuleSet::rule_list_for(std::string_view host) const {
-  if (host_table_.empty() || host.empty()) return 0;
+  // No scoped rules: every host runs list 0, without hashing the host.
+  if (rule_lists_.size() == 1 || host.empty()) return 0;
   const std::size_t mask = host_table_.size() - 1;
   for (std::size_t i = hash_lower(host) & mask;; i = (i + 1) & mask) {
     const HostEntry& e = host_table_[i];
