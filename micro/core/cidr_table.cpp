@@ -252,14 +252,14 @@ CidrValue Ipv4Table::lookup(std::uint32_t address) const noexcept {
 void Ipv4Table::lookup_batch(std::span<const std::uint32_t> addresses,
                              std::span<CidrValue> out) const noexcept {
   // Stage 1 answers the addresses whose /16 holds one value and queues the others after
-  // prefetching their first lines; stage 2 walks the queued ones. Loads of different addresses
-  // are independent, so a group's cache misses overlap.
+  // prefetching their leaf lines; stage 2 walks the queued ones, reloading their index entries
+  // from L1 (cheaper than storing them in stage 1, which runs for every address). Loads of
+  // different addresses are independent, so a group's cache misses overlap.
   constexpr std::size_t kGroup = 32;
   const std::uint32_t* index = index_.data();
   const Line* lines = lines_.data();
   const CidrValue* values = values_.data();
   const std::size_t n = addresses.size();
-  std::uint32_t entries[kGroup];
   std::uint8_t queued[kGroup];
   for (std::size_t begin = 0; begin < n; begin += kGroup) {
     const std::size_t count = std::min(kGroup, n - begin);
@@ -271,13 +271,12 @@ void Ipv4Table::lookup_batch(std::span<const std::uint32_t> addresses,
       const Line* first = lines + (direct ? 0 : entry & kRefMask);
       __builtin_prefetch(first);
       __builtin_prefetch(first + 1);
-      entries[k] = entry;
       queued[pending] = static_cast<std::uint8_t>(k);
       pending += !direct;
     }
     for (std::size_t j = 0; j < pending; ++j) {
       const std::size_t k = queued[j];
-      const std::uint32_t entry = entries[k];
+      const std::uint32_t entry = index[addresses[begin + k] >> 16];
       out[begin + k] = values[walk(lines + (entry & kRefMask), entry >> kDepthShift,
                                    static_cast<std::uint16_t>(addresses[begin + k]))];
     }
