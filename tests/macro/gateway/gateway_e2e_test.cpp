@@ -113,6 +113,18 @@ TEST_F(GatewayE2E, UpstreamDownIs502AndTimeoutIs504) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1400));
 }
 
+TEST_F(GatewayE2E, StalePooledConnectionsAreNotUsedOrAreRetried) {
+  start(host(R"("*")"));
+  Conn c(gwtest::connect_to(port_));
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(c.send(get_request("a", "/close-after")));
+    Response r = c.read_response();
+    ASSERT_EQ(r.status, 200) << "request " << i;
+    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(upstream_.requests().size(), 30u);
+}
+
 TEST_F(GatewayE2E, OversizedHeadersGet431) {
   start(host(R"("*")"));
   Response r = get("a.test", "/", "X-Big: " + std::string(5000, 'b') + "\r\n");

@@ -434,6 +434,8 @@ class Upstream {
         if (n <= 0) return finish(fd);
         off += static_cast<std::size_t>(n);
       }
+      // Like an upstream whose keep-alive timeout fires right after the response.
+      if (path == "/close-after") return finish(fd);
     }
   }
   void finish(int fd) { ::shutdown(fd, SHUT_RDWR); }
