@@ -131,6 +131,22 @@ TEST(CompareRender, JsonCarriesVerdictsAndOptions) {
   EXPECT_EQ(j["rows"][0]["verdict"], "regression");
 }
 
+TEST(CompareInput, NonFiniteNumbersFromGoogleBenchmarkAreNull) {
+  // Google Benchmark 1.7.1 writes NaN for the cv of a constant counter.
+  const auto dir = test::scratch_dir("compare-nan");
+  const auto file = (dir / "nan.json").string();
+  std::ofstream(file) << R"({"benchmarks": [{"name": "a", "run_type": "iteration", "real_time": 1,
+      "cpu_time": 1, "items_per_second": NaN, "label": "NaN stays text"},
+      {"name": "a_cv", "run_name": "a", "run_type": "aggregate", "real_time": -Infinity,
+       "cpu_time": 1}]})";
+  const auto set = load_result_set(file);
+  ASSERT_TRUE(set.micro);
+  EXPECT_EQ(set.micro->find("a")->cpu_ns.size(), 1u);
+  EXPECT_TRUE(set.micro->find("a")->items_per_second.empty());
+  EXPECT_EQ(load_json_file(file)["benchmarks"][0]["label"], "NaN stays text");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CompareInput, NothingInCommonIsBadInput) {
   EXPECT_THROW(compare_files("gbench_base.json", "macro_head.json"), BadInput);
 }
