@@ -6,7 +6,9 @@
 #include <immintrin.h>
 // GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
 // conversions, which -Wmaybe-uninitialized reports at every caller (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 #include "micro/core/access_log_line.hpp"
