@@ -14,26 +14,7 @@
 #include "micro/core/base64url.hpp"
 #include "micro/core/jwt_json.hpp"
 #include "micro/peers/token_jwt_nlohmann.hpp"
-
-namespace gatebench::core {
-namespace {
-// Every operator new in this test binary is counted, so a test can prove a call allocates nothing.
-std::atomic<std::size_t> g_allocations{0};
-
-}  // namespace
-}  // namespace gatebench::core
-
-void* operator new(std::size_t size) {
-  ++gatebench::core::g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
+#include "tests/micro/allocation_counter.hpp"
 
 namespace gatebench::core {
 namespace {
@@ -270,10 +251,10 @@ TEST_F(JwtTest, VerifyAllocatesNothing) {
   const std::string bad_alg = jwt(R"({"alg":"none"})", kClaims);
   const std::string forged = fx::make_jwt(kHs256, kClaims, other);
   JwtTimes times;
-  const std::size_t before = g_allocations.load();
+  const std::size_t before = gatebench::testing::g_allocations.load();
   VerifyStatus s[] = {verify_jwt_hs256(ring, good, kNow, &times),
                       verify_jwt_hs256(ring, bad_alg, kNow), verify_jwt_hs256(ring, forged, kNow)};
-  const std::size_t after = g_allocations.load();
+  const std::size_t after = gatebench::testing::g_allocations.load();
   EXPECT_EQ(after, before);
   EXPECT_EQ(s[0], VerifyStatus::ok);
   EXPECT_EQ(s[1], VerifyStatus::wrong_algorithm);

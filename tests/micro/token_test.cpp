@@ -13,26 +13,7 @@
 
 #include "fixtures/rng.hpp"
 #include "micro/core/token_binding.hpp"
-
-namespace gatebench::core {
-namespace {
-// Every operator new in this test binary is counted, so a test can prove a call allocates nothing.
-std::atomic<std::size_t> g_allocations{0};
-
-}  // namespace
-}  // namespace gatebench::core
-
-void* operator new(std::size_t size) {
-  ++gatebench::core::g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
+#include "tests/micro/allocation_counter.hpp"
 
 namespace gatebench::core {
 namespace {
@@ -280,13 +261,13 @@ TEST_F(TokenTest, VerifyAllocatesNothing) {
   const TokenText a = mint_admission(ring, kExpiry, 1, 2);
   const TokenText p = mint_pass(ring, kExpiry, kIp, kUa);
   const std::string forged = std::string(a.view()).replace(5, 1, a.view()[5] == 'A' ? "B" : "A");
-  const std::size_t before = g_allocations.load();
+  const std::size_t before = gatebench::testing::g_allocations.load();
   AdmissionClaims claims{};
   VerifyStatus s[] = {verify_admission(ring, a.view(), 1, &claims),
                       verify_pass(ring, p.view(), 1, kIp, kUa),
                       verify_pass(ring, p.view(), 1, kIp + 1, kUa),
                       verify_admission(ring, forged, 1), verify_admission(ring, "x", 1)};
-  const std::size_t after = g_allocations.load();
+  const std::size_t after = gatebench::testing::g_allocations.load();
   EXPECT_EQ(after, before);
   EXPECT_EQ(s[0], VerifyStatus::ok);
   EXPECT_EQ(s[1], VerifyStatus::ok);
