@@ -56,8 +56,8 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
 
   // Dump 2k holds loop run k; dump 2k+1 existing means dump 2k is complete.
   auto dump = [&](int n) { return prefix + "." + std::to_string(n); };
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(opt.timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_seconds);
   for (int k = 1; k <= opt.points; ++k) {
     while (!fs::exists(dump(2 * k + 1)) && !out.exited_early && !out.timed_out) {
       if (!child.running())

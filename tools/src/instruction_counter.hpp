@@ -26,9 +26,9 @@ struct InstructionOptions {
   // --benchmark_min_time. Huge on purpose: the x10 search only holds while a run takes < 10% of
   // it, and the process is killed after the last needed dump, so it is never waited for.
   double min_time = 1e6;
-  int points = 4;      // loop runs used: 1, 10, ..., 10^(points-1) iterations
-  int min_points = 3;  // fewer loop runs than this is an error
-  double budget = 2e9; // stop before a loop run predicted above this many instructions
+  int points = 4;             // loop runs used: 1, 10, ..., 10^(points-1) iterations
+  int min_points = 3;         // fewer loop runs than this is an error
+  double budget = 2e9;        // stop before a loop run predicted above this many instructions
   double consistency = 0.20;  // allowed relative gap between the two slope estimates
   double timeout_seconds = 600.0;
   std::string work_dir;  // callgrind files go here (kept for inspection)
