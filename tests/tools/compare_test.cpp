@@ -147,6 +147,27 @@ TEST(CompareInput, NonFiniteNumbersFromGoogleBenchmarkAreNull) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CompareInput, AggregatesOnlyFileUsesTheMedianAsOneSample) {
+  // --benchmark_report_aggregates_only writes no repetitions; the report still needs a figure.
+  const auto dir = test::scratch_dir("compare-aggregates");
+  const auto file = (dir / "agg.json").string();
+  std::ofstream(file) << R"({"benchmarks": [
+      {"name": "a_mean", "run_name": "a", "run_type": "aggregate", "aggregate_name": "mean",
+       "real_time": 9, "cpu_time": 9},
+      {"name": "a_median", "run_name": "a", "run_type": "aggregate", "aggregate_name": "median",
+       "real_time": 5, "cpu_time": 4, "items_per_second": 250000000},
+      {"name": "b", "run_type": "iteration", "real_time": 2, "cpu_time": 2},
+      {"name": "b_median", "run_name": "b", "run_type": "aggregate", "aggregate_name": "median",
+       "real_time": 7, "cpu_time": 7}]})";
+  const auto set = load_result_set(file);
+  ASSERT_TRUE(set.micro);
+  ASSERT_NE(set.micro->find("a"), nullptr);
+  EXPECT_EQ(set.micro->find("a")->cpu_ns, std::vector<double>{4.0});
+  EXPECT_EQ(set.micro->find("a")->items_per_second, std::vector<double>{250000000.0});
+  EXPECT_EQ(set.micro->find("b")->cpu_ns, std::vector<double>{2.0});  // repetitions win
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CompareInput, NothingInCommonIsBadInput) {
   EXPECT_THROW(compare_files("gbench_base.json", "macro_head.json"), BadInput);
 }

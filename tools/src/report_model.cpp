@@ -35,7 +35,8 @@ std::vector<AttributionRule> default_attribution_rules() {
       {"protected − default",
        "gateway-protected",
        "gateway-default",
-       {"^rules/gatecore/", "^exploit/gatecore/", "^ratelimit/gatecore/"}},
+       // The protected rule set already includes exploit blocking and the rate limit.
+       {"^rules/gatecore/protected/clean$"}},
       {"queue − default", "gateway-queue", "gateway-default", {"^token/gatecore/admission$"}},
       {"challenge-pass − default",
        "gateway-challenge-pass",
@@ -45,7 +46,7 @@ std::vector<AttributionRule> default_attribution_rules() {
       {"https new-conn − keep-alive",
        "gateway-https-newconn",
        "gateway-https-keepalive",
-       {"^tls/.*handshake"}},
+       {"^tls/handshake_tls13_full$"}},
   };
 }
 

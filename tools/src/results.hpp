@@ -10,8 +10,9 @@
 
 namespace gatebench::tools {
 
-// One benchmark of micro.json: the per-repetition samples (aggregate rows are recomputed, not
-// read, so a file written with --benchmark_report_aggregates_only has no samples).
+// One benchmark of micro.json: the per-repetition samples. Aggregate rows are recomputed, not
+// read; only a file written with --benchmark_report_aggregates_only contributes its median row,
+// as a single sample.
 struct MicroBenchmark {
   std::string name;  // run_name, e.g. cidr/gatecore/list_1k
   std::vector<double> real_ns;
