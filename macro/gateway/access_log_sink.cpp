@@ -62,6 +62,10 @@ class Writer {
       ch('-');
       return;
     }
+    if (s == "-") {  // a bare "-" means empty in the format; the value itself is escaped
+      raw("\\x2d");
+      return;
+    }
     static constexpr char kHex[] = "0123456789abcdef";
     for (char c : s) {
       unsigned char u = static_cast<unsigned char>(c);

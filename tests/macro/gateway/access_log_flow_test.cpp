@@ -12,6 +12,8 @@
 
 #include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/control_stats.hpp"
+#include "micro/core/access_log_tsv.hpp"
+#include "micro/core/access_log_unescape.hpp"
 
 namespace gw = gatebench::gateway;
 
@@ -91,6 +93,27 @@ TEST(AccessLogFlow, RecordsReachTheCountersInBatchesOf100) {
   EXPECT_NE(m.find("gatebench_rule_hits_total{rule=\"no-admin\",action=\"block\"} 50"),
             std::string::npos);
   EXPECT_NE(m.find("gatebench_request_duration_seconds_count 250"), std::string::npos);
+}
+
+TEST(AccessLogFlow, DashAndEmptyFieldsStayDistinct) {
+  // "-" on the wire means empty, so a field whose value is "-" must travel escaped.
+  UdpReceiver rx;
+  gw::AccessLogSink sink(1, rx.addr(), 1000);
+  gw::LogFields f = record("a.test", 200);
+  f.referer = "-";
+  f.user_agent = "";
+  sink.add(f, 5000);
+  sink.flush();
+  const std::string datagram = rx.receive();
+  const auto body = std::string_view(datagram).substr(datagram.find('\n') + 1);
+  namespace al = gatebench::access_log;
+  al::AccessLogRecord rec[2];
+  al::AccessLogError err[2];
+  const al::BatchResult r = al::parse_tsv(body, rec, err);
+  ASSERT_EQ(r.records, 1u);
+  ASSERT_EQ(r.errors, 0u);
+  EXPECT_EQ(al::unescape_copy(al::Format::tsv, rec[0].referer), "-");
+  EXPECT_TRUE(rec[0].user_agent.empty());
 }
 
 TEST(AccessLogFlow, TickFlushesAfterTheInterval) {
