@@ -62,6 +62,22 @@ std::optional<double> relative_change(double base, double head) {
   return (head - base) / base;
 }
 
+// A benchmark present on one side only, or failed on either, gets its verdict without a
+// measurement; returns false when both sides have figures to compare.
+template <typename Entry>
+bool settled_without_measure(CompareRow& row, const Entry* b, const Entry* h) {
+  if (!b || !h) {
+    row.verdict = b ? Verdict::removed : Verdict::added;
+    return true;
+  }
+  if (!b->error.empty() || !h->error.empty()) {
+    row.verdict = Verdict::skipped;
+    row.note = !h->error.empty() ? "HEAD: " + h->error : "BASE: " + b->error;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void compare_micro(const MicroRun& base, const MicroRun& head, const CompareOptions& opt,
@@ -71,14 +87,7 @@ void compare_micro(const MicroRun& base, const MicroRun& head, const CompareOpti
     CompareRow row = make_row("micro", name, cpu ? "cpu_time_ns" : "real_time_ns");
     const MicroBenchmark* b = base.find(name);
     const MicroBenchmark* h = head.find(name);
-    if (!b || !h) {
-      row.verdict = b ? Verdict::removed : Verdict::added;
-      out.push_back(std::move(row));
-      continue;
-    }
-    if (!b->error.empty() || !h->error.empty()) {
-      row.verdict = Verdict::skipped;
-      row.note = !h->error.empty() ? "HEAD: " + h->error : "BASE: " + b->error;
+    if (settled_without_measure(row, b, h)) {
       out.push_back(std::move(row));
       continue;
     }
@@ -113,14 +122,7 @@ void compare_instructions(const InstructionRun& base, const InstructionRun& head
     CompareRow row = make_row("instructions", name, "instructions");
     const InstructionCount* b = base.find(name);
     const InstructionCount* h = head.find(name);
-    if (!b || !h) {
-      row.verdict = b ? Verdict::removed : Verdict::added;
-      out.push_back(std::move(row));
-      continue;
-    }
-    if (!b->error.empty() || !h->error.empty()) {
-      row.verdict = Verdict::skipped;
-      row.note = !h->error.empty() ? "HEAD: " + h->error : "BASE: " + b->error;
+    if (settled_without_measure(row, b, h)) {
       out.push_back(std::move(row));
       continue;
     }
