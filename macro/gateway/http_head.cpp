@@ -178,6 +178,21 @@ bool iequals_lower(std::string_view s, std::string_view low) {
   return true;
 }
 
+// Connection: close/keep-alive set persistence (keep-alive matters only for HTTP/1.0); any
+// other token names a hop-by-hop header to drop. Same rule for requests and responses.
+template <typename Head>
+void apply_connection_header(std::string_view buf, std::string_view value, Head& out) {
+  for_each_token(value, [&](std::string_view tok) {
+    if (iequals_lower(tok, "close")) {
+      out.keep_alive = false;
+    } else if (iequals_lower(tok, "keep-alive")) {
+      if (out.minor_version == 0) out.keep_alive = true;
+    } else {
+      mark_connection_tokens(buf, out.fields, tok);
+    }
+  });
+}
+
 HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, RequestHead& out) {
   auto fail = [&](HeadStatus st, const char* why) {
     out.error = why;
@@ -257,15 +272,7 @@ HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, Reques
         }
         break;
       case KnownHeader::kConnection:
-        for_each_token(value, [&](std::string_view tok) {
-          if (iequals_lower(tok, "close")) {
-            out.keep_alive = false;
-          } else if (iequals_lower(tok, "keep-alive")) {
-            if (out.minor_version == 0) out.keep_alive = true;
-          } else {
-            mark_connection_tokens(buf, out.fields, tok);
-          }
-        });
+        apply_connection_header(buf, value, out);
         break;
       case KnownHeader::kExpect:
         out.expect_continue = iequals_lower(value, "100-continue");
@@ -369,15 +376,7 @@ HeadStatus parse_response_head(std::string_view buf, std::size_t max_head, bool 
         break;
       }
       case KnownHeader::kConnection:
-        for_each_token(value, [&](std::string_view tok) {
-          if (iequals_lower(tok, "close")) {
-            out.keep_alive = false;
-          } else if (iequals_lower(tok, "keep-alive")) {
-            if (out.minor_version == 0) out.keep_alive = true;
-          } else {
-            mark_connection_tokens(buf, out.fields, tok);
-          }
-        });
+        apply_connection_header(buf, value, out);
         break;
       default:
         break;
