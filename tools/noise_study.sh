@@ -6,7 +6,8 @@
 # usage: tools/noise_study.sh OUT_DIR [N] [K]
 # env:   GATEBENCH (gatebench), MICRO (gatebench-micro for time mode), MICRO_CG (a build valgrind
 #        can run, -DGATEBENCH_MARCH=x86-64-v3), INJECT (default 5), INJECT_INSTR (default 1),
-#        FILTER (time mode benchmarks), MIN_TIME (default 0.1)
+#        FILTER (time mode benchmarks), MIN_TIME (default 0.1), PROCESSES (gatebench micro
+#        --processes, default 9), MIN_CHANGES (extra --min-change values tallied, default "3% 4%")
 set -euo pipefail
 out=${1:?usage: tools/noise_study.sh OUT_DIR [N] [K]}
 n=${2:-20}
@@ -19,15 +20,18 @@ inject=${INJECT:-5}
 inject_instr=${INJECT_INSTR:-1}
 filter=${FILTER:-'^(gate/calibrated/work|token/gatecore/admission|cidr/gatecore/list_1k)$'}
 min_time=${MIN_TIME:-0.1}
+processes=${PROCESSES:-9}
+min_changes=${MIN_CHANGES:-3% 4%}
 mkdir -p "$out/time" "$out/instr"
 
 run_time() {  # run_time FILE INJECT_PERCENT
-  GATEBENCH_INJECT_SLOWDOWN=$2 "$micro" --benchmark_filter="$filter" --benchmark_repetitions=9 \
-    --benchmark_enable_random_interleaving=true --benchmark_min_time="$min_time" \
-    --benchmark_out="$1" --benchmark_out_format=json > /dev/null
+  GATEBENCH_INJECT_SLOWDOWN=$2 "$gatebench" micro --bench "$micro" --filter "$filter" \
+    --repetitions 9 --processes "$processes" --out "$1" -- --benchmark_min_time="$min_time" \
+    > /dev/null 2>&1
 }
 
-echo "time mode: $((2 * n + 1)) runs of $filter (9 repetitions, min_time $min_time s)" >&2
+echo "time mode: $((2 * n + 1)) runs of $filter (9 repetitions in $processes processes," \
+  "min_time $min_time s)" >&2
 run_time "$out/time/a0.json" 0
 for i in $(seq 1 "$n"); do
   run_time "$out/time/b$((i - 1)).json" "$inject"
@@ -38,6 +42,13 @@ for i in $(seq 0 $((n - 1))); do
     --json "$out/time/aa$i.gate.json" || true
   "$gatebench" compare "$out/time/a$i.json" "$out/time/b$i.json" --quiet \
     --json "$out/time/ab$i.gate.json" || true
+  for mc in $min_changes; do
+    mkdir -p "$out/time-$mc"
+    "$gatebench" compare "$out/time/a$i.json" "$out/time/a$((i + 1)).json" --quiet \
+      --min-change "$mc" --json "$out/time-$mc/aa$i.gate.json" || true
+    "$gatebench" compare "$out/time/a$i.json" "$out/time/b$i.json" --quiet \
+      --min-change "$mc" --json "$out/time-$mc/ab$i.gate.json" || true
+  done
 done
 
 if [ "$k" -gt 0 ]; then
@@ -62,7 +73,8 @@ fi
 python3 - "$out" << 'PY'
 import collections, glob, json, os, sys
 out = sys.argv[1]
-for mode in ("time", "instr"):
+modes = ["time"] + sorted(m for m in os.listdir(out) if m.startswith("time-")) + ["instr"]
+for mode in modes:
     tally = collections.defaultdict(collections.Counter)
     changes = collections.defaultdict(list)
     for path in sorted(glob.glob(os.path.join(out, mode, "*.gate.json"))):
@@ -75,7 +87,14 @@ for mode in ("time", "instr"):
         total = sum(counts.values())
         c = sorted(changes[(kind, name)])
         median = c[len(c) // 2] if c else float("nan")
-        print(f"{mode:5} {'A/A' if kind == 'aa' else 'A/B'} {name:28} n={total:3} "
+        print(f"{mode:8} {'A/A' if kind == 'aa' else 'A/B'} {name:28} n={total:3} "
               f"regression={counts['regression']:3} improvement={counts['improvement']:3} "
               f"no_change={counts['no change']:3} median_change={median:+.4f}")
+    null = [c for (kind, name), c in tally.items() if kind == "aa" or name != "gate/calibrated/work"]
+    injected = [c for (kind, name), c in tally.items() if kind == "ab" and name == "gate/calibrated/work"]
+    n_null = sum(sum(c.values()) for c in null)
+    if n_null:
+        print(f"{mode:8} summary: false regressions {sum(c['regression'] for c in null)}/{n_null}, "
+              f"false improvements {sum(c['improvement'] for c in null)}/{n_null}, "
+              f"detected {sum(c['regression'] for c in injected)}/{sum(sum(c.values()) for c in injected)}")
 PY

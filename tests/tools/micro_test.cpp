@@ -32,9 +32,30 @@ TEST(MicroCli, TimeModeWritesNineRepetitionsWithRandomInterleaving) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(MicroCli, RepetitionsSpreadOverProcessesAreMergedIntoOneRun) {
+  const auto dir = test::scratch_dir("micro-processes");
+  const auto out = (dir / "micro.json").string();
+  ASSERT_EQ(test::run_gatebench("micro --bench " + std::string(GATEBENCH_FIXTURE_BENCH) +
+                                " --filter fixture/gatecore/once --repetitions 10 --processes 4"
+                                " --out " +
+                                out + " -- --benchmark_min_time=0.001"),
+            0);
+  const auto doc = load_json_file(out);
+  EXPECT_EQ(doc["context"]["gatebench_processes"], 4);
+  std::vector<int> indexes;
+  for (const auto& row : doc["benchmarks"])
+    if (row["run_type"] == "iteration") indexes.push_back(row["repetition_index"].get<int>());
+  EXPECT_EQ(indexes, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  // The part files of the four processes are gone; only the merged run is left.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MicroCli, BadOptionsExitTwo) {
   const std::string bench = " --bench " + std::string(GATEBENCH_FIXTURE_BENCH);
   EXPECT_EQ(test::run_gatebench("micro --repetitions 5" + bench), 2);
+  EXPECT_EQ(test::run_gatebench("micro --processes 0" + bench), 2);
+  EXPECT_EQ(test::run_gatebench("micro --processes 10" + bench), 2);  // more than repetitions
   EXPECT_EQ(test::run_gatebench("micro --bench /nonexistent/gatebench-micro"), 2);
   EXPECT_EQ(test::run_gatebench("micro --no-such-option" + bench), 2);
   EXPECT_EQ(test::run_gatebench("micro stray" + bench), 2);

@@ -4,6 +4,7 @@
 #include "tools/src/args.hpp"
 #include "tools/src/bad_input.hpp"
 #include "tools/src/commands.hpp"
+#include "tools/src/gbench_merge.hpp"
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
@@ -15,9 +16,12 @@ namespace {
 
 constexpr const char* kHelp = R"(usage: gatebench micro [options] [-- extra gatebench-micro args]
 
-Time mode (default): runs gatebench-micro with --benchmark_repetitions=N (>= 9, what
-`gatebench compare` needs), --benchmark_enable_random_interleaving=true and writes Google
-Benchmark's JSON, unchanged, to --out.
+Time mode (default): runs gatebench-micro with --benchmark_enable_random_interleaving=true,
+N repetitions in all (>= 9, what `gatebench compare` needs) spread over P processes run one
+after another, and writes Google Benchmark's JSON to --out: every repetition of every process,
+with the mean/median/stddev/cv rows recomputed over all of them (compare.py reads it). Several
+processes turn a whole-process shift (code placement, the state a process starts in) into one
+sample among several instead of a move of the whole run; see docs/gating.md.
 
 Instruction mode (--instructions): runs each selected benchmark alone under
 valgrind --tool=callgrind and records instructions per iteration (schema
@@ -29,7 +33,9 @@ code: point --bench at a build made with -DGATEBENCH_MARCH=x86-64-v3.
 
 options:
   --filter RE         Google Benchmark filter regex (default: all)
-  --repetitions N     time mode repetitions (default 9, minimum 9)
+  --repetitions N     time mode repetitions in all (default 9, minimum 9)
+  --processes P       time mode: spread the repetitions over P processes (default 3; 1 = one
+                      plain gatebench-micro run)
   --instructions      instruction mode
   --out FILE          output file (default micro.json, or instructions.json)
   --bench PATH        gatebench-micro to run (default: $GATEBENCH_MICRO, the same build tree
@@ -52,7 +58,7 @@ int command_micro(const CommandArgs& argv) {
     }
     (after_dashes ? extra : own).push_back(a);
   }
-  const Args args(own, {"filter", "repetitions", "out", "bench", "work-dir", "budget"},
+  const Args args(own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget"},
                   {"help", "instructions"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -67,18 +73,41 @@ int command_micro(const CommandArgs& argv) {
     const long reps = args.integer_or("repetitions", 9);
     if (reps < 9)
       throw BadInput("option --repetitions: at least 9 are needed for the Mann-Whitney U gate");
+    const long processes = args.integer_or("processes", 3);
+    if (processes < 1 || processes > reps)
+      throw BadInput("option --processes: between 1 and the number of repetitions (" +
+                     std::to_string(reps) + ")");
     const std::string out = args.value_or("out", "micro.json");
-    std::vector<std::string> cmd = {bench,
-                                    "--benchmark_filter=" + filter,
-                                    "--benchmark_repetitions=" + std::to_string(reps),
-                                    "--benchmark_enable_random_interleaving=true",
-                                    "--benchmark_out=" + out,
-                                    "--benchmark_out_format=json"};
-    cmd.insert(cmd.end(), extra.begin(), extra.end());
-    const int rc = run_process(cmd);
-    if (rc != 0) {
-      std::cerr << "gatebench micro: " << bench << " exited with code " << rc << "\n";
-      return 1;
+    std::vector<nlohmann::json> runs;
+    std::vector<std::string> parts;
+    long left = reps;
+    for (long p = 0; p < processes; ++p) {
+      const long these = (left + (processes - p) - 1) / (processes - p);  // spread evenly
+      left -= these;
+      const std::string part =
+          processes == 1 ? out : out + ".part" + std::to_string(p + 1) + ".json";
+      std::vector<std::string> cmd = {bench,
+                                      "--benchmark_filter=" + filter,
+                                      "--benchmark_repetitions=" + std::to_string(these),
+                                      "--benchmark_enable_random_interleaving=true",
+                                      "--benchmark_out=" + part,
+                                      "--benchmark_out_format=json"};
+      cmd.insert(cmd.end(), extra.begin(), extra.end());
+      if (processes > 1)
+        std::cerr << "gatebench micro: process " << p + 1 << "/" << processes << ", " << these
+                  << " repetitions\n";
+      const int rc = run_process(cmd);
+      if (rc != 0) {
+        std::cerr << "gatebench micro: " << bench << " exited with code " << rc << "\n";
+        return 1;
+      }
+      if (processes == 1) break;
+      runs.push_back(load_json_file(part));
+      parts.push_back(part);
+    }
+    if (processes > 1) {
+      write_text_file(out, merge_gbench_runs(runs, parts).dump(2) + "\n");
+      for (const auto& part : parts) std::filesystem::remove(part);
     }
     std::cerr << "gatebench micro: wrote " << out << "\n";
     return 0;
