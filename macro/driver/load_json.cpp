@@ -78,6 +78,14 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
   if (auto opened = optional_at(j, "connections_opened")) r.counts["connections_opened"] = *opened;
   if (auto missed = optional_at(j, "missed")) r.counts["missed"] = *missed;
   if (auto offered = optional_at(j, "offered_rate")) r.counts["offered_rate"] = *offered;
+  if (j.contains("series") && j["series"].is_array()) {
+    for (std::size_t i = 0; i < j["series"].size(); ++i) {
+      const json& sec = j["series"][i];
+      const std::string where = source + ": series/" + std::to_string(i);
+      r.per_second.push_back({number_at(sec, "t", where), number_at(sec, "rps", where),
+                              optional_at(sec, "p99_us"), optional_at(sec, "errors").value_or(0)});
+    }
+  }
   if (j.contains("valid") && j["valid"].is_boolean() && !j["valid"].get<bool>()) {
     r.counts["invalid"] = 1;
     if (invalid_reasons != nullptr && j.contains("invalid_reasons") &&

@@ -5,8 +5,17 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gatebench::macro {
+
+// One second of the measured interval, as the generator saw it (gatebench-load's `series`).
+struct SecondPoint {
+  double t = 0;  // seconds since the measured interval began
+  double rps = 0;
+  std::optional<double> p99_us;
+  double errors = 0;
+};
 
 struct LoadResult {
   double rps = 0;  // completed requests per second, as achieved
@@ -15,6 +24,7 @@ struct LoadResult {
   std::optional<double> p50_us, p90_us, p99_us, p999_us, mean_us;
   uint64_t errors = 0;                   // socket errors + unexpected status codes
   std::map<std::string, double> counts;  // generator-specific counters kept in macro.json
+  std::vector<SecondPoint> per_second;   // empty when the generator reports no series (wrk)
 };
 
 struct LoadParseError : std::runtime_error {

@@ -104,6 +104,21 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
                         : json(nullptr);
     s["errors"] = measured ? json(r.load->errors) : json(nullptr);
     if (measured && !r.load->counts.empty()) s["counts"] = r.load->counts;
+    if (measured && !r.load->per_second.empty()) {
+      json series = json::array();
+      for (const auto& sec : r.load->per_second) {
+        json point = {{"t", sec.t},
+                      {"rps", sec.rps},
+                      {"p99_us", optional_number(sec.p99_us)},
+                      {"errors", sec.errors}};
+        const auto second = static_cast<std::size_t>(sec.t);
+        point["cpu_percent"] = second < r.target_cpu_per_second.size()
+                                   ? json(round1(r.target_cpu_per_second[second]))
+                                   : json(nullptr);
+        series.push_back(std::move(point));
+      }
+      s["per_second"] = std::move(series);
+    }
     s["artifacts"] = r.artifacts;
     if (!r.latency_baseline.empty()) {
       s["latency_baseline"] = r.latency_baseline;

@@ -145,7 +145,36 @@ struct Measurement {
   LoadResult load;
   std::optional<TreeUsage> target;
   std::map<std::string, double> cpu_by_role;
+  std::vector<double> target_cpu_per_second;
   std::string invalid;  // the generator's own verdict, empty when valid
+};
+
+// Samples come every 10 ms (1 s for containers); a second's CPU% is the time-weighted mean of the
+// samples that end in it, so the series lines up with the generator's per-second series.
+class PerSecondCpu {
+ public:
+  void add(const TreeSample& s) {
+    const double dt = s.t_s - last_t_;
+    last_t_ = s.t_s;
+    if (dt <= 0) return;
+    const auto second = static_cast<std::size_t>(std::max(0.0, s.t_s - 1e-9));
+    if (busy_.size() <= second) {
+      busy_.resize(second + 1, 0);
+      span_.resize(second + 1, 0);
+    }
+    busy_[second] += s.cpu_percent * dt;
+    span_[second] += dt;
+  }
+  std::vector<double> percent() const {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < busy_.size(); ++i)
+      out.push_back(span_[i] > 0 ? busy_[i] / span_[i] : 0);
+    return out;
+  }
+
+ private:
+  double last_t_ = 0;
+  std::vector<double> busy_, span_;
 };
 
 class ScenarioRun {
@@ -411,6 +440,7 @@ class ScenarioRun {
       containers.emplace(*ctx_.engine, running);
     }
     std::ofstream samples;
+    PerSecondCpu target_cpu;
     if (sample) {
       const std::string samples_path = (dir / ("samples-" + label + ".csv")).string();
       samples.open(samples_path);
@@ -439,10 +469,14 @@ class ScenarioRun {
                   << s.pss_mb << ',' << s.rss_mb << '\n';
         };
         if (containers) {
-          write_row("target", containers->sample(elapsed));
+          const TreeSample s = containers->sample(elapsed);
+          target_cpu.add(s);
+          write_row("target", s);
           write_row("load", roles.at("load").sample(snapshot, elapsed));
         } else {
-          write_row("target", target.sample(snapshot, elapsed));
+          const TreeSample s = target.sample(snapshot, elapsed);
+          target_cpu.add(s);
+          write_row("target", s);
           for (auto& [name, sampler] : roles) write_row(name, sampler.sample(snapshot, elapsed));
         }
       }
@@ -479,6 +513,7 @@ class ScenarioRun {
     } catch (const LoadParseError& e) {
       throw Outcome{Status::failed, e.what()};
     }
+    if (sample) m.target_cpu_per_second = target_cpu.percent();
     if (sample && containers) {
       m.target = containers->usage(elapsed, m.cpu_by_role);
       m.cpu_by_role["load"] = roles.at("load").usage(elapsed).cpu_percent;
@@ -499,6 +534,7 @@ class ScenarioRun {
     result_.load = m.load;
     result_.target = m.target;
     result_.cpu_by_role = m.cpu_by_role;
+    result_.target_cpu_per_second = m.target_cpu_per_second;
     if (!m.invalid.empty()) result_.extra["load_invalid"] = m.invalid;
   }
 

@@ -26,6 +26,7 @@ struct ScenarioResult {
   std::string target_role;
   int target_cpus = 1;
   std::map<std::string, double> cpu_by_role;        // mean CPU% of each role's trees
+  std::vector<double> target_cpu_per_second;        // the target's CPU% in each whole second
   std::vector<std::string> artifacts;               // relative to the results directory
   nlohmann::json extra = nlohmann::json::object();  // mode-specific (rate, search steps)
 };

@@ -11,6 +11,8 @@ const char* kLoad = R"({"schema": "gatebench.load/1", "valid": true, "invalid_re
   "errors": {"connect": 1, "total": 3},
   "handshakes": {"full": 10, "resumed": 0, "per_s": 5.0},
   "connections_opened": 10, "missed": 0,
+  "series": [{"t": 0, "requests": 990, "rps": 990, "p99_us": 310.5, "errors": 2, "handshakes": 5},
+             {"t": 1, "requests": 1010, "rps": 1010, "p99_us": null, "errors": 1, "handshakes": 5}],
   "templates": [
     {"name": "get", "expect_status": null, "responses": 1500, "as_expected": 1500, "unexpected": 0,
      "status": {"200": 1495, "502": 5}},
@@ -31,6 +33,13 @@ TEST(LoadJson, ReadsTheFieldsTheDriverReports) {
   EXPECT_EQ(r.counts.at("attack.as_expected"), 490);
   EXPECT_EQ(r.counts.at("handshakes_per_s"), 5);
   EXPECT_FALSE(r.counts.contains("invalid"));
+  ASSERT_EQ(r.per_second.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.per_second[0].t, 0);
+  EXPECT_DOUBLE_EQ(r.per_second[0].rps, 990);
+  EXPECT_DOUBLE_EQ(*r.per_second[0].p99_us, 310.5);
+  EXPECT_DOUBLE_EQ(r.per_second[0].errors, 2);
+  EXPECT_DOUBLE_EQ(r.per_second[1].t, 1);
+  EXPECT_FALSE(r.per_second[1].p99_us.has_value());
 }
 
 TEST(LoadJson, InvalidRunKeepsTheReasons) {
@@ -57,6 +66,9 @@ TEST(LoadJson, ErrorsNameTheSource) {
   EXPECT_EQ(error(R"({"schema": "other"})"), "run/load.json: schema: expected gatebench.load/1");
   EXPECT_EQ(error(R"({"schema": "gatebench.load/1", "elapsed_s": 1, "requests": 1})"),
             "run/load.json: requests_per_s: expected a number");
+  EXPECT_EQ(error(R"({"schema": "gatebench.load/1", "elapsed_s": 1, "requests": 1,
+                      "requests_per_s": 1, "series": [{"t": 0, "rps": 1}, {"t": 1}]})"),
+            "run/load.json: series/1: rps: expected a number");
 }
 
 }  // namespace

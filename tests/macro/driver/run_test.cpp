@@ -173,6 +173,12 @@ TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
     EXPECT_EQ(s["errors"], 0);
     // The control plane is part of the measured gateway.
     EXPECT_TRUE(s["cpu_by_process"].contains("gatebench-control")) << s["cpu_by_process"];
+    // gatebench-load's per-second series, with the gateway's CPU of the same second.
+    ASSERT_TRUE(s["per_second"].is_array());
+    ASSERT_FALSE(s["per_second"].empty());
+    EXPECT_EQ(s["per_second"][0]["t"], 0);
+    EXPECT_GT(s["per_second"][0]["rps"].get<double>(), 0);
+    EXPECT_GT(s["per_second"][0]["cpu_percent"].get<double>(), 0);
   }
   // The cookies came from the prepare step and were accepted (no error above).
   const auto& waf = report["scenarios"][4];
