@@ -125,12 +125,18 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
     j["send_lag_us"] = {{"p50", us(s.send_lag.percentile(50))},
                         {"p99", us(s.send_lag.percentile(99))},
                         {"max", us(s.send_lag.max())}};
+    j["service_time_us"] = {{"p50", us(s.service.percentile(50))},
+                            {"p90", us(s.service.percentile(90))},
+                            {"p99", us(s.service.percentile(99))},
+                            {"p999", us(s.service.percentile(99.9))},
+                            {"max", us(s.service.max())}};
   } else {
     j["offered_rate"] = nullptr;
     j["achieved_rate"] = nullptr;
     j["missed"] = 0;
     j["max_send_lag_us"] = nullptr;
     j["send_lag_us"] = nullptr;
+    j["service_time_us"] = nullptr;
   }
   j["bytes"] = {{"read", s.bytes_read},
                 {"written", s.bytes_written},
@@ -266,6 +272,10 @@ std::string console_summary(const Options& options, const RequestSet& requests,
                   format_duration_ns(static_cast<double>(s.send_lag.percentile(50))).c_str(),
                   format_duration_ns(static_cast<double>(s.send_lag.percentile(99))).c_str(),
                   format_duration_ns(static_cast<double>(s.send_lag.max())).c_str());
+    out += line;
+    std::snprintf(line, sizeof line, "Service time: p50 %s, p99 %s (from the actual send)\n",
+                  format_duration_ns(static_cast<double>(s.service.percentile(50))).c_str(),
+                  format_duration_ns(static_cast<double>(s.service.percentile(99))).c_str());
     out += line;
   }
   std::snprintf(line, sizeof line, "Transfer/sec: %12s\n",

@@ -12,6 +12,7 @@ std::uint64_t Stats::error_total() const {
 
 void Stats::merge(const Stats& other) {
   latency.merge(other.latency);
+  service.merge(other.service);
   for (std::size_t i = 0; i < other.series.size(); ++i) {
     SecondStats& s = second(i);
     const SecondStats& o = other.series[i];

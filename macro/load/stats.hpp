@@ -51,6 +51,9 @@ struct Stats {
   // Open loop: how late each request was handed to a connection after its intended time (the
   // generator's own scheduling delay, or waiting for a free connection).
   Histogram send_lag;
+  // Open loop: from hand-over to the connection to the response, i.e. latency without the
+  // generator's own lag (what wrk2 calls uncorrected latency; wrk's only kind).
+  Histogram service;
   std::uint64_t last_completion_ns = 0;  // relative to the start of the measured window
 
   SecondStats& second(std::size_t index) {

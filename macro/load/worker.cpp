@@ -186,6 +186,7 @@ void Worker::on_ready(Connection& c) {
 void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now) {
   c.tmpl = static_cast<std::uint32_t>(requests_.size() == 1 ? 0 : requests_.pick(rng_.uniform()));
   c.start_ns = start;
+  c.sent_ns = now;
   c.measured = start >= plan_.measure_start_ns && start < plan_.measure_end_ns;
   c.has_request = true;
   c.write_off = 0;
@@ -326,6 +327,7 @@ void Worker::complete_request(Connection& c) {
     const std::uint64_t latency = now - c.start_ns;
     const int code = c.parser.status_code();
     stats_.latency.record(latency);
+    if (plan_.rate > 0) stats_.service.record(now - c.sent_ns);
     stats_.responses += 1;
     stats_.status[static_cast<std::size_t>(code)] += 1;
     SecondStats& second = stats_.second((c.start_ns - plan_.measure_start_ns) / kSecondNs);

@@ -71,6 +71,7 @@ class Worker {
     std::size_t write_off = 0;
     std::size_t buf_len = 0;
     std::uint64_t start_ns = 0;  // intended (open loop) or actual (closed loop) start
+    std::uint64_t sent_ns = 0;   // when the request was handed to the connection
     std::uint64_t deadline_ns = 0;
     std::uint64_t retry_ns = 0;
     std::unique_ptr<char[]> buf;

@@ -77,6 +77,10 @@ TEST(LoadAgainstTestServer, OpenLoopMeasuresFromIntendedTimeSoAStallShows) {
   EXPECT_LT(ms(s.latency.percentile(50)), 20);
   EXPECT_GE(ms(s.latency.max()), 195);
   EXPECT_GT(ms(s.send_lag.max()), 150);  // the requests that waited for the stalled connection
+  // Service time counts from the actual send: the stalled request alone carries the stall.
+  EXPECT_EQ(s.service.count(), s.latency.count());
+  EXPECT_GE(ms(s.service.max()), 195);
+  EXPECT_LT(ms(s.service.percentile(90)), 20);
 
   TestServer closed_server(Behaviour::kStallOnce);
   closed_server.set_stall(300, 200);
