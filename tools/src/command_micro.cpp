@@ -34,8 +34,8 @@ code: point --bench at a build made with -DGATEBENCH_MARCH=x86-64-v3.
 options:
   --filter RE         Google Benchmark filter regex (default: all)
   --repetitions N     time mode repetitions in all (default 9, minimum 9)
-  --processes P       time mode: spread the repetitions over P processes (default 3; 1 = one
-                      plain gatebench-micro run)
+  --processes P       time mode: spread the repetitions over P processes (default: one per
+                      repetition; 1 = one plain gatebench-micro run)
   --instructions      instruction mode
   --out FILE          output file (default micro.json, or instructions.json)
   --bench PATH        gatebench-micro to run (default: $GATEBENCH_MICRO, the same build tree
@@ -73,7 +73,9 @@ int command_micro(const CommandArgs& argv) {
     const long reps = args.integer_or("repetitions", 9);
     if (reps < 9)
       throw BadInput("option --repetitions: at least 9 are needed for the Mann-Whitney U gate");
-    const long processes = args.integer_or("processes", 3);
+    // One process per repetition by default: the A/A study in docs/gating.md measured whole-process
+    // shifts of up to 7%, which only more processes average out.
+    const long processes = args.integer_or("processes", reps);
     if (processes < 1 || processes > reps)
       throw BadInput("option --processes: between 1 and the number of repetitions (" +
                      std::to_string(reps) + ")");
