@@ -111,10 +111,14 @@ struct CompiledRuleSet::Condition {
   std::vector<Packed> packed_values;
   std::unique_ptr<RE2> regex;
   // Prefilter from RE2's FilteredRE2 analysis: lower-case literals (atoms) and, indexed by the
-  // bit set of atoms present in the lower-cased value, whether the regex can match at all. Empty
-  // atoms: no usable prefilter, the regex always runs.
+  // bit set of atoms present in the value (ASCII case ignored), whether the regex can match at
+  // all. Empty atoms: no usable prefilter, the regex always runs.
   std::vector<std::string> atoms;
   std::vector<bool> may_match;
+  // contains (non-empty needle) and prefiltered regex: the needle or the atoms are bits
+  // shift .. shift + count - 1 of literal group `group`'s result; -1: no group.
+  int group = -1;
+  std::uint8_t shift = 0;
   const Ipv4Table* table = nullptr;
 };
 
@@ -139,6 +143,23 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     ip_tables_.push_back(std::make_unique<Ipv4Table>(Ipv4Table::build(entries)));
     table_names.push_back(name);
     return ip_tables_.back().get();
+  };
+  // Literal groups under construction: per slot, the group still open for more literals.
+  std::vector<std::vector<LiteralSet::Literal>> group_literals;
+  std::vector<int> open_group;
+  auto add_literals = [&](Condition& c, const std::vector<LiteralSet::Literal>& literals) {
+    if (open_group.size() <= c.slot) open_group.resize(c.slot + 1, -1);
+    int& g = open_group[c.slot];
+    if (g < 0 || group_literals[static_cast<std::size_t>(g)].size() + literals.size() >
+                     LiteralSet::kMaxLiterals) {
+      g = static_cast<int>(group_literals.size());
+      group_literals.emplace_back();
+      literal_groups_.emplace_back();
+    }
+    auto& list = group_literals[static_cast<std::size_t>(g)];
+    c.group = g;
+    c.shift = static_cast<std::uint8_t>(list.size());
+    list.insert(list.end(), literals.begin(), literals.end());
   };
   auto header_slot = [&](const std::string& name) {
     auto it = std::find(header_names_.begin(), header_names_.end(), name);
@@ -204,6 +225,7 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
         case RuleOperator::kContains:
           c.needle = c.lower ? lowered(sc.value) : sc.value;
           c.cost += 2;
+          if (!c.needle.empty()) add_literals(c, {{c.needle, c.lower}});
           break;
         case RuleOperator::kInSet:
           for (const std::string& v : sc.values) c.values.push_back(c.lower ? lowered(v) : v);
@@ -226,6 +248,11 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           }
           c.cost += 20;
           regex_prefilter(sc.value, options, c.atoms, c.may_match);
+          if (!c.atoms.empty()) {
+            std::vector<LiteralSet::Literal> literals;
+            for (const std::string& a : c.atoms) literals.push_back({a, true});
+            add_literals(c, literals);
+          }
           break;
         }
         case RuleOperator::kInList:
@@ -238,6 +265,12 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     std::stable_sort(rule.conditions.begin(), rule.conditions.end(),
                      [](const Condition& a, const Condition& b) { return a.cost < b.cost; });
     rules_.push_back(std::move(rule));
+  }
+  for (const std::string& name : header_names_) {
+    header_lengths_ |= std::uint64_t{1} << std::min<std::size_t>(name.size(), 63);
+  }
+  for (std::size_t g = 0; g < literal_groups_.size(); ++g) {
+    literal_groups_[g] = LiteralSet(group_literals[g]);
   }
 
   // Rule lists: [0] holds the unscoped rules; every host named by some rule gets the merge of
@@ -281,6 +314,7 @@ std::uint32_t CompiledRuleSet::rule_list_for(std::string_view host) const {
 RuleEvaluator::RuleEvaluator(const CompiledRuleSet& rules)
     : rules_(&rules),
       slots_(kFirstHeader + rules.header_names_.size()),
+      groups_(rules.literal_groups_.size()),
       scanner_(rules.exploit_matcher_) {
   if (rules.rate_limit_) limiter_.emplace(*rules.rate_limit_);
 }
@@ -290,6 +324,7 @@ void RuleEvaluator::resolve_headers() {
   const auto& names = rules_->header_names_;
   for (std::size_t k = 0; k < names.size(); ++k) slots_[kFirstHeader + k].present = false;
   for (const HeaderView& h : request_->headers) {
+    if (((rules_->header_lengths_ >> std::min<std::size_t>(h.name.size(), 63)) & 1) == 0) continue;
     for (std::size_t k = 0; k < names.size(); ++k) {
       Slot& s = slots_[kFirstHeader + k];
       // The first occurrence of a repeated header is the one rules see.
@@ -310,6 +345,15 @@ std::string_view RuleEvaluator::lowered_value(Slot& s) {
   return s.lowered_view;
 }
 
+std::uint64_t RuleEvaluator::literals_found(std::uint32_t group, std::string_view value) {
+  GroupState& g = groups_[group];
+  if (g.generation != generation_) {
+    g.found = rules_->literal_groups_[group].find_all(value);
+    g.generation = generation_;
+  }
+  return g.found;
+}
+
 bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
   bool result;
   if (c.op == RuleOperator::kInList) {
@@ -318,45 +362,51 @@ bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
     if (c.slot >= kFirstHeader && !headers_resolved_) resolve_headers();
     Slot& s = slots_[c.slot];
     if (!s.present) return c.negate;  // an absent header satisfies no operator
-    std::string_view v = s.value;
-    if (c.lower) v = lowered_value(s);
+    const std::string_view v = s.value;
     if (c.op == RuleOperator::kRegex) {
-      if (!c.atoms.empty()) {
-        const std::string_view low = lowered_value(s);
-        std::size_t present = 0;
-        for (std::size_t a = 0; a < c.atoms.size(); ++a) {
-          present |= std::size_t{contains_literal(low, c.atoms[a])} << a;
-        }
+      if (c.group >= 0) {
+        const std::uint64_t present =
+            (literals_found(static_cast<std::uint32_t>(c.group), v) >> c.shift) &
+            ((std::uint64_t{1} << c.atoms.size()) - 1);
         if (!c.may_match[present]) return c.negate;
       }
       return RE2::PartialMatch(v, *c.regex) != c.negate;
     }
     const std::string_view n = c.needle;
+    // Case-insensitive comparisons fold the request bytes as they go (needles are lower case):
+    // the short comparisons below touch too few bytes to pay for a lower-cased copy.
+    auto same = [&](std::size_t at) {
+      return c.lower ? equals_lower(v.substr(at, n.size()), n)
+                     : same_bytes(v.data() + at, n.data(), n.size());
+    };
     switch (c.op) {
       case RuleOperator::kEquals:
-        result = v.size() == n.size() && same_bytes(v.data(), n.data(), n.size());
+        result = v.size() == n.size() && same(0);
         break;
       case RuleOperator::kPrefix:
-        result = v.size() >= n.size() && same_bytes(v.data(), n.data(), n.size());
+        result = v.size() >= n.size() && same(0);
         break;
       case RuleOperator::kSuffix:
-        result =
-            v.size() >= n.size() && same_bytes(v.data() + v.size() - n.size(), n.data(), n.size());
+        result = v.size() >= n.size() && same(v.size() - n.size());
         break;
       case RuleOperator::kContains:
-        result = contains_literal(v, n);
+        result = c.group < 0 ||  // the empty needle
+                 ((literals_found(static_cast<std::uint32_t>(c.group), v) >> c.shift) & 1) != 0;
         break;
       case RuleOperator::kInSet:
         if (c.packed) {
           result = false;
           if (v.size() <= 8) {
-            const std::uint64_t key = pack8(v);
+            std::uint64_t key = pack8(v);
+            if (c.lower) key = lower8(key);
             for (const auto& p : c.packed_values) result |= p.bytes == key && p.size == v.size();
           }
           break;
+        } else {
+          const std::string_view key = c.lower ? lowered_value(s) : v;
+          result = std::binary_search(c.values.begin(), c.values.end(), key,
+                                      [](std::string_view a, std::string_view b) { return a < b; });
         }
-        result = std::binary_search(c.values.begin(), c.values.end(), v,
-                                    [](std::string_view a, std::string_view b) { return a < b; });
         break;
       default:
         result = false;

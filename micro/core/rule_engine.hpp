@@ -26,6 +26,7 @@
 #include "micro/core/exploit_scanner.hpp"
 #include "micro/core/ratelimit.hpp"
 #include "micro/core/request.hpp"
+#include "micro/core/rule_literal_set.hpp"
 #include "micro/core/rule_set.hpp"
 #include "micro/core/rule_verdict.hpp"
 
@@ -60,7 +61,14 @@ class CompiledRuleSet {
   std::vector<std::vector<std::uint32_t>> rule_lists_;  // [0]: hosts without scoped rules
   std::vector<HostEntry> host_table_;                   // open addressing, power-of-two size
   std::vector<std::string> header_names_;               // lower case; slot kFirstHeader + i
+  // Bit min(length, 63) set for every length in header_names_: most request headers are
+  // skipped on their length alone.
+  std::uint64_t header_lengths_ = 0;
   std::vector<std::unique_ptr<Ipv4Table>> ip_tables_;
+  // Per field, the literals its conditions search (contains needles, regex prefilter atoms),
+  // found together in one pass the first time a condition asks for any of them; a field with
+  // more than LiteralSet::kMaxLiterals literals has several groups.
+  std::vector<LiteralSet> literal_groups_;
   ExploitMatcher exploit_matcher_;
   ExploitMode exploit_mode_ = ExploitMode::kOff;
   std::optional<GcraConfig> rate_limit_;
@@ -77,20 +85,28 @@ class RuleEvaluator {
   struct Slot {
     std::string_view value;
     bool present = false;
-    std::uint32_t lowered_generation = 0;
+    std::uint64_t lowered_generation = 0;
     std::string lowered;  // grows to the largest value seen, then is reused
     std::string_view lowered_view;
+  };
+
+  // Literals found in a group's field this request (computed on first use).
+  struct GroupState {
+    std::uint64_t generation = 0;
+    std::uint64_t found = 0;
   };
 
   bool matches(const CompiledRuleSet::Rule& rule);
   bool test(const CompiledRuleSet::Condition& condition);
   void resolve_headers();
   std::string_view lowered_value(Slot& slot);
+  std::uint64_t literals_found(std::uint32_t group, std::string_view value);
 
   const CompiledRuleSet* rules_;
   const RequestView* request_ = nullptr;
   std::vector<Slot> slots_;
-  std::uint32_t generation_ = 0;
+  std::vector<GroupState> groups_;
+  std::uint64_t generation_ = 0;  // 64 bits: never wraps back onto a stale slot
   bool headers_resolved_ = false;
   ExploitScanner scanner_;
   std::optional<GcraLimiter> limiter_;
