@@ -122,7 +122,90 @@ struct CompiledRuleSet::Condition {
   const Ipv4Table* table = nullptr;
 };
 
+namespace {
+
+// Condition kinds specialised at build time by operator, case mode and operand shape, so the
+// request path switches once per condition and runs only that case's code.
+enum class OpKind : std::uint8_t {
+  kAlways,  // a rule without conditions
+  kInList,
+  kEquals,
+  kEqualsCi,
+  kPrefix,
+  kPrefixCi,
+  kSuffix,
+  kSuffixCi,
+  kPresent,  // contains "": holds whenever the field is present
+  kContains,
+  kRegex,
+  kRegexFiltered,
+  kInSetPacked,
+  kInSetPackedCi,
+  kInSetSorted,
+  kInSetSortedCi,
+};
+
+}  // namespace
+
+struct CompiledRuleSet::Op {
+  OpKind kind = OpKind::kAlways;
+  std::uint8_t slot = 0;
+  bool negate = false;
+  std::uint8_t shift = 0;   // kContains, kRegexFiltered: first bit in the literal group
+  std::uint32_t group = 0;  // kContains, kRegexFiltered
+  std::uint32_t fail = 0;   // where the next rule starts: the jump when this op fails
+  std::int32_t rule = -1;   // on a rule's last op: the rule's index (it matched)
+  RuleAction action = RuleAction::kNone;
+  std::string_view needle;               // literal operators (into the condition)
+  const Condition* condition = nullptr;  // regex, in_set, in_list operands
+};
+
 CompiledRuleSet::~CompiledRuleSet() = default;
+
+namespace {
+
+CompiledRuleSet::Op make_op(const CompiledRuleSet::Condition& c) {
+  CompiledRuleSet::Op op;
+  op.slot = c.slot;
+  op.negate = c.negate;
+  op.needle = c.needle;
+  op.condition = &c;
+  const bool ci = c.lower;
+  switch (c.op) {
+    case RuleOperator::kEquals:
+      op.kind = ci ? OpKind::kEqualsCi : OpKind::kEquals;
+      break;
+    case RuleOperator::kPrefix:
+      op.kind = ci ? OpKind::kPrefixCi : OpKind::kPrefix;
+      break;
+    case RuleOperator::kSuffix:
+      op.kind = ci ? OpKind::kSuffixCi : OpKind::kSuffix;
+      break;
+    case RuleOperator::kContains:
+      op.kind = c.group < 0 ? OpKind::kPresent : OpKind::kContains;
+      break;
+    case RuleOperator::kRegex:
+      op.kind = c.group < 0 ? OpKind::kRegex : OpKind::kRegexFiltered;
+      break;
+    case RuleOperator::kInSet:
+      if (c.packed) {
+        op.kind = ci ? OpKind::kInSetPackedCi : OpKind::kInSetPacked;
+      } else {
+        op.kind = ci ? OpKind::kInSetSortedCi : OpKind::kInSetSorted;
+      }
+      break;
+    case RuleOperator::kInList:
+      op.kind = OpKind::kInList;
+      break;
+  }
+  if (c.group >= 0) {
+    op.group = static_cast<std::uint32_t>(c.group);
+    op.shift = c.shift;
+  }
+  return op;
+}
+
+}  // namespace
 
 CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit_mode) {
   if (set.rate_limit.enabled) {
@@ -298,6 +381,24 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     while (!host_table_[i].host.empty()) i = (i + 1) & (host_table_.size() - 1);
     host_table_[i] = HostEntry{h, static_cast<std::uint32_t>(rule_lists_.size() - 1)};
   }
+
+  // One program per rule list: the rules' conditions back to back, each op knowing where the
+  // next rule starts (its jump on failure) and the last op of a rule naming the rule.
+  for (const std::vector<std::uint32_t>& list : rule_lists_) {
+    std::vector<Op> program;
+    for (const std::uint32_t r : list) {
+      const Rule& rule = rules_[r];
+      const std::size_t first = program.size();
+      if (rule.conditions.empty()) program.push_back(Op{});
+      for (const Condition& c : rule.conditions) program.push_back(make_op(c));
+      for (std::size_t k = first; k < program.size(); ++k) {
+        program[k].fail = static_cast<std::uint32_t>(program.size());
+      }
+      program.back().rule = rule.index;
+      program.back().action = rule.action;
+    }
+    programs_.push_back(std::move(program));
+  }
 }
 
 std::uint32_t CompiledRuleSet::rule_list_for(std::string_view host) const {
@@ -354,73 +455,62 @@ std::uint64_t RuleEvaluator::literals_found(std::uint32_t group, std::string_vie
   return g.found;
 }
 
-bool RuleEvaluator::test(const CompiledRuleSet::Condition& c) {
-  bool result;
-  if (c.op == RuleOperator::kInList) {
-    result = c.table->lookup(request_->client_ip) != kNoMatch;
-  } else {
-    if (c.slot >= kFirstHeader && !headers_resolved_) resolve_headers();
-    Slot& s = slots_[c.slot];
-    if (!s.present) return c.negate;  // an absent header satisfies no operator
-    const std::string_view v = s.value;
-    if (c.op == RuleOperator::kRegex) {
-      if (c.group >= 0) {
-        const std::uint64_t present =
-            (literals_found(static_cast<std::uint32_t>(c.group), v) >> c.shift) &
-            ((std::uint64_t{1} << c.atoms.size()) - 1);
-        if (!c.may_match[present]) return c.negate;
-      }
-      return RE2::PartialMatch(v, *c.regex) != c.negate;
+bool RuleEvaluator::holds(const CompiledRuleSet::Op& op) {
+  if (op.slot >= kFirstHeader) {
+    if (!headers_resolved_) resolve_headers();
+    if (!slots_[op.slot].present) return false;  // an absent header satisfies no operator
+  }
+  const std::string_view v = slots_[op.slot].value;
+  const std::string_view n = op.needle;
+  const CompiledRuleSet::Condition* c = op.condition;  // null for kAlways
+  switch (op.kind) {
+    case OpKind::kAlways:
+    case OpKind::kPresent:
+      return true;
+    case OpKind::kInList:
+      return c->table->lookup(request_->client_ip) != kNoMatch;
+    case OpKind::kEquals:
+      return v.size() == n.size() && same_bytes(v.data(), n.data(), n.size());
+    case OpKind::kEqualsCi:
+      return equals_lower(v, n);
+    case OpKind::kPrefix:
+      return v.size() >= n.size() && same_bytes(v.data(), n.data(), n.size());
+    // Case-insensitive operators fold the request bytes as they compare (needles are lower
+    // case): they touch too few bytes to pay for a lower-cased copy of the field.
+    case OpKind::kPrefixCi:
+      return v.size() >= n.size() && equals_lower(v.substr(0, n.size()), n);
+    case OpKind::kSuffix:
+      return v.size() >= n.size() && same_bytes(v.data() + v.size() - n.size(), n.data(), n.size());
+    case OpKind::kSuffixCi:
+      return v.size() >= n.size() && equals_lower(v.substr(v.size() - n.size()), n);
+    case OpKind::kContains:
+      return ((literals_found(op.group, v) >> op.shift) & 1) != 0;
+    case OpKind::kRegexFiltered: {
+      const std::uint64_t present =
+          (literals_found(op.group, v) >> op.shift) & ((std::uint64_t{1} << c->atoms.size()) - 1);
+      if (!c->may_match[present]) return false;
+      return RE2::PartialMatch(v, *c->regex);
     }
-    const std::string_view n = c.needle;
-    // Case-insensitive comparisons fold the request bytes as they go (needles are lower case):
-    // the short comparisons below touch too few bytes to pay for a lower-cased copy.
-    auto same = [&](std::size_t at) {
-      return c.lower ? equals_lower(v.substr(at, n.size()), n)
-                     : same_bytes(v.data() + at, n.data(), n.size());
-    };
-    switch (c.op) {
-      case RuleOperator::kEquals:
-        result = v.size() == n.size() && same(0);
-        break;
-      case RuleOperator::kPrefix:
-        result = v.size() >= n.size() && same(0);
-        break;
-      case RuleOperator::kSuffix:
-        result = v.size() >= n.size() && same(v.size() - n.size());
-        break;
-      case RuleOperator::kContains:
-        result = c.group < 0 ||  // the empty needle
-                 ((literals_found(static_cast<std::uint32_t>(c.group), v) >> c.shift) & 1) != 0;
-        break;
-      case RuleOperator::kInSet:
-        if (c.packed) {
-          result = false;
-          if (v.size() <= 8) {
-            std::uint64_t key = pack8(v);
-            if (c.lower) key = lower8(key);
-            for (const auto& p : c.packed_values) result |= p.bytes == key && p.size == v.size();
-          }
-          break;
-        } else {
-          const std::string_view key = c.lower ? lowered_value(s) : v;
-          result = std::binary_search(c.values.begin(), c.values.end(), key,
-                                      [](std::string_view a, std::string_view b) { return a < b; });
-        }
-        break;
-      default:
-        result = false;
-        break;
+    case OpKind::kRegex:
+      return RE2::PartialMatch(v, *c->regex);
+    case OpKind::kInSetPacked:
+    case OpKind::kInSetPackedCi: {
+      if (v.size() > 8) return false;
+      std::uint64_t key = pack8(v);
+      if (op.kind == OpKind::kInSetPackedCi) key = lower8(key);
+      bool found = false;
+      for (const auto& p : c->packed_values) found |= p.bytes == key && p.size == v.size();
+      return found;
+    }
+    case OpKind::kInSetSorted:
+    case OpKind::kInSetSortedCi: {
+      const std::string_view key =
+          op.kind == OpKind::kInSetSortedCi ? lowered_value(slots_[op.slot]) : v;
+      return std::binary_search(c->values.begin(), c->values.end(), key,
+                                [](std::string_view a, std::string_view b) { return a < b; });
     }
   }
-  return result != c.negate;
-}
-
-bool RuleEvaluator::matches(const CompiledRuleSet::Rule& rule) {
-  for (const auto& c : rule.conditions) {
-    if (!test(c)) return false;
-  }
-  return true;
+  return false;
 }
 
 Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns) {
@@ -430,8 +520,8 @@ Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns
     v.rate_limited = true;
     return v;
   }
-  const auto& list = rules_->rule_lists_[rules_->rule_list_for(request.host)];
-  if (!list.empty()) {
+  const auto& program = rules_->programs_[rules_->rule_list_for(request.host)];
+  if (!program.empty()) {
     request_ = &request;
     ++generation_;
     headers_resolved_ = false;
@@ -442,12 +532,16 @@ Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns
       slots_[i].value = direct[i];
       slots_[i].present = true;
     }
-    for (std::uint32_t r : list) {
-      const auto& rule = rules_->rules_[r];
-      if (matches(rule)) {
-        v.rule = rule.index;
-        v.action = rule.action;
+    for (std::size_t pc = 0; pc < program.size();) {
+      const CompiledRuleSet::Op& op = program[pc];
+      if (holds(op) == op.negate) {
+        pc = op.fail;
+      } else if (op.rule >= 0) {
+        v.rule = op.rule;
+        v.action = op.action;
         break;
+      } else {
+        ++pc;
       }
     }
     request_ = nullptr;

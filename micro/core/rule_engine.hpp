@@ -3,8 +3,12 @@
 //     (and nothing at all when there are none);
 //   - each rule's conditions are ordered cheapest first (address and short-field comparisons,
 //     then literal searches, regexes last); ANDed conditions stop at the first that fails;
-//   - literal operators compare with memcmp/memmem against needles lower-cased once when the
-//     condition is case-insensitive; IP lists become Ipv4Table lookups (cidr_table.hpp);
+//   - each host's rules become one flat program of operations specialised by operator and case
+//     mode, each knowing where the next rule starts, so a failed condition is one jump;
+//   - every literal a field's conditions search for (contains needles, regex prefilter atoms) is
+//     found in one pass over the field (rule_literal_set.hpp), on first use; other literal
+//     operators compare against needles lower-cased once, folding the request bytes as they go;
+//     IP lists become Ipv4Table lookups (cidr_table.hpp);
 //   - only the headers some rule names are looked up, once per request, on first use.
 // Exploit scanning and the rate limit follow rule_verdict.hpp's order.
 //
@@ -42,6 +46,7 @@ class CompiledRuleSet {
   CompiledRuleSet& operator=(const CompiledRuleSet&) = delete;
 
   struct Condition;  // defined in rule_engine.cpp
+  struct Op;         // one condition in a program; defined in rule_engine.cpp
   struct Rule {
     std::int32_t index = 0;
     RuleAction action = RuleAction::kNone;
@@ -59,6 +64,7 @@ class CompiledRuleSet {
 
   std::vector<Rule> rules_;
   std::vector<std::vector<std::uint32_t>> rule_lists_;  // [0]: hosts without scoped rules
+  std::vector<std::vector<Op>> programs_;               // one per rule list
   std::vector<HostEntry> host_table_;                   // open addressing, power-of-two size
   std::vector<std::string> header_names_;               // lower case; slot kFirstHeader + i
   // Bit min(length, 63) set for every length in header_names_: most request headers are
@@ -96,8 +102,8 @@ class RuleEvaluator {
     std::uint64_t found = 0;
   };
 
-  bool matches(const CompiledRuleSet::Rule& rule);
-  bool test(const CompiledRuleSet::Condition& condition);
+  // The operator's answer for this request, before negation.
+  bool holds(const CompiledRuleSet::Op& op);
   void resolve_headers();
   std::string_view lowered_value(Slot& slot);
   std::uint64_t literals_found(std::uint32_t group, std::string_view value);
