@@ -349,8 +349,17 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
                      [](const Condition& a, const Condition& b) { return a.cost < b.cost; });
     rules_.push_back(std::move(rule));
   }
-  for (const std::string& name : header_names_) {
-    header_lengths_ |= std::uint64_t{1} << std::min<std::size_t>(name.size(), 63);
+  // Slots are bytes: kFirstHeader + index must fit, and kNoHeader must stay free.
+  if (header_names_.size() > 0xFFu - kFirstHeader) {
+    throw std::invalid_argument("rules: more than " + std::to_string(0xFFu - kFirstHeader) +
+                                " distinct header names");
+  }
+  header_by_length_.fill(kNoHeader);
+  header_next_.assign(header_names_.size(), kNoHeader);
+  for (std::size_t k = header_names_.size(); k-- > 0;) {
+    std::uint8_t& first = header_by_length_[std::min<std::size_t>(header_names_[k].size(), 63)];
+    header_next_[k] = first;
+    first = static_cast<std::uint8_t>(k);
   }
   for (std::size_t g = 0; g < literal_groups_.size(); ++g) {
     literal_groups_[g] = LiteralSet(group_literals[g]);
@@ -414,7 +423,9 @@ std::uint32_t CompiledRuleSet::rule_list_for(std::string_view host) const {
 
 RuleEvaluator::RuleEvaluator(const CompiledRuleSet& rules)
     : rules_(&rules),
-      slots_(kFirstHeader + rules.header_names_.size()),
+      values_(kFirstHeader + rules.header_names_.size()),
+      header_seen_(rules.header_names_.size()),
+      lowered_(kFirstHeader + rules.header_names_.size()),
       groups_(rules.literal_groups_.size()),
       scanner_(rules.exploit_matcher_) {
   if (rules.rate_limit_) limiter_.emplace(*rules.rate_limit_);
@@ -422,45 +433,53 @@ RuleEvaluator::RuleEvaluator(const CompiledRuleSet& rules)
 
 void RuleEvaluator::resolve_headers() {
   headers_resolved_ = true;
-  const auto& names = rules_->header_names_;
-  for (std::size_t k = 0; k < names.size(); ++k) slots_[kFirstHeader + k].present = false;
+  const CompiledRuleSet& set = *rules_;
   for (const HeaderView& h : request_->headers) {
-    if (((rules_->header_lengths_ >> std::min<std::size_t>(h.name.size(), 63)) & 1) == 0) continue;
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      Slot& s = slots_[kFirstHeader + k];
-      // The first occurrence of a repeated header is the one rules see.
-      if (!s.present && equals_lower(h.name, names[k])) {
-        s.value = h.value;
-        s.present = true;
+    std::uint8_t k = set.header_by_length_[std::min<std::size_t>(h.name.size(), 63)];
+    for (; k != CompiledRuleSet::kNoHeader; k = set.header_next_[k]) {
+      if (equals_lower(h.name, set.header_names_[k])) {
+        // The first occurrence of a repeated header is the one rules see.
+        if (header_seen_[k] != generation_) {
+          header_seen_[k] = generation_;
+          values_[kFirstHeader + k] = h.value;
+        }
+        break;  // names are distinct: no other can match
       }
     }
   }
 }
 
-std::string_view RuleEvaluator::lowered_value(Slot& s) {
-  if (s.lowered_generation != generation_) {
-    if (s.lowered.size() < s.value.size()) s.lowered.resize(s.value.size());
-    s.lowered_view = lower_into(s.value, s.lowered.data());
-    s.lowered_generation = generation_;
+std::string_view RuleEvaluator::lowered_value(std::uint8_t slot) {
+  Lowered& l = lowered_[slot];
+  if (l.generation != generation_) {
+    const std::string_view value = values_[slot];
+    if (l.text.size() < value.size()) l.text.resize(value.size());
+    l.view = lower_into(value, l.text.data());
+    l.generation = generation_;
   }
-  return s.lowered_view;
+  return l.view;
 }
 
-std::uint64_t RuleEvaluator::literals_found(std::uint32_t group, std::string_view value) {
+void RuleEvaluator::scan_literals(std::uint32_t group, std::string_view value) {
   GroupState& g = groups_[group];
-  if (g.generation != generation_) {
-    g.found = rules_->literal_groups_[group].find_all(value);
-    g.generation = generation_;
-  }
-  return g.found;
+  g.found = rules_->literal_groups_[group].find_all(value);
+  g.generation = generation_;
 }
 
-bool RuleEvaluator::holds(const CompiledRuleSet::Op& op) {
+inline std::uint64_t RuleEvaluator::literals_found(std::uint32_t group, std::string_view value) {
+  if (groups_[group].generation != generation_) scan_literals(group, value);
+  return groups_[group].found;
+}
+
+// Inlined into evaluate's loop: most conditions are a length check and a compare, cheaper than
+// a call; the expensive steps (header lookup, literal scan, RE2) are calls of their own.
+[[gnu::always_inline]] inline bool RuleEvaluator::holds(const CompiledRuleSet::Op& op) {
   if (op.slot >= kFirstHeader) {
     if (!headers_resolved_) resolve_headers();
-    if (!slots_[op.slot].present) return false;  // an absent header satisfies no operator
+    // An absent header satisfies no operator.
+    if (header_seen_[op.slot - kFirstHeader] != generation_) return false;
   }
-  const std::string_view v = slots_[op.slot].value;
+  const std::string_view v = values_[op.slot];
   const std::string_view n = op.needle;
   const CompiledRuleSet::Condition* c = op.condition;  // null for kAlways
   switch (op.kind) {
@@ -504,8 +523,7 @@ bool RuleEvaluator::holds(const CompiledRuleSet::Op& op) {
     }
     case OpKind::kInSetSorted:
     case OpKind::kInSetSortedCi: {
-      const std::string_view key =
-          op.kind == OpKind::kInSetSortedCi ? lowered_value(slots_[op.slot]) : v;
+      const std::string_view key = op.kind == OpKind::kInSetSortedCi ? lowered_value(op.slot) : v;
       return std::binary_search(c->values.begin(), c->values.end(), key,
                                 [](std::string_view a, std::string_view b) { return a < b; });
     }
@@ -525,13 +543,13 @@ Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns
     request_ = &request;
     ++generation_;
     headers_resolved_ = false;
-    const std::string_view direct[kFirstHeader] = {request.method, request.scheme, request.host,
-                                                   request.path,   request.query,  request.body,
-                                                   request.country};
-    for (int i = 0; i < kFirstHeader; ++i) {
-      slots_[i].value = direct[i];
-      slots_[i].present = true;
-    }
+    values_[kMethod] = request.method;
+    values_[kScheme] = request.scheme;
+    values_[kHost] = request.host;
+    values_[kPath] = request.path;
+    values_[kQuery] = request.query;
+    values_[kBody] = request.body;
+    values_[kCountry] = request.country;
     for (std::size_t pc = 0; pc < program.size();) {
       const CompiledRuleSet::Op& op = program[pc];
       if (holds(op) == op.negate) {

@@ -19,6 +19,7 @@
 
 #include <re2/re2.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -67,9 +68,11 @@ class CompiledRuleSet {
   std::vector<std::vector<Op>> programs_;               // one per rule list
   std::vector<HostEntry> host_table_;                   // open addressing, power-of-two size
   std::vector<std::string> header_names_;               // lower case; slot kFirstHeader + i
-  // Bit min(length, 63) set for every length in header_names_: most request headers are
-  // skipped on their length alone.
-  std::uint64_t header_lengths_ = 0;
+  // Names by length: header_names_[k] for k = header_by_length_[min(length, 63)], then
+  // header_next_[k] ... until kNoHeader; most request headers are skipped on their length.
+  static constexpr std::uint8_t kNoHeader = 0xFF;
+  std::array<std::uint8_t, 64> header_by_length_{};
+  std::vector<std::uint8_t> header_next_;
   std::vector<std::unique_ptr<Ipv4Table>> ip_tables_;
   // Per field, the literals its conditions search (contains needles, regex prefilter atoms),
   // found together in one pass the first time a condition asks for any of them; a field with
@@ -88,12 +91,11 @@ class RuleEvaluator {
   Verdict evaluate(const RequestView& request, std::uint64_t now_ns);
 
  private:
-  struct Slot {
-    std::string_view value;
-    bool present = false;
-    std::uint64_t lowered_generation = 0;
-    std::string lowered;  // grows to the largest value seen, then is reused
-    std::string_view lowered_view;
+  // A field's lower-cased copy, for the one operator that needs it (in_set with long values).
+  struct Lowered {
+    std::uint64_t generation = 0;
+    std::string text;  // grows to the largest value seen, then is reused
+    std::string_view view;
   };
 
   // Literals found in a group's field this request (computed on first use).
@@ -102,17 +104,21 @@ class RuleEvaluator {
     std::uint64_t found = 0;
   };
 
-  // The operator's answer for this request, before negation.
   bool holds(const CompiledRuleSet::Op& op);
   void resolve_headers();
-  std::string_view lowered_value(Slot& slot);
+  std::string_view lowered_value(std::uint8_t slot);
   std::uint64_t literals_found(std::uint32_t group, std::string_view value);
+  void scan_literals(std::uint32_t group, std::string_view value);
 
   const CompiledRuleSet* rules_;
   const RequestView* request_ = nullptr;
-  std::vector<Slot> slots_;
+  // Per slot (request fields, then the headers rules name): the value, and for headers the
+  // request (generation) in which it was found; an older generation means absent.
+  std::vector<std::string_view> values_;
+  std::vector<std::uint64_t> header_seen_;
+  std::vector<Lowered> lowered_;
   std::vector<GroupState> groups_;
-  std::uint64_t generation_ = 0;  // 64 bits: never wraps back onto a stale slot
+  std::uint64_t generation_ = 0;  // 64 bits: never wraps back onto a stale entry
   bool headers_resolved_ = false;
   ExploitScanner scanner_;
   std::optional<GcraLimiter> limiter_;

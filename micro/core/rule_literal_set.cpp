@@ -37,6 +37,7 @@ LiteralSet::LiteralSet(const std::vector<Literal>& literals) {
     if (l.text.empty()) {
       always_ |= std::uint64_t{1} << i;
     } else {
+      has_short_ = has_short_ || l.text.size() < kFingerprint;
       searched.push_back(static_cast<std::uint8_t>(i));
       searchable_ |= std::uint64_t{1} << i;
     }
@@ -97,16 +98,21 @@ void LiteralSet::verify(std::string_view text, std::size_t at, unsigned buckets,
   }
 }
 
+unsigned LiteralSet::buckets_at(std::string_view text, std::size_t at) const {
+  unsigned buckets = 0xFF;
+  for (std::size_t j = 0; j < kFingerprint && at + j < text.size(); ++j) {
+    // Past the end every bucket stays possible; verification checks the length.
+    const auto c = static_cast<unsigned char>(text[at + j]);
+    buckets &= low_[j][c & 15] & high_[j][c >> 4];
+  }
+  return buckets;
+}
+
 std::uint64_t LiteralSet::find_all_portable(std::string_view text) const {
   std::uint64_t found = always_;
   if (searchable_ == 0) return found;
   for (std::size_t at = 0; at < text.size(); ++at) {
-    unsigned buckets = 0xFF;
-    for (std::size_t j = 0; j < kFingerprint && at + j < text.size(); ++j) {
-      // Past the end every bucket stays possible; verification checks the length.
-      const auto c = static_cast<unsigned char>(text[at + j]);
-      buckets &= low_[j][c & 15] & high_[j][c >> 4];
-    }
+    const unsigned buckets = buckets_at(text, at);
     if (buckets != 0) {
       verify(text, at, buckets, found);
       if ((found & searchable_) == searchable_) return found;
@@ -173,17 +179,31 @@ std::uint64_t LiteralSet::find_all(std::string_view text) const {
     const unsigned mask = candidate_mask(hits);
     if (mask != 0 && visit(hits, i, mask)) return found;
   }
-  if (i < n) {
-    // The last <= 17 positions from a zero-padded copy (verification checks real lengths).
-    alignas(16) char tail[48] = {};
-    const std::size_t left = n - i;
-    std::memcpy(tail, text.data() + i, left);
-    for (std::size_t k = 0; k < left; k += 16) {
-      const __m128i hits = bucket_hits(tail + k, t);
-      unsigned mask = candidate_mask(hits);
-      if (left - k < 16) mask &= (1u << (left - k)) - 1;
-      if (mask != 0 && visit(hits, i + k, mask)) return found;
+  if (i == n) return found;
+  if (n >= 16 + kFingerprint - 1) {
+    // One more block ending at the text's end; its positions before i were seen already.
+    const std::size_t at = n - (16 + kFingerprint - 1);
+    const __m128i hits = bucket_hits(text.data() + at, t);
+    const unsigned mask = candidate_mask(hits) & ~((1u << (i - at)) - 1);
+    if (mask != 0 && visit(hits, at, mask)) return found;
+    // The last kFingerprint - 1 positions hold only literals shorter than the fingerprint.
+    if (has_short_) {
+      for (std::size_t p = std::max(i, n - (kFingerprint - 1)); p < n; ++p) {
+        const unsigned buckets = buckets_at(text, p);
+        if (buckets != 0) verify(text, p, buckets, found);
+      }
     }
+    return found;
+  }
+  // A text shorter than a block and its fingerprint (<= 17 positions): from a zero-padded copy
+  // (verification checks real lengths).
+  alignas(16) char padded[48] = {};
+  std::memcpy(padded, text.data(), n);
+  for (std::size_t k = 0; k < n; k += 16) {
+    const __m128i hits = bucket_hits(padded + k, t);
+    unsigned mask = candidate_mask(hits);
+    if (n - k < 16) mask &= (1u << (n - k)) - 1;
+    if (mask != 0 && visit(hits, k, mask)) break;
   }
   return found;
 #else

@@ -54,6 +54,8 @@ class LiteralSet {
 
   // Verifies the literals of the buckets in `buckets` at text position `at`.
   void verify(std::string_view text, std::size_t at, unsigned buckets, std::uint64_t& found) const;
+  // The buckets whose fingerprint admits the bytes at `at` (those that exist).
+  unsigned buckets_at(std::string_view text, std::size_t at) const;
 
   // [byte j][nibble] -> bucket bits; alignas for the 16-byte table loads.
   alignas(16) std::array<std::array<std::uint8_t, 16>, kFingerprint> low_{};
@@ -64,6 +66,7 @@ class LiteralSet {
   std::vector<std::uint8_t> bucket_order_;
   std::uint64_t always_ = 0;      // empty literals
   std::uint64_t searchable_ = 0;  // the others: a scan can stop once all are found
+  bool has_short_ = false;        // a literal shorter than the fingerprint
 };
 
 }  // namespace gatebench::core
