@@ -2,15 +2,17 @@
 
 #include <cstring>
 
-#if defined(__AVX512VBMI2__)
+#if defined(__SSE2__)
 #include <immintrin.h>
+#endif
+#if defined(__AVX512VBMI2__) && defined(__GNUC__) && !defined(__clang__)
 // GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
 // conversions, which -Wmaybe-uninitialized reports at every caller (GCC bug 105593).
-#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#include "micro/core/access_log_index.hpp"
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
 
@@ -45,7 +47,7 @@ std::size_t escape_length(const char* d, std::size_t e, std::size_t n) {
 
 class LineParser {
  public:
-  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n) {}
+  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n), ix_(d, n) {}
 
   // Parses the line starting at `p`; on success returns true and sets `next` past its end.
   bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
@@ -56,103 +58,30 @@ class LineParser {
   ErrorReason error_reason() const { return reason_; }
 
  private:
-  // The line as the gateway writes it: 14 tabs, then '\n', no escape. Gathers the 15
-  // delimiter positions first, so the fields parse independently of each other (the CPU
+  // The line as the gateway writes it: 14 tabs, then '\n', no escape. The index gives the 15
+  // delimiter positions at once, so the fields parse independently of each other (the CPU
   // overlaps them) instead of each field's search waiting for the previous one. Any surprise
-  // (an escape, a missing tab, a bad value, the buffer's last 64 bytes) returns false and
+  // (an escape, a missing tab, a bad value, a line the index does not cover) returns false and
   // leaves the line to parse_careful, which also names the error.
   [[gnu::always_inline]] bool parse_fast(std::size_t s, AccessLogRecord& r, std::size_t& next) {
-    // pos[0] is one before the line start, pos[k] the delimiter ending field k - 1. Each block
-    // writes 8 positions unconditionally (an empty mask gives junk past the real ones,
-    // overwritten by the next block): a data-dependent branch per position would mispredict at
-    // every block end, this way only the block loop's exit does, once per line.
-    std::size_t pos[16 + 64 + 16];
-    pos[0] = s - 1;  // wraps for s == 0 and wraps back in b()
-    std::size_t blk = s & ~std::size_t{63};
-    std::uint64_t block_mask;
-    if (blk == fast_block_) {
-      block_mask = fast_mask_;
-    } else {
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kDelims>(d_ + blk);
-    }
-    std::uint64_t m = block_mask & (~std::uint64_t{0} << (s & 63));
-    int k = 1;
-#if defined(__AVX512VBMI2__)
-    // One compress per block turns the mask into the positions (and the delimiter bytes) in
-    // order; 8 positions are widened and stored at once.
-    alignas(64) static constexpr std::uint8_t kIota[64] = {
-        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-    const __m512i iota = _mm512_load_si512(kIota);
-    char kinds[16 + 64];
-    for (;;) {
-      const int count = __builtin_popcountll(m);
-      const __m512i offsets = _mm512_maskz_compress_epi8(m, iota);
-      const __m512i bytes = _mm512_maskz_compress_epi8(m, _mm512_loadu_si512(d_ + blk));
-      const __m512i base = _mm512_set1_epi64(static_cast<long long>(blk));
-      const __m128i low = _mm512_castsi512_si128(offsets);
-      _mm512_storeu_si512(pos + k, _mm512_add_epi64(_mm512_cvtepu8_epi64(low), base));
-      _mm512_storeu_si512(pos + k + 8,
-                          _mm512_add_epi64(_mm512_cvtepu8_epi64(_mm_srli_si128(low, 8)), base));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(kinds + k), _mm512_castsi512_si128(bytes));
-      if (count > 16) [[unlikely]] {
-        alignas(64) std::uint8_t off[64];
-        alignas(64) char kind[64];
-        _mm512_store_si512(off, offsets);
-        _mm512_store_si512(kind, bytes);
-        for (int i = 16; i < count; ++i) {
-          pos[k + i] = blk + off[i];
-          kinds[k + i] = kind[i];
-        }
-      }
-      k += count;
-      if (k > 15) break;
-      blk += 64;
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kDelims>(d_ + blk);
-      m = block_mask;
-    }
+    if (!ix_.find(s, 15)) return false;
+    const std::uint32_t* const pos = ix_.pos();
     // The first 14 delimiters must be tabs, the 15th the newline (a backslash fails both).
+#if defined(__SSE2__)
     const __m128i want = _mm_setr_epi8('\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t',
                                        '\t', '\t', '\t', '\t', '\n', 0);
-    const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kinds + 1));
+    const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ix_.kind()));
     if ((_mm_movemask_epi8(_mm_cmpeq_epi8(got, want)) & 0x7fff) != 0x7fff) return false;
 #else
-    for (;;) {
-      const int count = __builtin_popcountll(m);
-      std::uint64_t rest = m;
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i) {
-        pos[k + i] =
-            blk + static_cast<std::size_t>(__builtin_ctzll(rest | (std::uint64_t{1} << 63)));
-        rest &= rest - 1;
-      }
-      for (int i = 8; i < count; ++i) {  // a block dense with short fields
-        pos[k + i] = blk + static_cast<std::size_t>(__builtin_ctzll(rest));
-        rest &= rest - 1;
-      }
-      k += count;
-      if (k > 15) break;
-      blk += 64;
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kDelims>(d_ + blk);
-      m = block_mask;
-    }
-    // The first 14 delimiters must be tabs, the 15th the newline (a backslash fails both).
-    unsigned bad = static_cast<unsigned char>(d_[pos[15]] ^ '\n');
-#pragma GCC unroll 14
-    for (int i = 1; i < 15; ++i) bad |= static_cast<unsigned char>(d_[pos[i]] ^ '\t');
+    unsigned bad = static_cast<unsigned char>(ix_.kind()[14] ^ '\n');
+    for (int i = 0; i < 14; ++i) bad |= static_cast<unsigned char>(ix_.kind()[i] ^ '\t');
     if (bad != 0) return false;
 #endif
-    fast_block_ = blk;
-    const unsigned used = static_cast<unsigned>(pos[15] & 63);
-    fast_mask_ = used == 63 ? 0 : block_mask & (~std::uint64_t{0} << (used + 1));
 
     const char* const d = d_;
-    auto b = [&](int i) { return d + (pos[i] + 1); };  // size_t wrap, not pointer overflow
-    auto e = [&](int i) { return d + pos[i + 1]; };
+    // Field i spans [b(i), e(i)); i is a constant after inlining.
+    auto b = [&](int i) { return i == 0 ? d + s : d + pos[i - 1] + 1; };
+    auto e = [&](int i) { return d + pos[i]; };
     auto str = [&](int i) {
       const char* fb = b(i);
       const std::size_t len = static_cast<std::size_t>(e(i) - fb);
@@ -169,7 +98,7 @@ class LineParser {
     };
     bool ok = detail::parse_seconds_us(b(0), e(0), r.time_us);
     // parse_ipv4_near reads 3 bytes before and 16 from the address's start.
-    ok &= (pos[1] + 1 >= 3 && n_ - (pos[1] + 1) >= 16)
+    ok &= (pos[0] + 1 >= 3 && n_ - (pos[0] + 1) >= 16)
               ? detail::parse_ipv4_near(b(1), e(1), r.client_ip)
               : detail::parse_ipv4(b(1), e(1), r.client_ip);
     r.method = (e(2) - b(2) == 3 && std::memcmp(b(2), "GET", 3) == 0)
@@ -199,8 +128,10 @@ class LineParser {
     } else {
       ok &= action_from_token({b(14), static_cast<std::size_t>(e(14) - b(14))}, r.action);
     }
-    next = pos[15] + 1;
-    return ok;
+    if (!ok) return false;
+    next = pos[14] + 1;
+    ix_.consume(15);
+    return true;
   }
 
   bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
@@ -314,8 +245,7 @@ class LineParser {
   const char* d_;
   std::size_t n_;
   Scanner sc_;
-  std::size_t fast_block_ = ~std::size_t{0};
-  std::uint64_t fast_mask_ = 0;
+  detail::DelimiterIndex<kDelims> ix_;
   std::size_t err_at_ = 0;
   ErrorReason reason_ = ErrorReason::bad_syntax;
 };
