@@ -2,15 +2,17 @@
 
 #include <cstring>
 
-#if defined(__AVX512VBMI2__)
+#if defined(__SSE2__)
 #include <immintrin.h>
-// GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
-// conversions, which -Wmaybe-uninitialized reports at every caller (GCC bug 105593).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#if defined(__AVX512VBMI2__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
+// conversions, which -W(maybe-)uninitialized reports at every caller (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#include "micro/core/access_log_index.hpp"
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
 #include "micro/core/access_log_time.hpp"
@@ -27,7 +29,7 @@ using Scanner = BlockScanner<kQuoted, kBare>;
 
 class LineParser {
  public:
-  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n) {}
+  LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n), ix_(d, n) {}
 
   bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
     return parse_fast(p, r, next) || parse_careful(p, r, next);
@@ -42,86 +44,22 @@ class LineParser {
   // the method's end and the '?' need a search. Anything unexpected returns false and leaves
   // the line to parse_careful, which also names the error.
   [[gnu::always_inline]] bool parse_fast(std::size_t s, AccessLogRecord& r, std::size_t& next) {
-    // As in the tsv fast path: positions of a whole block at a time, so only the block loop's
-    // exit can mispredict.
-    std::size_t q[7 + 64 + 16];
-    std::size_t blk = s & ~std::size_t{63};
-    std::uint64_t block_mask;  // quotes, backslashes and newlines
-    if (blk == fast_block_) {
-      block_mask = fast_mask_;
-    } else {
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kQuoted>(d_ + blk);
-    }
-    std::uint64_t m = block_mask & (~std::uint64_t{0} << (s & 63));
-    int k = 0;
+    // The index gives the positions of the line's quotes, backslashes and newline at once.
+    if (!ix_.find(s, 7)) return false;
+    const std::uint32_t* const q = ix_.pos();
     const char* const d = d_;
-#if defined(__AVX512VBMI2__)
-    alignas(64) static constexpr std::uint8_t kIota[64] = {
-        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-    const __m512i iota = _mm512_load_si512(kIota);
-    char kinds[7 + 64 + 16];
-    for (;;) {
-      const int count = __builtin_popcountll(m);
-      const __m512i offsets = _mm512_maskz_compress_epi8(m, iota);
-      const __m512i bytes = _mm512_maskz_compress_epi8(m, _mm512_loadu_si512(d + blk));
-      const __m512i base = _mm512_set1_epi64(static_cast<long long>(blk));
-      _mm512_storeu_si512(
-          q + k, _mm512_add_epi64(_mm512_cvtepu8_epi64(_mm512_castsi512_si128(offsets)), base));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(kinds + k), _mm512_castsi512_si128(bytes));
-      if (count > 8) [[unlikely]] {
-        alignas(64) std::uint8_t off[64];
-        alignas(64) char kind[64];
-        _mm512_store_si512(off, offsets);
-        _mm512_store_si512(kind, bytes);
-        for (int i = 8; i < count; ++i) {
-          q[k + i] = blk + off[i];
-          kinds[k + i] = kind[i];
-        }
-      }
-      k += count;
-      if (k >= 7) break;
-      blk += 64;
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kQuoted>(d + blk);
-      m = block_mask;
-    }
+    // Six quotes, then the newline (a backslash fails both).
+#if defined(__SSE2__)
     const __m128i want =
         _mm_setr_epi8('"', '"', '"', '"', '"', '"', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kinds));
+    const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ix_.kind()));
     if ((_mm_movemask_epi8(_mm_cmpeq_epi8(got, want)) & 0x7f) != 0x7f) return false;
 #else
-    for (;;) {
-      const int count = __builtin_popcountll(m);
-      std::uint64_t rest = m;
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i) {
-        q[k + i] = blk + static_cast<std::size_t>(__builtin_ctzll(rest | (std::uint64_t{1} << 63)));
-        rest &= rest - 1;
-      }
-      for (int i = 8; i < count; ++i) {
-        q[k + i] = blk + static_cast<std::size_t>(__builtin_ctzll(rest));
-        rest &= rest - 1;
-      }
-      k += count;
-      if (k >= 7) break;
-      blk += 64;
-      if (blk + 64 > n_) return false;
-      block_mask = detail::block_mask<kQuoted>(d + blk);
-      m = block_mask;
-    }
-    // Six quotes, then the newline (a backslash fails both).
-    unsigned bad = static_cast<unsigned char>(d[q[6]] ^ '\n');
-#pragma GCC unroll 6
-    for (int i = 0; i < 6; ++i) bad |= static_cast<unsigned char>(d[q[i]] ^ '"');
+    unsigned bad = static_cast<unsigned char>(ix_.kind()[6] ^ '\n');
+    for (int i = 0; i < 6; ++i) bad |= static_cast<unsigned char>(ix_.kind()[i] ^ '"');
     if (bad != 0) return false;
 #endif
     if (q[0] < s + 38) return false;
-    fast_block_ = blk;
-    const unsigned used = static_cast<unsigned>(q[6] & 63);
-    fast_mask_ = used == 63 ? 0 : block_mask & (~std::uint64_t{0} << (used + 1));
 
     // $remote_addr - $remote_user [$time_local] " : the address ends at the first space, the
     // bracketed time ends 2 bytes before the quote.
@@ -201,8 +139,10 @@ class LineParser {
     r.action = Action::none;
     r.request_time_us = kAbsent;
     r.upstream_time_us = kAbsent;
+    if (!ok) return false;
     next = q[6] + 1;
-    return ok;
+    ix_.consume(7);
+    return true;
   }
 
   bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
@@ -341,8 +281,7 @@ class LineParser {
   const char* d_;
   std::size_t n_;
   Scanner sc_;
-  std::size_t fast_block_ = ~std::size_t{0};
-  std::uint64_t fast_mask_ = 0;
+  detail::DelimiterIndex<kQuoted> ix_;
   detail::DateCache dates_;
   std::size_t err_at_ = 0;
   ErrorReason reason_ = ErrorReason::bad_syntax;
