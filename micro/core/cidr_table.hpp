@@ -9,10 +9,11 @@
 //   table.lookup_batch(addrs, results);                      // many independent lookups
 //
 // Layout (docs/cidr.md): a 65,536-entry index on the top 16 address bits; each /16 either holds
-// one value directly or points to 64-byte lines over the disjoint ranges inside that /16 (16-bit
-// keys, 16-bit value indices): a one-line leaf for up to 16 ranges, a two-line leaf for up to 32,
-// a small static B-tree beyond. A typical lookup touches the index and one line (or line pair). IPv6 will get its own Ipv6Table with the same shape (build/lookup/lookup_batch/
-// memory_bytes) rather than a template over the address width.
+// one value directly, or a leaf of at most 64 bytes (one- or two-byte keys and value codes)
+// packed with other /16s' leaves into shared cache lines, or (over about 20-32 ranges) a small
+// static B-tree. A typical lookup touches the index (L2-resident) and one line. IPv6 will get its
+// own Ipv6Table with the same shape (build/lookup/lookup_batch/memory_bytes) rather than a
+// template over the address width.
 #pragma once
 
 #include <cstddef>
@@ -56,17 +57,31 @@ class Ipv4Table {
   // Disjoint address ranges after longest-prefix resolution (adjacent equal values merged).
   std::size_t range_count() const noexcept { return range_count_; }
 
-  // 64-byte node: 32 uint16 slots. Public only for the implementation's helpers.
+  // How the /16 chunks are stored (docs/cidr.md): for tests and the documented figures.
+  struct Layout {
+    std::size_t direct_chunks = 0;      // one value for the whole /16
+    std::size_t packed_chunks = 0;      // a leaf inside a shared line
+    std::size_t packed_word_keys = 0;   // ... of which with two-byte keys (not /24-aligned)
+    std::size_t packed_word_codes = 0;  // ... of which with two-byte value codes
+    std::size_t tree_chunks = 0;        // a B-tree
+    std::size_t deep_tree_chunks = 0;   // ... of which with inner levels (two line latencies)
+    std::size_t packed_lines = 0;
+    std::size_t tree_lines = 0;
+  };
+  Layout layout() const noexcept;
+
+  // 64-byte line: 32 uint16 slots. Public only for the implementation's helpers.
   struct alignas(64) Line {
     std::uint16_t slot[32];
   };
 
  private:
-  std::vector<std::uint32_t> index_;  // 65,536 entries: depth (3 bits) | value index or line
+  std::vector<std::uint32_t> index_;  // 65,536 entries: kind | value index, leaf or tree root
   std::vector<Line, HugePageAllocator<Line>> lines_;
   std::vector<CidrValue> values_;  // values_[0] == kNoMatch
   std::size_t prefix_count_ = 0;
   std::size_t range_count_ = 1;
+  std::size_t packed_lines_ = 0;  // lines_[0, packed_lines_) hold packed leaves, then trees
 };
 
 // Parses a list (cidr_list.hpp) and builds its table. Throws CidrListError naming `source` if

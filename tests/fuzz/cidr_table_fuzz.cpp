@@ -1,6 +1,6 @@
 // libFuzzer target for Ipv4Table::build and its lookups: the bytes are read as prefixes (address,
-// length, value) biased towards one /16 so nesting, duplicates and many ranges per /16 (deep
-// B-trees) are common; every lookup must agree with a linear scan.
+// length, value) biased towards one /16 so nesting, duplicates and many ranges per /16 (every
+// packed leaf width, deep B-trees) are common; every lookup must agree with a linear scan.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -37,8 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // High bit: keep the address anywhere; otherwise pin it into 10.20.0.0/16.
     if ((flags & 0x80) == 0) address = 0x0A140000u | (address & 0xFFFFu);
     const unsigned length = (flags & 0x3F) % 33;
+    // Bit 6: one of 256 more values, so a table can pass 256 distinct values (two-byte codes).
+    const std::uint32_t value = (flags & 0x40) != 0 ? 100u + data[i + 5] : data[i + 5] % 5 + 1u;
     entries.push_back({{address & prefix_mask(length), static_cast<std::uint8_t>(length)},
-                       static_cast<CidrValue>(data[i + 5] % 5 + 1)});
+                       static_cast<CidrValue>(value)});
   }
   const Ipv4Table table = Ipv4Table::build(entries);
   std::vector<std::uint32_t> probes;

@@ -69,13 +69,15 @@ TEST(CidrDifferential, List1kAgainstLinearScan) {
 // the cases a realistic list rarely has.
 std::vector<CidrEntry> random_table(fixtures::Rng& rng, std::size_t count) {
   std::vector<CidrEntry> entries;
+  // One table in four draws from 600 values, so some /16s need two-byte value codes.
+  const std::uint64_t max_value = rng.chance(1, 4) ? 600 : 4;
   // All prefixes inside one /8 (or anywhere) so they collide and nest often.
   const bool clustered = rng.chance(1, 2);
   const auto cluster = static_cast<std::uint32_t>(rng.next()) & 0xFF000000u;
   for (std::size_t i = 0; i < count; ++i) {
     if (!entries.empty() && rng.chance(1, 10)) {
       CidrEntry dup = entries[rng.below(entries.size())];
-      dup.value = static_cast<CidrValue>(rng.between(1, 4));
+      dup.value = static_cast<CidrValue>(rng.between(1, max_value));
       entries.push_back(dup);
       continue;
     }
@@ -84,8 +86,8 @@ std::vector<CidrEntry> random_table(fixtures::Rng& rng, std::size_t count) {
     std::uint32_t address = static_cast<std::uint32_t>(rng.next());
     if (clustered) address = cluster | (address & 0x00FFFFFFu);
     address &= core::prefix_mask(length);
-    entries.push_back(
-        {{address, static_cast<std::uint8_t>(length)}, static_cast<CidrValue>(rng.between(1, 4))});
+    entries.push_back({{address, static_cast<std::uint8_t>(length)},
+                       static_cast<CidrValue>(rng.between(1, max_value))});
   }
   return entries;
 }

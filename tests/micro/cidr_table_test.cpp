@@ -163,6 +163,128 @@ INSTANTIATE_TEST_SUITE_P(Depths, ManyRangesInOneChunk,
                          ::testing::Values(2u, 16u, 32u, 64u, 512u, 1024u, 2048u, 16384u, 32768u,
                                            65536u));
 
+// One /16 split into `ranges` equal blocks (ranges divides 65,536), block i valued
+// values[i % values.size()]; the entries to add to a table.
+std::vector<CidrEntry> split_chunk(std::uint32_t chunk_base, unsigned ranges,
+                                   const std::vector<CidrValue>& values) {
+  std::vector<CidrEntry> e;
+  const std::uint32_t step = 65536 / ranges;
+  for (unsigned i = 0; i < ranges; ++i) {
+    std::vector<Ipv4Prefix> parts;
+    append_range_prefixes(chunk_base + i * step, chunk_base + (i + 1) * step - 1, parts);
+    for (const Ipv4Prefix& p : parts) e.push_back({p, values[i % values.size()]});
+  }
+  return e;
+}
+
+// Every block's first and last address, from block `first` on, gives its value.
+void expect_blocks(const Ipv4Table& t, std::uint32_t chunk_base, unsigned ranges,
+                   const std::vector<CidrValue>& values, unsigned first = 0) {
+  const std::uint32_t step = 65536 / ranges;
+  std::vector<std::uint32_t> addresses;
+  for (unsigned i = first; i < ranges; ++i) {
+    addresses.push_back(chunk_base + i * step);
+    addresses.push_back(chunk_base + (i + 1) * step - 1);
+  }
+  std::vector<CidrValue> out(addresses.size());
+  t.lookup_batch(addresses, out);
+  for (std::size_t k = 0; k < addresses.size(); ++k) {
+    const CidrValue expected = values[(first + k / 2) % values.size()];
+    ASSERT_EQ(t.lookup(addresses[k]), expected) << format_ipv4(addresses[k]);
+    ASSERT_EQ(out[k], expected) << format_ipv4(addresses[k]) << " (batch)";
+  }
+}
+
+// 320 values used by four ranges each in 10.0.0.0/8, so values used less often than that get
+// value indices of 256 and above (two-byte codes).
+std::vector<CidrEntry> common_values() {
+  std::vector<CidrEntry> e;
+  for (std::uint32_t i = 0; i < 320 * 4; ++i)
+    e.push_back({{0x0A000000u | (i << 12), 20}, i % 320 + 1});
+  return e;
+}
+
+struct EncodingCase {
+  unsigned ranges;
+  bool byte_aligned;  // every block starts on a /24 (one-byte keys)
+  bool rare_values;   // the chunk's values have value indices >= 256 (two-byte codes)
+  bool packed;        // expected in a shared line (else a tree)
+};
+
+class ChunkEncoding : public ::testing::TestWithParam<EncodingCase> {};
+
+// Each key width x code width at the largest range count that still fits a line, and one more.
+TEST_P(ChunkEncoding, LeafKindAndEveryRange) {
+  const EncodingCase c = GetParam();
+  std::vector<CidrEntry> e = common_values();
+  const std::uint32_t base = ip("172.16.0.0");
+  std::vector<CidrValue> values;
+  for (unsigned i = 0; i < c.ranges; ++i) values.push_back(c.rare_values ? 5000 + i : i % 3 + 1);
+  // Blocks of 65,536 / ranges addresses; shifting the table by 16 addresses breaks /24 alignment
+  // while keeping the range count (the first block becomes 16 addresses shorter).
+  std::vector<CidrEntry> chunk = split_chunk(base, c.ranges, values);
+  if (!c.byte_aligned) {
+    for (CidrEntry& x : chunk) {
+      if (x.prefix.first() == base) x.prefix = {base, 28};  // only the first 16 addresses
+    }
+    chunk.push_back({{base + 16, 28}, values[0]});
+    chunk.push_back({{base + 32, 27}, values[1 % values.size()]});
+  }
+  e.insert(e.end(), chunk.begin(), chunk.end());
+  const Ipv4Table t = Ipv4Table::build(e);
+  // The 10.0.0.0/8 chunks are encoded the same with and without the test chunk (its values
+  // either already lead or come last in the renumbering): compare with them alone.
+  const Ipv4Table::Layout baseline = Ipv4Table::build(common_values()).layout();
+  const Ipv4Table::Layout layout = t.layout();
+  EXPECT_EQ(layout.packed_chunks - baseline.packed_chunks, c.packed ? 1u : 0u);
+  EXPECT_EQ(layout.tree_chunks - baseline.tree_chunks, c.packed ? 0u : 1u);
+  if (c.packed) {
+    EXPECT_EQ(layout.packed_word_keys - baseline.packed_word_keys, c.byte_aligned ? 0u : 1u);
+    EXPECT_EQ(layout.packed_word_codes - baseline.packed_word_codes, c.rare_values ? 1u : 0u);
+  }
+  if (c.byte_aligned) {
+    expect_blocks(t, base, c.ranges, values);
+  } else {
+    expect_lookup(t, "172.16.0.15", values[0]);
+    expect_lookup(t, "172.16.0.16", values[0]);
+    expect_lookup(t, "172.16.0.31", values[0]);
+    expect_lookup(t, "172.16.0.32", values[1 % values.size()]);
+    expect_lookup(t, "172.16.0.63", values[1 % values.size()]);
+    expect_lookup(t, "172.16.0.64", kNoMatch);
+    expect_blocks(t, base, c.ranges, values, 1);
+  }
+  expect_lookup(t, "172.15.255.255", kNoMatch);
+  expect_lookup(t, "172.17.0.0", kNoMatch);
+  expect_lookup(t, "10.0.16.1", 2);
+}
+
+// Range counts on both sides of the one-line limit of each key and code width. Leaf bytes for n
+// ranges: one-byte keys and codes 2n - 1; one-byte keys, two-byte codes 3n - 1; two-byte keys,
+// one-byte codes 3n - 2; both two-byte 4n - 2 (rounded up to even; unaligned cases have n + 2).
+INSTANTIATE_TEST_SUITE_P(
+    Widths, ChunkEncoding,
+    ::testing::Values(EncodingCase{32, true, false, true}, EncodingCase{64, true, false, false},
+                      EncodingCase{16, true, true, true}, EncodingCase{32, true, true, false},
+                      EncodingCase{16, false, false, true}, EncodingCase{32, false, false, false},
+                      EncodingCase{8, false, true, true}, EncodingCase{16, false, true, false}));
+
+TEST(Ipv4Table, ChunksShareLines) {
+  // 2,000 /16s with two ranges each: four bytes per leaf, sixteen leaves per line.
+  std::vector<CidrEntry> e;
+  for (std::uint32_t c = 0; c < 2000; ++c) e.push_back({{(0x1000u + c) << 16, 17}, c % 7 + 1});
+  const Ipv4Table t = Ipv4Table::build(e);
+  const Ipv4Table::Layout layout = t.layout();
+  EXPECT_EQ(layout.packed_chunks, 2000u);
+  EXPECT_EQ(layout.packed_lines, 125u);
+  for (std::uint32_t c = 0; c < 2000; ++c) {
+    const std::uint32_t base = (0x1000u + c) << 16;
+    ASSERT_EQ(t.lookup(base), c % 7 + 1);
+    ASSERT_EQ(t.lookup(base + 0x7FFF), c % 7 + 1);
+    ASSERT_EQ(t.lookup(base + 0x8000), kNoMatch);
+    ASSERT_EQ(t.lookup(base + 0xFFFF), kNoMatch);
+  }
+}
+
 TEST(Ipv4Table, RangeStartingAtTheLastAddressOfAChunk) {
   // A range may start at low half 0xFFFF: the key stored is 0xFFFE, never the padding value.
   const std::vector<CidrEntry> e = {{pfx("10.0.255.255", 32), 4}, {pfx("10.0.0.0", 32), 6}};
