@@ -115,10 +115,7 @@ struct CompiledRuleSet::Condition {
   // all. Empty atoms: no usable prefilter, the regex always runs.
   std::vector<std::string> atoms;
   std::vector<bool> may_match;
-  // contains (non-empty needle) and prefiltered regex: the needle or the atoms are bits
-  // shift .. shift + count - 1 of literal group `group`'s result; -1: no group.
-  int group = -1;
-  std::uint8_t shift = 0;
+
   const Ipv4Table* table = nullptr;
 };
 
@@ -164,6 +161,8 @@ CompiledRuleSet::~CompiledRuleSet() = default;
 
 namespace {
 
+constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
+
 CompiledRuleSet::Op make_op(const CompiledRuleSet::Condition& c) {
   CompiledRuleSet::Op op;
   op.slot = c.slot;
@@ -182,10 +181,10 @@ CompiledRuleSet::Op make_op(const CompiledRuleSet::Condition& c) {
       op.kind = ci ? OpKind::kSuffixCi : OpKind::kSuffix;
       break;
     case RuleOperator::kContains:
-      op.kind = c.group < 0 ? OpKind::kPresent : OpKind::kContains;
+      op.kind = c.needle.empty() ? OpKind::kPresent : OpKind::kContains;
       break;
     case RuleOperator::kRegex:
-      op.kind = c.group < 0 ? OpKind::kRegex : OpKind::kRegexFiltered;
+      op.kind = c.atoms.empty() ? OpKind::kRegex : OpKind::kRegexFiltered;
       break;
     case RuleOperator::kInSet:
       if (c.packed) {
@@ -197,10 +196,6 @@ CompiledRuleSet::Op make_op(const CompiledRuleSet::Condition& c) {
     case RuleOperator::kInList:
       op.kind = OpKind::kInList;
       break;
-  }
-  if (c.group >= 0) {
-    op.group = static_cast<std::uint32_t>(c.group);
-    op.shift = c.shift;
   }
   return op;
 }
@@ -226,23 +221,6 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     ip_tables_.push_back(std::make_unique<Ipv4Table>(Ipv4Table::build(entries)));
     table_names.push_back(name);
     return ip_tables_.back().get();
-  };
-  // Literal groups under construction: per slot, the group still open for more literals.
-  std::vector<std::vector<LiteralSet::Literal>> group_literals;
-  std::vector<int> open_group;
-  auto add_literals = [&](Condition& c, const std::vector<LiteralSet::Literal>& literals) {
-    if (open_group.size() <= c.slot) open_group.resize(c.slot + 1, -1);
-    int& g = open_group[c.slot];
-    if (g < 0 || group_literals[static_cast<std::size_t>(g)].size() + literals.size() >
-                     LiteralSet::kMaxLiterals) {
-      g = static_cast<int>(group_literals.size());
-      group_literals.emplace_back();
-      literal_groups_.emplace_back();
-    }
-    auto& list = group_literals[static_cast<std::size_t>(g)];
-    c.group = g;
-    c.shift = static_cast<std::uint8_t>(list.size());
-    list.insert(list.end(), literals.begin(), literals.end());
   };
   auto header_slot = [&](const std::string& name) {
     auto it = std::find(header_names_.begin(), header_names_.end(), name);
@@ -308,7 +286,6 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
         case RuleOperator::kContains:
           c.needle = c.lower ? lowered(sc.value) : sc.value;
           c.cost += 2;
-          if (!c.needle.empty()) add_literals(c, {{c.needle, c.lower}});
           break;
         case RuleOperator::kInSet:
           for (const std::string& v : sc.values) c.values.push_back(c.lower ? lowered(v) : v);
@@ -331,11 +308,6 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           }
           c.cost += 20;
           regex_prefilter(sc.value, options, c.atoms, c.may_match);
-          if (!c.atoms.empty()) {
-            std::vector<LiteralSet::Literal> literals;
-            for (const std::string& a : c.atoms) literals.push_back({a, true});
-            add_literals(c, literals);
-          }
           break;
         }
         case RuleOperator::kInList:
@@ -360,9 +332,6 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     std::uint8_t& first = header_by_length_[std::min<std::size_t>(header_names_[k].size(), 63)];
     header_next_[k] = first;
     first = static_cast<std::uint8_t>(k);
-  }
-  for (std::size_t g = 0; g < literal_groups_.size(); ++g) {
-    literal_groups_[g] = LiteralSet(group_literals[g]);
   }
 
   // Rule lists: [0] holds the unscoped rules; every host named by some rule gets the merge of
@@ -392,14 +361,50 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
   }
 
   // One program per rule list: the rules' conditions back to back, each op knowing where the
-  // next rule starts (its jump on failure) and the last op of a rule naming the rule.
+  // next rule starts (its jump on failure) and the last op of a rule naming the rule. The
+  // literals the program's conditions search join one group per field (several past
+  // LiteralSet::kMaxLiterals), so a host's scan covers its own rules' literals only.
+  std::vector<std::vector<LiteralSet::Literal>> group_literals;
   for (const std::vector<std::uint32_t>& list : rule_lists_) {
     std::vector<Op> program;
+    std::vector<std::uint32_t> open_group(kFirstHeader + header_names_.size(), kNoGroup);
+    auto add_literals = [&](Op& op, const std::vector<LiteralSet::Literal>& literals) {
+      std::uint32_t& g = open_group[op.slot];
+      if (g != kNoGroup && literals.size() == 1) {
+        // A needle another condition of this program already searches: share its bit.
+        const auto& open = group_literals[g];
+        for (std::size_t k = 0; k < open.size(); ++k) {
+          if (open[k].text == literals[0].text &&
+              open[k].case_insensitive == literals[0].case_insensitive) {
+            op.group = g;
+            op.shift = static_cast<std::uint8_t>(k);
+            return;
+          }
+        }
+      }
+      if (g == kNoGroup || group_literals[g].size() + literals.size() > LiteralSet::kMaxLiterals) {
+        g = static_cast<std::uint32_t>(group_literals.size());
+        group_literals.emplace_back();
+      }
+      auto& open = group_literals[g];
+      op.group = g;
+      op.shift = static_cast<std::uint8_t>(open.size());
+      open.insert(open.end(), literals.begin(), literals.end());
+    };
     for (const std::uint32_t r : list) {
       const Rule& rule = rules_[r];
       const std::size_t first = program.size();
       if (rule.conditions.empty()) program.push_back(Op{});
-      for (const Condition& c : rule.conditions) program.push_back(make_op(c));
+      for (const Condition& c : rule.conditions) {
+        Op op = make_op(c);
+        if (op.kind == OpKind::kContains) add_literals(op, {{c.needle, c.lower}});
+        if (op.kind == OpKind::kRegexFiltered) {
+          std::vector<LiteralSet::Literal> atoms;
+          for (const std::string& a : c.atoms) atoms.push_back({a, true});
+          add_literals(op, atoms);
+        }
+        program.push_back(op);
+      }
       for (std::size_t k = first; k < program.size(); ++k) {
         program[k].fail = static_cast<std::uint32_t>(program.size());
       }
@@ -408,6 +413,7 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
     }
     programs_.push_back(std::move(program));
   }
+  for (const auto& literals : group_literals) literal_groups_.emplace_back(literals);
 }
 
 std::uint32_t CompiledRuleSet::rule_list_for(std::string_view host) const {

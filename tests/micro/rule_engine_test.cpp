@@ -192,6 +192,61 @@ TEST(RuleOrder, HostScope) {
   EXPECT_EQ(run(json, r).rule, 2);
 }
 
+// Literal groups are built per host's rules: another host's needle in the same field neither
+// matches here nor shares a bit with this host's needles.
+TEST(RuleLiterals, GroupsFollowHostScope) {
+  const std::string json = R"({"rules": [
+      {"id": "a", "action": "block", "hosts": ["a.example"],
+       "when": [{"field": "path", "op": "contains", "value": "/alpha"}]},
+      {"id": "b", "action": "challenge", "hosts": ["b.example"],
+       "when": [{"field": "path", "op": "contains", "value": "/beta"}]},
+      {"id": "both", "action": "log",
+       "when": [{"field": "path", "op": "contains", "value": "/beta", "case_insensitive": true}]}]})";
+  RequestView r = base_request();
+  r.host = "a.example";
+  r.path = "/beta/alpha";
+  EXPECT_EQ(run(json, r).rule, 0);
+  r.path = "/BETA";
+  EXPECT_EQ(run(json, r).rule, 2);
+  r.host = "b.example";
+  r.path = "/beta/alpha";
+  EXPECT_EQ(run(json, r).rule, 1);
+  r.path = "/Beta";  // the case-insensitive needle only: same text, its own bit
+  EXPECT_EQ(run(json, r).rule, 2);
+  r.path = "/alpha";
+  EXPECT_EQ(run(json, r).rule, -1);
+}
+
+// More literals on one field than one LiteralSet holds (several groups), needles repeated across
+// rules (shared bits) and regex atoms next to them, against the naive engine.
+TEST(RuleLiterals, ManyLiteralsOnOneField) {
+  std::string json = R"({"rules": [)";
+  for (int i = 0; i < 150; ++i) {
+    if (i) json += ",";
+    const std::string n = std::to_string(i % 90);  // needles 0..59 appear twice
+    json += R"({"id": "r)" + std::to_string(i) + R"(", "action": "block", "when": [)";
+    if (i % 3 == 0) {
+      json += R"({"field": "path", "op": "regex", "value": "/(api|app)/v)" + n + R"(/(x|y)z"})";
+    } else {
+      json += R"({"field": "path", "op": "contains", "value": "/seg)" + n + R"(/")" +
+              (i % 2 ? R"(, "case_insensitive": true)" : "") + "}";
+    }
+    json += "]}";
+  }
+  json += "]}";
+  std::size_t matched = 0;
+  for (int k = 0; k < 100; ++k) {
+    RequestView r = base_request();
+    const std::string path =
+        k % 2 ? "/SEG" + std::to_string(k) + "/" : "/app/v" + std::to_string(k % 95) + "/yz";
+    r.path = path;
+    matched += run(json, r).rule >= 0;
+  }
+  // Both outcomes occur, or agreement says little.
+  EXPECT_GT(matched, 20u);
+  EXPECT_LT(matched, 90u);
+}
+
 TEST(RuleActions, DecisionPerAction) {
   const char* tpl = R"({"exploit": {"mode": "block"}, "rules": [{"id": "r", "action": "%s"}]})";
   RequestView attack = base_request();
