@@ -145,7 +145,7 @@ class LineParser {
     return true;
   }
 
-  bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
+  [[gnu::noinline]] bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
     // $remote_addr
     std::size_t e = sc_.find<1>(p);
     if (e == n_ || d_[e] != ' ') return fail(e, ErrorReason::missing_field);

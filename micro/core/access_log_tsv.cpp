@@ -134,7 +134,7 @@ class LineParser {
     return true;
   }
 
-  bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
+  [[gnu::noinline]] bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
     std::size_t e;
     bool esc;
     // 0 time
