@@ -104,11 +104,9 @@ struct CompiledRuleSet::Condition {
   // in_set when every value is at most 8 bytes (methods, country codes): the values packed into
   // integers, compared without memcmp; a longer request value is in no such set.
   bool packed = false;
-  struct Packed {
-    std::uint64_t bytes;
-    std::size_t size;
-  };
-  std::vector<Packed> packed_values;
+  // Bytes and lengths in separate arrays, so the membership loop compiles to vector compares.
+  std::vector<std::uint64_t> packed_bytes;
+  std::vector<std::uint64_t> packed_sizes;
   std::unique_ptr<RE2> regex;
   // Prefilter from RE2's FilteredRE2 analysis: lower-case literals (atoms) and, indexed by the
   // bit set of atoms present in the value (ASCII case ignored), whether the regex can match at
@@ -294,7 +292,10 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           c.packed = std::all_of(c.values.begin(), c.values.end(),
                                  [](const std::string& v) { return v.size() <= 8; });
           if (c.packed) {
-            for (const std::string& v : c.values) c.packed_values.push_back({pack8(v), v.size()});
+            for (const std::string& v : c.values) {
+              c.packed_bytes.push_back(pack8(v));
+              c.packed_sizes.push_back(v.size());
+            }
           }
           break;
         case RuleOperator::kRegex: {
@@ -524,7 +525,10 @@ inline std::uint64_t RuleEvaluator::literals_found(std::uint32_t group, std::str
       std::uint64_t key = pack8(v);
       if (op.kind == OpKind::kInSetPackedCi) key = lower8(key);
       bool found = false;
-      for (const auto& p : c->packed_values) found |= p.bytes == key && p.size == v.size();
+      const std::size_t count = c->packed_bytes.size();
+      const std::uint64_t* bytes = c->packed_bytes.data();
+      const std::uint64_t* sizes = c->packed_sizes.data();
+      for (std::size_t k = 0; k < count; ++k) found |= (bytes[k] == key) & (sizes[k] == v.size());
       return found;
     }
     case OpKind::kInSetSorted:
