@@ -3,12 +3,15 @@
 // Impls: gatecore (lookup_batch), gatecore_single (one lookup() per address, independent),
 // gatecore_dependent (each address depends on the previous result: latency), linear (list_1k
 // only: 500k compares per lookup on bgp_500k measure nothing new), nginx_trie, sorted_ranges,
-// libgeoip (geoip_country only), limit (one random load from a 16 KiB, L1-resident table).
+// libgeoip (geoip_country only), limit (one random load from a 16 KiB, L1-resident table),
+// limit_dependent (a chain of dependent random loads through a buffer of gatecore's table size:
+// the memory latency gatecore_dependent cannot beat).
 // Counters: items_per_second = lookups/s; table_bytes = the structure's memory.
 #include <benchmark/benchmark.h>
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -16,10 +19,12 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "fixtures/cidr_lists.hpp"
 #include "fixtures/geoip_country.hpp"
+#include "fixtures/rng.hpp"
 #include "micro/core/cidr_table.hpp"
 #include "micro/peers/cidr_linear.hpp"
 #include "micro/peers/geoip_country_lookup.hpp"
@@ -175,6 +180,31 @@ void bench_limit(benchmark::State& state, const std::string&) {
   finish(state, sizeof(l1));
 }
 
+void bench_limit_dependent(benchmark::State& state, const std::string& table) {
+  // The latency floor of gatecore_dependent: a chain of random loads, each address taken from
+  // the previous load, through every line of a buffer as large as gatecore's table for this
+  // list (allocated the same way). A structure of that size cannot answer dependent lookups
+  // faster than one such load each; gatecore's lookups make two (index, leaf).
+  if (skip_if_missing(state, table)) return;
+  const std::size_t bytes = structure<core::Ipv4Table>(table).memory_bytes();
+  using Line = core::Ipv4Table::Line;
+  std::vector<Line, core::HugePageAllocator<Line>> buffer(bytes / sizeof(Line));
+  std::vector<std::uint32_t> order(buffer.size());
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("bench/cidr/limit_dependent");
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t next = order[(i + 1) % order.size()];
+    std::memcpy(buffer[order[i]].slot, &next, sizeof(next));
+  }
+  for (auto _ : state) {
+    std::uint32_t at = order[0];
+    for (std::size_t i = 0; i < kAddresses; ++i) std::memcpy(&at, buffer[at].slot, sizeof(at));
+    benchmark::DoNotOptimize(at);
+  }
+  finish(state, bytes);
+}
+
 using BenchFn = void (*)(benchmark::State&, const std::string&);
 
 const bool registered = [] {
@@ -192,6 +222,7 @@ const bool registered = [] {
     add("sorted_ranges", table, bench_peer<peers::SortedRanges>);
     if (table == "geoip_country") add("libgeoip", table, bench_libgeoip);
     add("limit", table, bench_limit);
+    add("limit_dependent", table, bench_limit_dependent);
   }
   return true;
 }();
