@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "micro/core/request_ascii.hpp"
-#include "micro/core/request_search.hpp"
 
 namespace gatebench::core {
 namespace {
