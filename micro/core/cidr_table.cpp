@@ -386,6 +386,7 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
   std::vector<Line> tree;
   std::vector<std::uint16_t> starts;
   std::vector<std::uint16_t> values;
+  std::size_t direct_chunks = 0;
   std::size_t r = 0;  // the range containing the current chunk's first address
   for (std::size_t chunk = 0; chunk < kChunks; ++chunk) {
     const std::uint64_t lo = std::uint64_t{chunk} << 16;
@@ -393,6 +394,7 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
     while (r + 1 < ranges.size() && ranges[r + 1].start <= lo) ++r;
     if (r + 1 == ranges.size() || ranges[r + 1].start >= hi) {  // the whole /16 is one range
       table.index_[chunk] = ranges[r].value_index;
+      ++direct_chunks;
       continue;
     }
     starts.assign(1, 0);
@@ -421,6 +423,7 @@ Ipv4Table Ipv4Table::build(std::span<const CidrEntry> entries) {
     if (entry >= kFirstTree) entry += static_cast<std::uint32_t>(packed_lines.size());
   }
   table.packed_lines_ = packed_lines.size();
+  table.two_pass_batch_ = 2 * direct_chunks >= kChunks;
   table.lines_.clear();
   table.lines_.reserve(std::max<std::size_t>(1, packed_lines.size() + tree.size()));
   table.lines_.insert(table.lines_.end(), packed_lines.begin(), packed_lines.end());
@@ -435,7 +438,8 @@ CidrValue Ipv4Table::lookup(std::uint32_t address) const noexcept {
 
 void Ipv4Table::lookup_batch(std::span<const std::uint32_t> addresses,
                              std::span<CidrValue> out) const noexcept {
-  // Stage 1 answers the addresses whose /16 holds one value and queues the others after
+  // Where most /16s are direct (IP lists, country tables), stage 1 answers the addresses whose
+  // /16 holds one value on a predictable branch and queues the others after
   // prefetching their line (a tree's first two); stage 2 looks the queued ones up, reloading
   // their index entries from L1 (cheaper than storing them in stage 1, which runs for every
   // address). Loads of different addresses are independent, so a group's cache misses overlap.
@@ -445,6 +449,14 @@ void Ipv4Table::lookup_batch(std::span<const std::uint32_t> addresses,
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(lines);
   const CidrValue* values = values_.data();
   const std::size_t n = addresses.size();
+  if (!two_pass_batch_) {
+    // Most /16s hold leaves: the core already overlaps the independent lookups' misses, and a
+    // first pass would only add work and a mispredicted direct/leaf branch per address.
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = values[code_of(lines, index[addresses[i] >> 16], addresses[i])];
+    }
+    return;
+  }
   std::uint8_t queued[kGroup];
   for (std::size_t begin = 0; begin < n; begin += kGroup) {
     const std::size_t count = std::min(kGroup, n - begin);

@@ -45,8 +45,10 @@ class Ipv4Table {
   // The value of the longest prefix covering address, or kNoMatch.
   CidrValue lookup(std::uint32_t address) const noexcept;
 
-  // out[i] = lookup(addresses[i]) for every i; out.size() must be >= addresses.size(). Groups
-  // of addresses are looked up in stages so their memory loads overlap.
+  // out[i] = lookup(addresses[i]) for every i; out.size() must be >= addresses.size(). Where
+  // most /16s hold one value, groups of addresses are looked up in two stages (direct /16s,
+  // then the others' prefetched lines), so their memory loads overlap; otherwise one loop of
+  // independent lookups overlaps them just as well with less work.
   void lookup_batch(std::span<const std::uint32_t> addresses,
                     std::span<CidrValue> out) const noexcept;
 
@@ -82,6 +84,7 @@ class Ipv4Table {
   std::size_t prefix_count_ = 0;
   std::size_t range_count_ = 1;
   std::size_t packed_lines_ = 0;  // lines_[0, packed_lines_) hold packed leaves, then trees
+  bool two_pass_batch_ = true;    // lookup_batch: direct /16s first (most /16s are direct)
 };
 
 // Parses a list (cidr_list.hpp) and builds its table. Throws CidrListError naming `source` if

@@ -285,6 +285,24 @@ TEST(Ipv4Table, ChunksShareLines) {
   }
 }
 
+TEST(Ipv4Table, BatchOverATableWithoutDirectChunks) {
+  // Every /16 split in two: no direct chunk, so lookup_batch takes its one-loop path.
+  std::vector<CidrEntry> e;
+  for (std::uint32_t c = 0; c < 65536; ++c) e.push_back({{c << 16, 17}, c % 5 + 1});
+  const Ipv4Table t = Ipv4Table::build(e);
+  EXPECT_EQ(t.layout().direct_chunks, 0u);
+  std::vector<std::uint32_t> addresses;
+  for (std::uint32_t i = 0; i < 100000; ++i) addresses.push_back(i * 2654435761u);
+  std::vector<CidrValue> out(addresses.size());
+  t.lookup_batch(addresses, out);
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    const std::uint32_t a = addresses[i];
+    const CidrValue expected = (a & 0x8000) != 0 ? kNoMatch : (a >> 16) % 5 + 1;
+    ASSERT_EQ(out[i], expected) << format_ipv4(a);
+    ASSERT_EQ(t.lookup(a), expected) << format_ipv4(a);
+  }
+}
+
 TEST(Ipv4Table, RangeStartingAtTheLastAddressOfAChunk) {
   // A range may start at low half 0xFFFF: the key stored is 0xFFFE, never the padding value.
   const std::vector<CidrEntry> e = {{pfx("10.0.255.255", 32), 4}, {pfx("10.0.0.0", 32), 6}};
