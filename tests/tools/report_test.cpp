@@ -90,7 +90,7 @@ TEST(ReportModel, AttributionRulesFileErrorsNameTheField) {
     load_attribution_rules(file);
     FAIL() << "expected BadInput";
   } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()), file + ":/0/micro/0: not a valid regex");
+    EXPECT_EQ(std::string(e.what()), file + ":/0/micro/0: not a valid regex (missing ): ()");
   }
   std::filesystem::remove_all(dir);
 }

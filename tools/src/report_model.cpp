@@ -1,8 +1,9 @@
 #include "tools/src/report_model.hpp"
 
+#include <re2/re2.h>
+
 #include <cmath>
 #include <map>
-#include <regex>
 #include <tuple>
 
 #include "tools/src/bad_input.hpp"
@@ -65,11 +66,10 @@ std::vector<AttributionRule> load_attribution_rules(const std::string& file) {
     for (std::size_t k = 0; k < micro.size(); ++k) {
       if (!micro[k].is_string())
         throw BadInput(where + "/micro/" + std::to_string(k) + ": expected a string");
-      try {
-        std::regex check(micro[k].get<std::string>());
-      } catch (const std::regex_error&) {
-        throw BadInput(where + "/micro/" + std::to_string(k) + ": not a valid regex");
-      }
+      const RE2 check(micro[k].get<std::string>(), RE2::Quiet);
+      if (!check.ok())
+        throw BadInput(where + "/micro/" + std::to_string(k) + ": not a valid regex (" +
+                       check.error() + ")");
       r.micro_patterns.push_back(micro[k].get<std::string>());
     }
     rules.push_back(std::move(r));
@@ -193,10 +193,10 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
       a.note = "scenario not ok or without CPU%/req/s";
     if (m.micro) {
       for (const auto& pattern : rule.micro_patterns) {
-        const std::regex re(pattern);
+        const RE2 re(pattern, RE2::Quiet);
         const MicroRow* found = nullptr;
         for (const auto& r : m.micro_rows)
-          if (r.ns_per_op > 0 && std::regex_search(r.bench->name, re)) {
+          if (r.ns_per_op > 0 && RE2::PartialMatch(r.bench->name, re)) {
             found = &r;
             break;
           }
