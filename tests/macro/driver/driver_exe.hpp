@@ -23,8 +23,13 @@ inline std::vector<std::string> processes_mentioning(const std::string& needle) 
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmdline;
+    try {
+      std::ifstream in(entry.path() / "cmdline");
+      cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+      continue;  // libstdc++ throws when the process exits mid-read (ESRCH): it is gone anyway
+    }
     for (char& c : cmdline) {
       if (c == '\0') c = ' ';
     }
