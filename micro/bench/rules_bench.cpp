@@ -13,6 +13,7 @@
 
 #include "fixtures/rule_sets.hpp"
 #include "fixtures/traffic.hpp"
+#include "micro/bench/bench_traffic.hpp"
 #include "micro/core/rule_engine.hpp"
 #include "micro/core/rule_loader.hpp"
 #include "micro/peers/rules_naive.hpp"
@@ -20,18 +21,10 @@
 namespace {
 
 using namespace gatebench;
+using bench::traffic;
 
-constexpr std::size_t kRequests = 4096;
 // Requests are 10 us apart: 100k r/s in all, far under the protected set's per-client limit.
 constexpr std::uint64_t kTickNs = 10'000;
-
-const fixtures::Traffic& traffic(const std::string& kind) {
-  static std::map<std::string, std::unique_ptr<fixtures::Traffic>> cache;
-  auto& slot = cache[kind];
-  if (!slot)
-    slot = std::make_unique<fixtures::Traffic>(fixtures::generate_traffic(kind, kRequests));
-  return *slot;
-}
 
 const core::RuleSet& rule_set(const std::string& name) {
   static std::map<std::string, std::unique_ptr<core::RuleSet>> cache;

@@ -13,21 +13,13 @@
 #include <string>
 
 #include "fixtures/traffic.hpp"
+#include "micro/bench/bench_traffic.hpp"
 #include "micro/peers/rules_modsecurity.hpp"
 
 namespace {
 
 using namespace gatebench;
-
-constexpr std::size_t kRequests = 4096;
-
-const fixtures::Traffic& traffic(const std::string& kind) {
-  static std::map<std::string, std::unique_ptr<fixtures::Traffic>> cache;
-  auto& slot = cache[kind];
-  if (!slot)
-    slot = std::make_unique<fixtures::Traffic>(fixtures::generate_traffic(kind, kRequests));
-  return *slot;
-}
+using bench::traffic;
 
 struct Crs {
   std::unique_ptr<peers::ModSecurityCrs> engine;
