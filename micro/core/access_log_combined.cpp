@@ -2,16 +2,6 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-#if defined(__AVX512VBMI2__) && defined(__GNUC__) && !defined(__clang__)
-// GCC 12's AVX-512 headers pass _mm512_undefined_*() as the merge source of unmasked
-// conversions, which -W(maybe-)uninitialized reports at every caller (GCC bug 105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 #include "micro/core/access_log_index.hpp"
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
