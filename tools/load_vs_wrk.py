@@ -114,8 +114,12 @@ def wait_port(port, deadline_s=5):
     die(f"nginx did not listen on 127.0.0.1:{port} within {deadline_s} s")
 
 
-def med(rows, key):
-    return statistics.median(r[key] for r in rows)
+def medians(case, keys, ours_only=()):
+    """Median over the case's runs of each key, per tool: {"wrk": {...}, "ours": {...}}."""
+    def of(tool, key):
+        return statistics.median(r[tool][key] for r in case["runs"])
+    return {"wrk": {k: of("wrk", k) for k in keys},
+            "ours": {k: of("ours", k) for k in (*keys, *ours_only)}}
 
 
 def main():
@@ -188,30 +192,22 @@ def main():
           "| ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for case in results["closed"]:
-        w = [r["wrk"] for r in case["runs"]]
-        o = [r["ours"] for r in case["runs"]]
-        case["median"] = {"wrk_rps": med(w, "rps"), "ours_rps": med(o, "rps"),
-                          "wrk_cpu_us": med(w, "cpu_per_request_us"),
-                          "ours_cpu_us": med(o, "cpu_per_request_us")}
-        m = case["median"]
-        print(f"| -t{case['threads']} -c{case['connections']} | {m['wrk_rps']:,.0f} | "
-              f"{m['ours_rps']:,.0f} | {m['ours_rps'] / m['wrk_rps']:.2f}x | "
-              f"{m['wrk_cpu_us']:.2f} µs | {m['ours_cpu_us']:.2f} µs | "
-              f"{m['ours_cpu_us'] / m['wrk_cpu_us']:.2f} |")
+        m = case["median"] = medians(case, ("rps", "cpu_per_request_us"))
+        w, o = m["wrk"], m["ours"]
+        print(f"| -t{case['threads']} -c{case['connections']} | {w['rps']:,.0f} | "
+              f"{o['rps']:,.0f} | {o['rps'] / w['rps']:.2f}x | "
+              f"{w['cpu_per_request_us']:.2f} µs | {o['cpu_per_request_us']:.2f} µs | "
+              f"{o['cpu_per_request_us'] / w['cpu_per_request_us']:.2f} |")
     print("\n| fixed rate | req/s (wrk paced) | req/s (ours, --rate) | wrk p50 | ours p50 | ratio "
           "| ours p50 service time | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for case in results["paced"]:
-        w = [r["wrk"] for r in case["runs"]]
-        o = [r["ours"] for r in case["runs"]]
-        case["median"] = {"wrk_rps": med(w, "rps"), "ours_rps": med(o, "rps"),
-                          "wrk_p50_us": med(w, "p50_us"), "ours_p50_us": med(o, "p50_us"),
-                          "ours_service_p50_us": med(o, "service_p50_us")}
-        m = case["median"]
-        print(f"| -t{case['threads']} -c{case['connections']} | {m['wrk_rps']:,.0f} | "
-              f"{m['ours_rps']:,.0f} | {m['wrk_p50_us']:.1f} µs | {m['ours_p50_us']:.1f} µs | "
-              f"{m['ours_p50_us'] / m['wrk_p50_us']:.2f} | {m['ours_service_p50_us']:.1f} µs | "
-              f"{m['ours_service_p50_us'] / m['wrk_p50_us']:.2f} |")
+        m = case["median"] = medians(case, ("rps", "p50_us"), ("service_p50_us",))
+        w, o = m["wrk"], m["ours"]
+        print(f"| -t{case['threads']} -c{case['connections']} | {w['rps']:,.0f} | "
+              f"{o['rps']:,.0f} | {w['p50_us']:.1f} µs | {o['p50_us']:.1f} µs | "
+              f"{o['p50_us'] / w['p50_us']:.2f} | {o['service_p50_us']:.1f} µs | "
+              f"{o['service_p50_us'] / w['p50_us']:.2f} |")
     errors = sum(r[k]["errors"] for kind in results.values() for case in kind for r in case["runs"]
                  for k in ("wrk", "ours"))
     print(f"\nerrors over all runs: {errors}; load average at the end: "
