@@ -51,6 +51,18 @@ TEST(MicroCli, RepetitionsSpreadOverProcessesAreMergedIntoOneRun) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(MicroCli, AFailedRunExitsOneAndWritesNothing) {
+  const auto dir = test::scratch_dir("micro-processes-fail");
+  const auto out = (dir / "micro.json").string();
+  // Google Benchmark exits 1 on a flag it does not know.
+  EXPECT_EQ(test::run_gatebench("micro --bench " + std::string(GATEBENCH_FIXTURE_BENCH) +
+                                " --filter fixture/gatecore/once --out " + out +
+                                " -- --benchmark_no_such_flag=1"),
+            1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MicroCli, BadOptionsExitTwo) {
   const std::string bench = " --bench " + std::string(GATEBENCH_FIXTURE_BENCH);
   EXPECT_EQ(test::run_gatebench("micro --repetitions 5" + bench), 2);

@@ -46,6 +46,14 @@ options:
 exit: 0 ok, 1 a run failed, 2 bad input
 )";
 
+struct RemoveOnExit {
+  std::string path;  // empty: nothing to remove
+  ~RemoveOnExit() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove(path, ignored);
+  }
+};
+
 }  // namespace
 
 int command_micro(const CommandArgs& argv) {
@@ -98,19 +106,19 @@ int command_micro(const CommandArgs& argv) {
       if (processes > 1)
         std::cerr << "gatebench micro: process " << p + 1 << "/" << processes << ", " << these
                   << " repetitions\n";
+      // A part file is read back at once and removed whatever happens: only --out is output.
+      const RemoveOnExit remove_part(processes > 1 ? part : "");
       const int rc = run_process(cmd);
       if (rc != 0) {
         std::cerr << "gatebench micro: " << bench << " exited with code " << rc << "\n";
         return 1;
       }
-      if (processes == 1) break;
-      runs.push_back(load_json_file(part));
-      parts.push_back(part);
+      if (processes > 1) {
+        runs.push_back(load_json_file(part));
+        parts.push_back(part);
+      }
     }
-    if (processes > 1) {
-      write_text_file(out, merge_gbench_runs(runs, parts).dump(2) + "\n");
-      for (const auto& part : parts) std::filesystem::remove(part);
-    }
+    if (processes > 1) write_text_file(out, merge_gbench_runs(runs, parts).dump(2) + "\n");
     std::cerr << "gatebench micro: wrote " << out << "\n";
     return 0;
   }
