@@ -1,5 +1,7 @@
 #include "macro/load/options.hpp"
 
+#include <sched.h>
+
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -29,6 +31,18 @@ long parse_count(std::string_view text, std::string_view what, long lo, long hi)
 }
 
 }  // namespace
+
+std::uint64_t effective_spin_ns(const Options& options, int cpus) {
+  if (!options.spin_auto) return options.spin_ns;
+  return options.threads < cpus ? kAutoSpinNs : 0;
+}
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
 
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what) {
   std::size_t unit_at = text.size();
@@ -71,9 +85,10 @@ HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them
                            each request's intended send time (default: closed loop)
       --requests-total N   measured request budget: stop after exactly N requests (then -d is
                            only an upper bound and defaults to 1h)
-      --spin D             open loop: poll instead of sleeping for the last D before a
-                           due send, as timer wake-ups come microseconds late (default 0:
-                           always sleep; polling helps on an idle machine, hurts on a busy one)
+      --spin D|auto        open loop: poll instead of sleeping for the last D before a
+                           due send, as timer wake-ups come tens of microseconds late
+                           (0: always sleep); auto (default): 50us when there are fewer
+                           threads than usable CPUs, else 0
       --close              new connection per request (sends Connection: close)
       --timeout D          per-request timeout, also bounds connect and TLS handshake (default 2s)
       --tls-resume         resume TLS sessions on new connections (default)
@@ -139,8 +154,12 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
       o.requests_total = static_cast<std::uint64_t>(
           parse_count(value(), "--requests-total", 1, 1'000'000'000'000L));
     } else if (arg == "--spin") {
-      o.spin_ns = parse_duration_ns(value(), "--spin");
-      if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
+      const std::string v = value();
+      o.spin_auto = v == "auto";
+      if (!o.spin_auto) {
+        o.spin_ns = parse_duration_ns(v, "--spin");
+        if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
+      }
     } else if (arg == "--close") {
       no_value();
       o.close = true;

@@ -24,7 +24,9 @@ struct Options {
   bool tls_resume = true;
   std::uint64_t requests_total = 0;  // 0: no budget, the duration decides
   // Open loop: stop sleeping this long before a due send and poll instead (0: always sleep).
+  // spin_auto: not given on the command line; effective_spin_ns() decides.
   std::uint64_t spin_ns = 0;
+  bool spin_auto = true;
   bool progress = true;
   bool quiet = false;
   std::string url;
@@ -34,6 +36,13 @@ struct Options {
 // the caller through help_text()). Throws UsageError with a precise message otherwise.
 std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
+
+// The open-loop polling window a run uses: the --spin value, or with `--spin auto` (the default)
+// kAutoSpinNs when the threads leave at least one of the CPUs this process may run on free, so
+// that polling never takes every CPU from the server under test, and 0 otherwise.
+inline constexpr std::uint64_t kAutoSpinNs = 50'000;
+std::uint64_t effective_spin_ns(const Options& options, int usable_cpus);
+int usable_cpus();  // CPUs in this process's affinity mask
 
 // "10s", "250ms", "1.5m", "2h", "500us", bare number = seconds. Throws UsageError naming `what`.
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);

@@ -108,6 +108,8 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"timeout_s", options.timeout_ns / 1e9},
       {"tls", options.url.starts_with("https://")},
       {"tls_resume", options.tls_resume},
+      {"spin_us", options.spin_ns / 1e3},
+      {"spin_auto", options.spin_auto},
       {"headers", options.headers},
       {"requests_file",
        options.requests_path.empty() ? json(nullptr) : json(options.requests_path)}};

@@ -57,6 +57,7 @@ TEST(Options, WrkStyleCommandLine) {
   EXPECT_FALSE(o->tls_resume);
   EXPECT_EQ(o->requests_total, 10u);
   EXPECT_EQ(o->spin_ns, 15'000u);
+  EXPECT_FALSE(o->spin_auto);
   EXPECT_EQ(o->url, "http://h/");
   EXPECT_FALSE(parse_options({"--help"}));
   EXPECT_FALSE(parse_options({"-h", "http://h/"}));
@@ -69,8 +70,24 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o->duration_ns, 10'000'000'000ULL);
   EXPECT_EQ(o->rate, 0);
   EXPECT_TRUE(o->tls_resume);
+  EXPECT_TRUE(o->spin_auto);
   const auto budget = parse_options({"--requests-total", "5", "http://h/"});
   EXPECT_EQ(budget->duration_ns, 3600'000'000'000ULL);
+}
+
+TEST(Options, SpinAutoLeavesACpuFree) {
+  const auto one = parse_options({"-t", "1", "--spin", "auto", "http://h/"});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(effective_spin_ns(*one, 2), kAutoSpinNs);
+  EXPECT_EQ(effective_spin_ns(*one, 1), 0u);
+  const auto two = parse_options({"-t", "2", "http://h/"});
+  EXPECT_EQ(effective_spin_ns(*two, 2), 0u);
+  EXPECT_EQ(effective_spin_ns(*two, 3), kAutoSpinNs);
+  const auto fixed = parse_options({"-t", "2", "--spin", "0", "http://h/"});
+  EXPECT_EQ(effective_spin_ns(*fixed, 64), 0u);
+  const auto given = parse_options({"-t", "8", "--spin", "20us", "http://h/"});
+  EXPECT_EQ(effective_spin_ns(*given, 2), 20'000u);
+  EXPECT_GE(usable_cpus(), 1);
 }
 
 TEST(Options, Durations) {
@@ -108,6 +125,8 @@ TEST(Options, ErrorsArePrecise) {
             "more than one URL: 'http://a/' and 'http://b/'");
   EXPECT_EQ(parse_error({"-c"}), "option -c needs a value");
   EXPECT_EQ(parse_error({"--spin", "1s", "http://h/"}), "--spin: at most 10ms");
+  EXPECT_EQ(parse_error({"--spin", "sometimes", "http://h/"}),
+            "--spin: unknown unit 'sometimes' in 'sometimes' (use us, ms, s, m or h)");
 }
 
 #ifdef GATEBENCH_LOAD_EXE
