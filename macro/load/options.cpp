@@ -89,6 +89,9 @@ HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them
                            due send, as timer wake-ups come tens of microseconds late
                            (0: always sleep); auto (default): 50us when there are fewer
                            threads than usable CPUs, else 0
+      --io auto|uring|epoll
+                           how plain-HTTP connections send and receive (default auto:
+                           io_uring where the kernel allows it, else epoll; TLS uses epoll)
       --close              new connection per request (sends Connection: close)
       --timeout D          per-request timeout, also bounds connect and TLS handshake (default 2s)
       --tls-resume         resume TLS sessions on new connections (default)
@@ -160,6 +163,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
         o.spin_ns = parse_duration_ns(v, "--spin");
         if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
       }
+    } else if (arg == "--io") {
+      o.io = value();
+      if (o.io != "auto" && o.io != "uring" && o.io != "epoll")
+        throw UsageError("--io: expected auto, uring or epoll, got '" + o.io + "'");
     } else if (arg == "--close") {
       no_value();
       o.close = true;

@@ -27,6 +27,9 @@ struct Options {
   // spin_auto: not given on the command line; effective_spin_ns() decides.
   std::uint64_t spin_ns = 0;
   bool spin_auto = true;
+  // How plain-HTTP connections send and receive: "uring" (io_uring), "epoll", or "auto" (the
+  // default: io_uring where the kernel allows it, else epoll). TLS connections always use epoll.
+  std::string io = "auto";
   bool progress = true;
   bool quiet = false;
   std::string url;

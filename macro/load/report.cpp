@@ -108,6 +108,7 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"timeout_s", options.timeout_ns / 1e9},
       {"tls", options.url.starts_with("https://")},
       {"tls_resume", options.tls_resume},
+      {"io", result.io},
       {"spin_us", options.spin_ns / 1e3},
       {"spin_auto", options.spin_auto},
       {"headers", options.headers},
@@ -209,8 +210,8 @@ std::string console_summary(const Options& options, const RequestSet& requests,
                 format_duration_ns(options.duration_ns).c_str(), options.url.c_str());
   out += line;
   std::snprintf(
-      line, sizeof line, "  %d threads and %d connections, %s loop%s%s\n", options.threads,
-      options.connections, options.rate > 0 ? "open" : "closed",
+      line, sizeof line, "  %d threads and %d connections, %s loop, %s%s%s\n", options.threads,
+      options.connections, options.rate > 0 ? "open" : "closed", result.io,
       options.close ? ", new connection per request" : "",
       options.warmup_ns ? (", warm-up " + format_duration_ns(options.warmup_ns)).c_str() : "");
   out += line;

@@ -85,6 +85,9 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   result.stats.templates.resize(requests.size());
   for (auto& w : workers) result.stats.merge(w->stats());
   result.interrupted = stop.load();
+  for (auto& w : workers) {
+    if (w->uses_uring()) result.io = "uring";
+  }
   if (options.requests_total > 0) {
     result.elapsed_s = result.stats.last_completion_ns / 1e9;
   } else {

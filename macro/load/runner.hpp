@@ -14,6 +14,7 @@ struct RunResult {
   Stats stats;
   double elapsed_s = 0;  // the measured window (budget runs: until the last response)
   bool interrupted = false;
+  const char* io = "epoll";  // what the workers used: "uring" or "epoll"
 };
 
 // `stop` may be set from a signal handler to end the run early. Throws std::runtime_error when

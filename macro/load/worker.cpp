@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -28,6 +29,22 @@ std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
   return (static_cast<std::uint64_t>(generation) << 32) | index;
 }
 
+// Ring completions: the operation in the top two bits, then 30 bits of the socket's generation
+// (enough to tell a previous socket of the slot apart), then the connection index.
+enum RingOp : std::uint64_t { kOpEpoll = 1, kOpRecv = 2, kOpSend = 3 };
+constexpr std::uint32_t kRingGenMask = (1u << 30) - 1;
+
+std::uint64_t ring_key(RingOp op, std::uint32_t index, std::uint32_t generation) {
+  return (static_cast<std::uint64_t>(op) << 62) |
+         (static_cast<std::uint64_t>(generation & kRingGenMask) << 32) | index;
+}
+
+unsigned ring_entries(std::size_t connections) {
+  unsigned n = 64;
+  while (n < 2 * connections + 16) n *= 2;  // a send and a recv per connection, the epoll watch
+  return n;
+}
+
 }  // namespace
 
 std::uint64_t monotonic_ns() {
@@ -50,6 +67,16 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
     throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
   if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume);
   for (Connection& c : conns_) c.buf = std::make_unique<char[]>(kBufferBytes);
+  events_.resize(conns_.size() + 1);
+  if (!target_.tls && options_.io != "epoll") {
+    ring_ = std::make_unique<Uring>(ring_entries(conns_.size()));
+    if (!ring_->ok()) {
+      ring_.reset();
+      if (options_.io == "uring")
+        throw std::runtime_error(
+            "--io uring: the kernel refused io_uring (use --io auto or epoll)");
+    }
+  }
   stats_.templates.resize(requests_.size());
   hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
   if (plan_.rate > 0) available_.reserve(conns_.size());
@@ -57,6 +84,7 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
 
 Worker::~Worker() {
   for (Connection& c : conns_) close_socket(c, false);
+  if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
@@ -97,15 +125,27 @@ void Worker::close_socket(Connection& c, bool clean) {
       SSL_set_shutdown(c.ssl.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     c.ssl.reset();
   }
-  if (c.fd >= 0) close(c.fd);
+  if (c.fd >= 0) {
+    // Ring operations hold the socket open past close(); shutting it down ends them now.
+    if (c.on_ring) shutdown(c.fd, SHUT_RDWR);
+    close(c.fd);
+  }
   c.fd = -1;
   c.events = 0;
+  c.on_ring = false;
+  c.recv_armed = false;
+  c.send_armed = false;
   c.buf_len = 0;
   c.generation += 1;
   c.state = State::kClosed;
 }
 
 void Worker::open_socket(Connection& c, std::uint64_t now) {
+  if (c.ring_ops > 0) {
+    // The old socket's receive may still land in c.buf: reopen when its completion is in.
+    c.state = State::kDraining;
+    return;
+  }
   c.fd = socket(target_.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c.fd < 0) {
     fail(c, ErrorClass::kConnect, true);
@@ -145,6 +185,14 @@ void Worker::on_connected(Connection& c, std::uint64_t now) {
     continue_handshake(c);
     return;
   }
+  if (ring_) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+    c.events = 0;
+    c.on_ring = true;
+    // A receive stays armed while the socket is open: it takes the response, and on an idle
+    // connection it notices the server closing, as EPOLLIN does on the epoll path.
+    arm_recv(c);
+  }
   on_ready(c);
 }
 
@@ -179,7 +227,7 @@ void Worker::on_ready(Connection& c) {
     do_write(c);
   } else {
     c.state = State::kIdle;
-    set_events(c, EPOLLIN);
+    if (!c.on_ring) set_events(c, EPOLLIN);
   }
 }
 
@@ -213,6 +261,18 @@ void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now
 void Worker::do_write(Connection& c) {
   const std::string& wire = requests_.templates()[c.tmpl].wire;
   c.state = State::kWriting;
+  if (c.on_ring) {
+    if (c.send_armed) return;
+    if (!ring_->send(
+            c.fd, wire.data() + c.write_off, wire.size() - c.write_off,
+            ring_key(kOpSend, static_cast<std::uint32_t>(&c - conns_.data()), c.generation))) {
+      fail(c, ErrorClass::kWrite, false);
+      return;
+    }
+    c.send_armed = true;
+    c.ring_ops += 1;
+    return;
+  }
   while (c.write_off < wire.size()) {
     const char* data = wire.data() + c.write_off;
     const std::size_t left = wire.size() - c.write_off;
@@ -344,7 +404,9 @@ void Worker::complete_request(Connection& c) {
     stats_.last_completion_ns = std::max(stats_.last_completion_ns, now - plan_.measure_start_ns);
     progress_.store(stats_.responses, std::memory_order_relaxed);
   }
-  if (c.fd >= 0 && c.parser.keep_alive() && !options_.close) {
+  // A response that came before the whole request went out (a send is still queued): the
+  // connection cannot carry the next request.
+  if (c.fd >= 0 && c.parser.keep_alive() && !options_.close && !c.send_armed) {
     c.state = State::kIdle;
   } else {
     close_socket(c, true);
@@ -444,6 +506,134 @@ void Worker::on_idle_event(Connection& c) {
     begin_request(c, monotonic_ns(), monotonic_ns());
 }
 
+void Worker::arm_recv(Connection& c) {
+  if (c.recv_armed || c.fd < 0) return;
+  const std::size_t space = kBufferBytes - c.buf_len;
+  const auto index = static_cast<std::uint32_t>(&c - conns_.data());
+  // The parser consumes what it can, so the buffer is never full while it waits for more.
+  if (space == 0 ||
+      !ring_->recv(c.fd, c.buf.get() + c.buf_len, space, ring_key(kOpRecv, index, c.generation))) {
+    fail(c, c.has_request ? ErrorClass::kProtocol : ErrorClass::kRead, false);
+    return;
+  }
+  c.recv_armed = true;
+  c.ring_ops += 1;
+}
+
+void Worker::arm_epoll_watch() {
+  // Connects, TLS and idle epoll connections report through the epoll descriptor, which the
+  // ring watches, so one wait covers both.
+  ring_->poll_multishot(epoll_fd_, POLLIN, ring_key(kOpEpoll, 0, 0));
+}
+
+void Worker::on_ring_completion(std::uint64_t key, int res, bool more) {
+  const auto op = static_cast<RingOp>(key >> 62);
+  if (op == kOpEpoll) {
+    const int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), 0);
+    for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
+    if (!more) arm_epoll_watch();
+    return;
+  }
+  Connection& c = conns_[static_cast<std::uint32_t>(key & 0xffffffffu)];
+  c.ring_ops -= 1;
+  const auto generation = static_cast<std::uint32_t>(key >> 32) & kRingGenMask;
+  if (generation != (c.generation & kRingGenMask) || !c.on_ring) {
+    // An operation of a socket already closed.
+    if (c.ring_ops == 0 && c.state == State::kDraining) {
+      c.state = State::kClosed;
+      if (c.has_request || !stopping_) open_socket(c, monotonic_ns());
+    }
+    return;
+  }
+  if (op == kOpSend)
+    on_ring_send(c, res);
+  else
+    on_ring_recv(c, res);
+}
+
+void Worker::on_ring_send(Connection& c, int res) {
+  c.send_armed = false;
+  if (res < 0) {
+    if (res == -EINTR || res == -EAGAIN) {
+      do_write(c);
+      return;
+    }
+    fail(c, ErrorClass::kWrite, false);
+    return;
+  }
+  c.write_off += static_cast<std::size_t>(res);
+  if (c.measured) stats_.bytes_written += static_cast<std::uint64_t>(res);
+  if (c.write_off < requests_.templates()[c.tmpl].wire.size()) {
+    do_write(c);
+  } else if (c.state == State::kWriting) {
+    c.state = State::kReading;
+  }
+}
+
+void Worker::on_ring_recv(Connection& c, int res) {
+  c.recv_armed = false;
+  if (res == -EINTR || res == -EAGAIN) {
+    arm_recv(c);
+    return;
+  }
+  if (!c.has_request) {
+    // No request outstanding: the server closed or reset an idle keep-alive connection, or
+    // sent bytes nobody asked for.
+    close_socket(c, false);
+    const std::uint64_t now = monotonic_ns();
+    if (res > 0) count_error(ErrorClass::kProtocol, now);
+    if (plan_.rate == 0 && can_issue(now)) begin_request(c, now, now);
+    return;
+  }
+  if (res < 0) {
+    fail(c, ErrorClass::kRead, false);
+    return;
+  }
+  if (res == 0) {
+    if (c.parser.finish_eof() == ParseStatus::kComplete) {
+      complete_request(c);  // a close-delimited body: keep_alive() is false, so it reconnects
+    } else {
+      fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
+    }
+    return;
+  }
+  if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(res);
+  c.buf_len += static_cast<std::size_t>(res);
+  const std::uint32_t generation = c.generation;
+  process_input(c);
+  // Still the same socket (the response may have completed and the next request started on
+  // it): keep a receive armed.
+  if (c.generation == generation && c.on_ring) arm_recv(c);
+}
+
+void Worker::poll_once(const timespec& timeout) {
+  if (ring_) {
+    ring_->wait(timeout, [this](std::uint64_t key, int res, bool more) {
+      on_ring_completion(key, res, more);
+    });
+    return;
+  }
+  const int n = wait_events(events_, timeout);
+  for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
+}
+
+void Worker::drain_ring(std::uint64_t until_ns) {
+  auto pending = [this] {
+    for (const Connection& c : conns_) {
+      if (c.ring_ops > 0) return true;
+    }
+    return false;
+  };
+  while (pending() && monotonic_ns() < until_ns) {
+    const timespec ts{0, 10'000'000};
+    ring_->wait(ts, [this](std::uint64_t key, int, bool) {
+      if (static_cast<RingOp>(key >> 62) == kOpEpoll) return;
+      Connection& c = conns_[static_cast<std::uint32_t>(key & 0xffffffffu)];
+      c.ring_ops -= 1;
+    });
+  }
+}
+
 void Worker::handle_event(std::uint64_t data) {
   const auto index = static_cast<std::uint32_t>(data & 0xffffffffu);
   const auto generation = static_cast<std::uint32_t>(data >> 32);
@@ -486,7 +676,10 @@ int Worker::wait_events(std::vector<epoll_event>& events, const timespec& timeou
 void Worker::run() {
   // Sleeps end on time: the default 50 us timer slack would show up as open-loop latency.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  std::vector<epoll_event> events(conns_.size() + 1);
+  if (ring_) {
+    ring_->start();
+    arm_epoll_watch();
+  }
   std::uint64_t now = monotonic_ns();
   while (now < plan_.start_ns) {
     const std::uint64_t wait = plan_.start_ns - now;
@@ -532,8 +725,7 @@ void Worker::run() {
     }
     const std::uint64_t wait = wake > now ? wake - now : 0;
     timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    const int n = wait_events(events, ts);
-    for (int i = 0; i < n; ++i) handle_event(events[static_cast<std::size_t>(i)].data.u64);
+    poll_once(ts);
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
@@ -547,6 +739,7 @@ void Worker::run() {
     }
     close_socket(c, false);
   }
+  if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
   if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
     // Slots whose intended time fell in the window but that were never sent.
     const std::uint64_t expected =

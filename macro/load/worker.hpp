@@ -1,5 +1,6 @@
-// One load thread: its own connections, epoll loop, TLS context and statistics. Nothing is shared
-// with other workers while running except the stop flag and a progress counter.
+// One load thread: its own connections, event loop (io_uring for plain-HTTP traffic, epoll for
+// connects, TLS and the fallback), TLS context and statistics. Nothing is shared with other
+// workers while running except the stop flag and a progress counter.
 #pragma once
 
 #include <openssl/ssl.h>
@@ -17,6 +18,7 @@
 #include "macro/load/response_parser.hpp"
 #include "macro/load/stats.hpp"
 #include "macro/load/tls_client.hpp"
+#include "macro/load/uring.hpp"
 #include "macro/load/url.hpp"
 
 namespace gatebench::load {
@@ -48,6 +50,7 @@ class Worker {
   void run();
   const Stats& stats() const { return stats_; }
   std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+  bool uses_uring() const { return ring_ != nullptr; }
 
  private:
   enum class State : std::uint8_t {
@@ -57,7 +60,8 @@ class Worker {
     kHandshaking,
     kWriting,
     kReading,
-    kIdle
+    kIdle,
+    kDraining  // closed, but ring operations of the old socket may still write its buffer
   };
   struct Connection {
     int fd = -1;
@@ -67,6 +71,10 @@ class Worker {
     bool has_request = false;
     bool measured = false;
     bool available = false;  // open loop: listed in available_
+    bool on_ring = false;    // this socket's sends and receives go through ring_
+    bool recv_armed = false;
+    bool send_armed = false;
+    std::uint8_t ring_ops = 0;  // ring operations in flight for this slot, any generation
     std::uint32_t tmpl = 0;
     std::size_t write_off = 0;
     std::size_t buf_len = 0;
@@ -106,6 +114,15 @@ class Worker {
   void count_error(ErrorClass error, std::uint64_t now);
   // epoll_pwait2 (nanosecond timeout), or epoll_wait where the kernel lacks it.
   int wait_events(std::vector<epoll_event>& events, const timespec& timeout);
+  // Waits for and handles what the ring or epoll report, until `timeout` at the latest.
+  void poll_once(const timespec& timeout);
+  void on_ring_completion(std::uint64_t key, int res, bool more);
+  void on_ring_recv(Connection& c, int res);
+  void on_ring_send(Connection& c, int res);
+  void arm_recv(Connection& c);
+  void arm_epoll_watch();
+  // Waits (bounded) until no ring operation can write a connection's buffer any more.
+  void drain_ring(std::uint64_t until_ns);
 
   const Options& options_;
   const Target& target_;
@@ -118,6 +135,9 @@ class Worker {
   std::unique_ptr<TlsClient> tls_;
   int epoll_fd_ = -1;
   std::vector<Connection> conns_;
+  std::vector<epoll_event> events_;
+  // After conns_: destroyed first, so no ring operation outlives the buffers it writes.
+  std::unique_ptr<Uring> ring_;
   std::vector<std::uint32_t> available_;  // open loop: connections without a request
   std::uint64_t next_k_ = 0;              // open loop: next schedule slot
   std::uint64_t issued_measured_ = 0;

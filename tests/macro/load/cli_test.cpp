@@ -125,6 +125,8 @@ TEST(Options, ErrorsArePrecise) {
             "more than one URL: 'http://a/' and 'http://b/'");
   EXPECT_EQ(parse_error({"-c"}), "option -c needs a value");
   EXPECT_EQ(parse_error({"--spin", "1s", "http://h/"}), "--spin: at most 10ms");
+  EXPECT_EQ(parse_error({"--io", "poll", "http://h/"}),
+            "--io: expected auto, uring or epoll, got 'poll'");
   EXPECT_EQ(parse_error({"--spin", "sometimes", "http://h/"}),
             "--spin: unknown unit 'sometimes' in 'sometimes' (use us, ms, s, m or h)");
 }

@@ -131,6 +131,7 @@ TEST_F(LoadAgainstNginx, TlsResumptionCountsMatchTheServer) {
   EXPECT_EQ(l.lines, 100u);
   EXPECT_EQ(l.connections.size(), 100u);
   EXPECT_EQ(l.reused, s.handshakes_resumed);
+  EXPECT_STREQ(run.result.io, "epoll");  // OpenSSL reads and writes the socket itself
 }
 
 TEST_F(LoadAgainstNginx, NoTlsResumptionMeansFullHandshakes) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 #include "macro/load/request_set.hpp"
 #include "macro/load/url.hpp"
@@ -10,6 +11,8 @@ namespace gatebench::load::testing {
 
 LoadRun run_against(const std::string& url, Options options, const std::string& requests_json) {
   options.url = url;
+  if (const char* io = std::getenv("GATEBENCH_LOAD_IO"); io != nullptr && options.io == "auto")
+    options.io = io;
   options.quiet = true;
   options.progress = false;
   Target target = parse_url(url);

@@ -2,10 +2,13 @@
 // handling and every error class, each checked against what the server saw.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <numeric>
+#include <string>
 
 #include "macro/load/report.hpp"
 #include "macro/load/stats.hpp"
+#include "macro/load/uring.hpp"
 #include "tests/macro/load/load_run.hpp"
 #include "tests/macro/load/test_server.hpp"
 
@@ -267,6 +270,17 @@ INSTANTIATE_TEST_SUITE_P(
                       ErrorCase{"protocol_truncated", Behaviour::kTruncated,
                                 ErrorClass::kProtocol}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(LoadAgainstTestServer, PlainHttpUsesTheRingWhereTheKernelAllowsIt) {
+  TestServer server(Behaviour::kOk);
+  Options o = base(1, 2);
+  o.requests_total = 50;
+  const char* forced = std::getenv("GATEBENCH_LOAD_IO");
+  const bool ring = Uring(8).ok() && (forced == nullptr || std::string(forced) != "epoll");
+  EXPECT_STREQ(run_against(server.url(), o).result.io, ring ? "uring" : "epoll");
+  o.io = "epoll";
+  EXPECT_STREQ(run_against(server.url(), o).result.io, "epoll");
+}
 
 TEST(LoadAgainstTestServer, RefusedConnectionsAreConnectErrors) {
   Options o = base(2, 4);

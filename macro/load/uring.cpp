@@ -1,0 +1,73 @@
+#include "macro/load/uring.hpp"
+
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace gatebench::load {
+
+Uring::Uring(unsigned entries) {
+  io_uring_params p;
+  std::memset(&p, 0, sizeof p);
+  // Completions are processed only when the owning thread waits (kernel 6.1+): no interrupting
+  // task work while the loop runs, and the whole turn's work lands in one batch. The ring is
+  // created disabled because a single-issuer ring belongs to the thread that enables it (the
+  // worker thread, in start()), not to the one that creates it.
+  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED;
+  if (io_uring_queue_init_params(entries, &ring_, &p) == 0) {
+    ok_ = true;
+    disabled_ = true;
+    return;
+  }
+  std::memset(&p, 0, sizeof p);
+  ok_ = io_uring_queue_init_params(entries, &ring_, &p) == 0;
+}
+
+void Uring::start() {
+  // liburing 2.3 (Debian 12) declares io_uring_enable_rings but does not export it.
+  if (disabled_)
+    syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0);
+  disabled_ = false;
+}
+
+Uring::~Uring() {
+  if (ok_) io_uring_queue_exit(&ring_);
+}
+
+io_uring_sqe* Uring::next_sqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) {
+    // The submission queue is full: hand what is queued to the kernel now.
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+bool Uring::recv(int fd, char* buf, std::size_t len, std::uint64_t user_data) {
+  io_uring_sqe* sqe = next_sqe();
+  if (sqe == nullptr) return false;
+  io_uring_prep_recv(sqe, fd, buf, len, 0);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return true;
+}
+
+bool Uring::send(int fd, const char* data, std::size_t len, std::uint64_t user_data) {
+  io_uring_sqe* sqe = next_sqe();
+  if (sqe == nullptr) return false;
+  io_uring_prep_send(sqe, fd, data, len, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return true;
+}
+
+bool Uring::poll_multishot(int fd, unsigned events, std::uint64_t user_data) {
+  io_uring_sqe* sqe = next_sqe();
+  if (sqe == nullptr) return false;
+  io_uring_prep_poll_multishot(sqe, fd, events);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return true;
+}
+
+}  // namespace gatebench::load
