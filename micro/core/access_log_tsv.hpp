@@ -15,4 +15,11 @@ namespace gatebench::access_log {
 BatchResult parse_tsv(std::string_view buffer, std::span<AccessLogRecord> records,
                       std::span<AccessLogError> errors);
 
+namespace detail {
+// parse_tsv with the fast path's portable field kernel, the one builds without AVX-512 use
+// (parse_tsv takes the vector one where the build has it); for tests, which compare the two.
+BatchResult parse_tsv_portable(std::string_view buffer, std::span<AccessLogRecord> records,
+                               std::span<AccessLogError> errors);
+}  // namespace detail
+
 }  // namespace gatebench::access_log
