@@ -101,6 +101,7 @@ def ours(args, url, threads, conns, secs, rate=None):
     return {"requests": j["requests"], "rps": j["requests_per_s"], "p50_us": j["latency_us"]["p50"],
             "errors": j["errors"]["total"], "valid": j.get("valid", True),
             "service_p50_us": (j.get("service_time_us") or {}).get("p50"),
+            "io": j["config"].get("io"), "spin_us": j["config"].get("spin_us"),
             "cpu_per_request_us": cpu / max(1, j["requests"]) * 1e6}
 
 
@@ -210,7 +211,10 @@ def main():
               f"{o['service_p50_us'] / w['p50_us']:.2f} |")
     errors = sum(r[k]["errors"] for kind in results.values() for case in kind for r in case["runs"]
                  for k in ("wrk", "ours"))
-    print(f"\nerrors over all runs: {errors}; load average at the end: "
+    setups = sorted({(r["ours"]["io"], r["ours"]["spin_us"]) for kind in results.values()
+                     for case in kind for r in case["runs"]})
+    print("\ngatebench-load ran with " + ", ".join(f"io={io} spin={spin}us" for io, spin in setups))
+    print(f"errors over all runs: {errors}; load average at the end: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         with open(args.json, "w") as f:
