@@ -242,7 +242,7 @@ class LineParser {
     // The number lanes read the 16 bytes before each field's end: in the buffer from the second
     // line on (the first one takes the scalar path).
     if (pos[0] < 16) [[unlikely]] {
-      return parse_fast(s, r, next);
+      return parse_first(s, r, next);
     }
     const char* const d = d_;
 
@@ -335,6 +335,12 @@ class LineParser {
     return true;
   }
 #endif
+
+  // The buffer's first line in the vector kernel's stead, out of line: one line per datagram
+  // should not grow the hot loop's code.
+  [[gnu::noinline]] bool parse_first(std::size_t s, AccessLogRecord& r, std::size_t& next) {
+    return parse_fast(s, r, next);
+  }
 
   [[gnu::noinline]] bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
     std::size_t e;
