@@ -65,8 +65,14 @@ class LineParser {
     const char* ip_end = b;
     while (ip_end < b + 16 && *ip_end != ' ') ++ip_end;
 #endif
+#if defined(GATEBENCH_HAVE_IPV4_COMPRESS)
+    // Reads 16 bytes from b: the quote is at least 38 bytes further.
+    ok &= ip_end - b <= 15 ? detail::parse_ipv4_compress(b, ip_end, r.client_ip)
+                           : detail::parse_ipv4(b, ip_end, r.client_ip);
+#else
     ok &= (s >= 3 && ip_end - b <= 15) ? detail::parse_ipv4_near(b, ip_end, r.client_ip)
                                        : detail::parse_ipv4(b, ip_end, r.client_ip);
+#endif
     const char* const user = ip_end + 3;
     const char* const bracket = quote0 - 29;
     ok &= ip_end[0] == ' ' && ip_end[1] == '-' && ip_end[2] == ' ' && user < bracket - 1 &&
