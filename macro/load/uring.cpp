@@ -15,13 +15,16 @@ Uring::Uring(unsigned entries) {
   // task work while the loop runs, and the whole turn's work lands in one batch. The ring is
   // created disabled because a single-issuer ring belongs to the thread that enables it (the
   // worker thread, in start()), not to the one that creates it.
-  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED;
+  // CLAMP: more connections than the kernel's largest ring only means earlier submits.
+  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+            IORING_SETUP_CLAMP;
   if (io_uring_queue_init_params(entries, &ring_, &p) == 0) {
     ok_ = true;
     disabled_ = true;
     return;
   }
   std::memset(&p, 0, sizeof p);
+  p.flags = IORING_SETUP_CLAMP;
   ok_ = io_uring_queue_init_params(entries, &ring_, &p) == 0;
 }
 
