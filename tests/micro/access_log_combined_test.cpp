@@ -79,6 +79,33 @@ TEST(AccessLogCombined, TimeZonesAndCalendar) {
   EXPECT_EQ(r[2].time_us - r[1].time_us, (86400 - 3600) * 1'000'000LL);
 }
 
+// A line with the previous line's date takes the cached path (clock and zone in one SWAR step
+// each): it must give the same times and reject the same bad clocks and zones.
+TEST(AccessLogCombined, CachedDateGivesTheSameTimes) {
+  auto second_line = [](const char* t) {
+    const std::string log = with([](Parts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; }) + "\n" +
+                            with([&](Parts& p) { p.time = t; }) + "\n";
+    AccessLogRecord r[2];
+    AccessLogError e[2];
+    const BatchResult res = parse_combined(log, r, e);
+    return std::pair{res.records == 2 ? r[1].time_us : -1,
+                     res.errors == 1 ? e[0].reason : ErrorReason::empty_line};
+  };
+  EXPECT_EQ(second_line("10/Oct/2000:20:55:36 +0000").first, 971211336LL * 1'000'000);
+  EXPECT_EQ(second_line("10/Oct/2000:13:55:36 -0700").first, 971211336LL * 1'000'000);
+  EXPECT_EQ(second_line("10/Oct/2000:23:59:59 +2359").first,
+            (971136000LL + 86399 - 86340) * 1'000'000);
+  EXPECT_EQ(second_line("10/Oct/2000:00:00:00 -0001").first, (971136000LL + 60) * 1'000'000);
+  for (const char* t :
+       {"10/Oct/2000:24:00:00 -0700", "10/Oct/2000:13:60:36 -0700", "10/Oct/2000:13:55:60 -0700",
+        "10/Oct/2000:13:55:36 *0700", "10/Oct/2000:13:55:36 -2400", "10/Oct/2000:13:55:36 +0060",
+        "10/Oct/2000:1a:55:36 +0000", "10/Oct/2000:13;55:36 +0000", "10/Oct/2000:13:55-36 +0000",
+        "10/Oct/2000 13:55:36 +0000", "10/Oct/2000:13:55:36_+0000", "10/Oct/2000:13:55:36 +01/0",
+        "10/Oct/2000:/3:55:36 +0000", "10/Oct/2000:13:55:3: +0000"}) {
+    EXPECT_EQ(second_line(t).second, ErrorReason::bad_time) << t;
+  }
+}
+
 TEST(AccessLogCombined, RequestLineShapes) {
   auto req = [](const char* text) {
     return parse_one(kCombined, with([&](Parts& p) { p.request = text; }));
