@@ -194,7 +194,9 @@ TEST(LoadAgainstTestServer, WarmupIsExcluded) {
   o.duration_ns = 300 * kMs;
   const auto run = run_against(server.url(), o);
   EXPECT_GT(run.result.stats.responses, 0u);
-  EXPECT_LT(run.result.stats.responses * 3 / 2, server.requests());  // ~half was warm-up
+  // The server also saw the warm-up's requests, which are not counted. (Not a rate ratio: the
+  // two windows' rates differ on a loaded machine; 300 ms of warm-up is thousands of requests.)
+  EXPECT_GE(server.requests(), run.result.stats.responses + 100);
   EXPECT_EQ(run.result.stats.connects, 0u);  // connections were opened during warm-up
 }
 
