@@ -12,7 +12,11 @@ namespace gatebench::access_log::detail {
 
 // LineParser: bool parse(size_t line_start, AccessLogRecord&, size_t& next) plus
 // error_offset()/error_reason() describing the last failure. `next` may exceed the buffer size
-// by one when the last line has no '\n'.
+// by one when the last line has no '\n'. A parser may also have
+// size_t parse_run(size_t& pos, AccessLogRecord* out, size_t max): it parses consecutive lines
+// from pos by its fast path alone, up to max, and stops (leaving pos at the line) at the first
+// one it does not take, which parse then gets (a loop of the fast path alone keeps its state in
+// registers and skips the checks below).
 template <typename LineParser>
 BatchResult parse_lines(std::string_view buffer, std::span<AccessLogRecord> records,
                         std::span<AccessLogError> errors, LineParser& parser) {
@@ -21,6 +25,14 @@ BatchResult parse_lines(std::string_view buffer, std::span<AccessLogRecord> reco
   BatchResult res;
   std::size_t pos = 0;
   while (pos < n && res.records < records.size() && res.errors < errors.size()) {
+    if constexpr (requires(std::size_t & p, AccessLogRecord * out) {
+                    parser.parse_run(p, out, 1);
+                  }) {
+      const std::size_t run =
+          parser.parse_run(pos, records.data() + res.records, records.size() - res.records);
+      res.records += run;
+      if (pos >= n || res.records == records.size()) break;
+    }
     if (d[pos] == '\n') {
       errors[res.errors++] = {pos, pos, ErrorReason::empty_line};
       ++pos;

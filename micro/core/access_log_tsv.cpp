@@ -132,7 +132,7 @@ class LineParser {
   bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
 #if defined(GATEBENCH_TSV_WIDE)
     if constexpr (K == FieldKernel::wide) {
-      return parse_wide(p, r, next) || parse_careful(p, r, next);
+      return (p != failed_at_ && parse_wide(p, r, next)) || parse_careful(p, r, next);
     }
 #endif
     return parse_fast(p, r, next) || parse_careful(p, r, next);
@@ -144,6 +144,26 @@ class LineParser {
   ErrorReason error_reason() const {
     return reason_;
   }
+
+#if defined(GATEBENCH_TSV_WIDE)
+  // See parse_lines. parse then tries the line it stopped at with the careful path only.
+  std::size_t parse_run(std::size_t& pos, AccessLogRecord* out,
+                        std::size_t max) requires(K == FieldKernel::wide) {
+    std::size_t k = 0;
+    std::size_t p = pos;
+    while (k < max && p < n_) {
+      std::size_t next;
+      if (!parse_wide(p, out[k], next)) {
+        failed_at_ = p;
+        break;
+      }
+      ++k;
+      p = next < n_ ? next : n_;
+    }
+    pos = p;
+    return k;
+  }
+#endif
 
  private:
   // The line as the gateway writes it: 14 tabs, then '\n', no escape. The index gives the 15
@@ -456,6 +476,7 @@ class LineParser {
   Index ix_;
   std::size_t err_at_ = 0;
   ErrorReason reason_ = ErrorReason::bad_syntax;
+  std::size_t failed_at_ = ~std::size_t{0};  // the line parse_run stopped at
 };
 
 }  // namespace
