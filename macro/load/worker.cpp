@@ -340,11 +340,7 @@ void Worker::on_readable(Connection& c) {
       }
     }
     if (n == 0) {
-      if (c.parser.finish_eof() == ParseStatus::kComplete) {
-        complete_request(c);  // a close-delimited body: keep_alive() is false, so it reconnects
-      } else {
-        fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
-      }
+      end_of_stream(c);
       return;
     }
     if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(n);
@@ -352,6 +348,14 @@ void Worker::on_readable(Connection& c) {
     if (!process_input(c)) return;
     // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
     if (!c.ssl && static_cast<std::size_t>(n) < space) return;
+  }
+}
+
+void Worker::end_of_stream(Connection& c) {
+  if (c.parser.finish_eof() == ParseStatus::kComplete) {
+    complete_request(c);  // a close-delimited body: keep_alive() is false, so it reconnects
+  } else {
+    fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
   }
 }
 
@@ -590,11 +594,7 @@ void Worker::on_ring_recv(Connection& c, int res) {
     return;
   }
   if (res == 0) {
-    if (c.parser.finish_eof() == ParseStatus::kComplete) {
-      complete_request(c);  // a close-delimited body: keep_alive() is false, so it reconnects
-    } else {
-      fail(c, c.parser.started() ? ErrorClass::kProtocol : ErrorClass::kRead, false);
-    }
+    end_of_stream(c);
     return;
   }
   if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(res);

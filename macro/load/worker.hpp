@@ -98,6 +98,8 @@ class Worker {
   void on_idle_event(Connection& c);
   // Returns false when the connection was closed or replaced (stop touching it).
   bool process_input(Connection& c);
+  // The server closed while a request was outstanding.
+  void end_of_stream(Connection& c);
   void complete_request(Connection& c);
   void fail(Connection& c, ErrorClass error, bool backoff);
   void after_request(Connection& c, std::uint64_t now);
