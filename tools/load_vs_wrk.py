@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import resource
 import shutil
 import signal
@@ -92,7 +93,7 @@ def wrk(args, url, threads, conns, secs, script=None):
 def ours(args, url, threads, conns, secs, rate=None):
     path = os.path.join(args.work, "load.json")
     cmd = [args.load, "-t", str(threads), "-c", str(conns), "-d", f"{secs}s", "--no-progress",
-           "-q", "--json", path]
+           "-q", "--json", path] + shlex.split(args.load_args)
     if rate:
         cmd += ["--rate", f"{rate:.0f}"]
     _, cpu = run_measured(cmd + [url])
@@ -129,6 +130,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--load", default=os.path.join(root, "build/release/macro/load/gatebench-load"),
                     help="gatebench-load to measure (default: the release build)")
+    ap.add_argument("--load-args", default="",
+                    help="extra gatebench-load options for every run, e.g. '--io epoll'")
     ap.add_argument("--wrk", default=shutil.which("wrk") or "wrk")
     ap.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     ap.add_argument("--runs", type=int, default=5, help="runs of each tool per case (default 5)")
