@@ -503,11 +503,14 @@ void Worker::on_idle_event(Connection& c) {
   if (n < 0 && !c.ssl && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
   if (n < 0 && c.ssl && SSL_get_error(c.ssl.get(), static_cast<int>(n)) == SSL_ERROR_WANT_READ)
     return;
-  const bool garbage = n > 0;
+  close_idle(c, n > 0);
+}
+
+void Worker::close_idle(Connection& c, bool garbage) {
   close_socket(c, false);
-  if (garbage) count_error(ErrorClass::kProtocol, monotonic_ns());
-  if (plan_.rate == 0 && can_issue(monotonic_ns()))
-    begin_request(c, monotonic_ns(), monotonic_ns());
+  const std::uint64_t now = monotonic_ns();
+  if (garbage) count_error(ErrorClass::kProtocol, now);
+  if (plan_.rate == 0 && can_issue(now)) begin_request(c, now, now);
 }
 
 void Worker::arm_recv(Connection& c) {
@@ -581,12 +584,7 @@ void Worker::on_ring_recv(Connection& c, int res) {
     return;
   }
   if (!c.has_request) {
-    // No request outstanding: the server closed or reset an idle keep-alive connection, or
-    // sent bytes nobody asked for.
-    close_socket(c, false);
-    const std::uint64_t now = monotonic_ns();
-    if (res > 0) count_error(ErrorClass::kProtocol, now);
-    if (plan_.rate == 0 && can_issue(now)) begin_request(c, now, now);
+    close_idle(c, res > 0);
     return;
   }
   if (res < 0) {

@@ -96,6 +96,9 @@ class Worker {
   void do_write(Connection& c);
   void on_readable(Connection& c);
   void on_idle_event(Connection& c);
+  // No request was outstanding: the server closed or reset an idle keep-alive connection, or
+  // sent bytes nobody asked for (`garbage`, a protocol error).
+  void close_idle(Connection& c, bool garbage);
   // Returns false when the connection was closed or replaced (stop touching it).
   bool process_input(Connection& c);
   // The server closed while a request was outstanding.
