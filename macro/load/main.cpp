@@ -48,7 +48,6 @@ int main(int argc, char** argv) {
       return 0;
     }
     options = *parsed;
-    options.spin_ns = effective_spin_ns(options, usable_cpus());
     target = parse_url(options.url);
     resolve(target);
     requests =

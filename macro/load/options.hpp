@@ -24,7 +24,7 @@ struct Options {
   bool tls_resume = true;
   std::uint64_t requests_total = 0;  // 0: no budget, the duration decides
   // Open loop: stop sleeping this long before a due send and poll instead (0: always sleep).
-  // spin_auto: not given on the command line; effective_spin_ns() decides.
+  // spin_auto: not given on the command line; effective_spin_ns() decides (run_load asks it).
   std::uint64_t spin_ns = 0;
   bool spin_auto = true;
   // How plain-HTTP connections send and receive: "uring" (io_uring), "epoll", or "auto" (the

@@ -109,7 +109,7 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"tls", options.url.starts_with("https://")},
       {"tls_resume", options.tls_resume},
       {"io", result.io},
-      {"spin_us", options.spin_ns / 1e3},
+      {"spin_us", result.spin_ns / 1e3},
       {"spin_auto", options.spin_auto},
       {"headers", options.headers},
       {"requests_file",

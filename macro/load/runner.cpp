@@ -24,6 +24,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   const std::uint64_t start = monotonic_ns() + kStartDelayNs;
   const std::uint64_t measure_start = start + options.warmup_ns;
   const std::uint64_t measure_end = measure_start + options.duration_ns;
+  const std::uint64_t spin_ns = effective_spin_ns(options, usable_cpus());
 
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < options.threads; ++i) {
@@ -34,6 +35,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
     plan.start_ns = start;
     plan.measure_start_ns = measure_start;
     plan.measure_end_ns = measure_end;
+    plan.spin_ns = spin_ns;
     if (options.rate > 0) {
       plan.rate = options.rate * plan.connections / options.connections;
       // Threads take turns in the global schedule instead of sending at the same instants.
@@ -82,6 +84,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   for (auto& t : threads) t.join();
 
   RunResult result;
+  result.spin_ns = spin_ns;
   result.stats.templates.resize(requests.size());
   for (auto& w : workers) result.stats.merge(w->stats());
   result.interrupted = stop.load();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
@@ -14,7 +15,8 @@ struct RunResult {
   Stats stats;
   double elapsed_s = 0;  // the measured window (budget runs: until the last response)
   bool interrupted = false;
-  const char* io = "epoll";  // what the workers used: "uring" or "epoll"
+  const char* io = "epoll";   // what the workers used: "uring" or "epoll"
+  std::uint64_t spin_ns = 0;  // the open-loop polling window used (effective_spin_ns)
 };
 
 // `stop` may be set from a signal handler to end the run early. Throws std::runtime_error when

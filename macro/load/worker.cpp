@@ -39,10 +39,20 @@ std::uint64_t ring_key(RingOp op, std::uint32_t index, std::uint32_t generation)
          (static_cast<std::uint64_t>(generation & kRingGenMask) << 32) | index;
 }
 
+RingOp ring_op(std::uint64_t key) {
+  return static_cast<RingOp>(key >> 62);
+}
+std::uint32_t ring_index(std::uint64_t key) {
+  return static_cast<std::uint32_t>(key & 0xffffffffu);
+}
+std::uint32_t ring_generation(std::uint64_t key) {
+  return static_cast<std::uint32_t>(key >> 32) & kRingGenMask;
+}
+
+// A send and a receive per connection, and the epoll watch (the kernel rounds up to a power of
+// two and clamps to its largest ring).
 unsigned ring_entries(std::size_t connections) {
-  unsigned n = 64;
-  while (n < 2 * connections + 16) n *= 2;  // a send and a recv per connection, the epoll watch
-  return n;
+  return static_cast<unsigned>(2 * connections + 16);
 }
 
 }  // namespace
@@ -534,17 +544,16 @@ void Worker::arm_epoll_watch() {
 }
 
 void Worker::on_ring_completion(std::uint64_t key, int res, bool more) {
-  const auto op = static_cast<RingOp>(key >> 62);
+  const RingOp op = ring_op(key);
   if (op == kOpEpoll) {
     const int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), 0);
     for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
     if (!more) arm_epoll_watch();
     return;
   }
-  Connection& c = conns_[static_cast<std::uint32_t>(key & 0xffffffffu)];
+  Connection& c = conns_[ring_index(key)];
   c.ring_ops -= 1;
-  const auto generation = static_cast<std::uint32_t>(key >> 32) & kRingGenMask;
-  if (generation != (c.generation & kRingGenMask) || !c.on_ring) {
+  if (ring_generation(key) != (c.generation & kRingGenMask) || !c.on_ring) {
     // An operation of a socket already closed.
     if (c.ring_ops == 0 && c.state == State::kDraining) {
       c.state = State::kClosed;
@@ -616,6 +625,8 @@ void Worker::poll_once(const timespec& timeout) {
 }
 
 void Worker::drain_ring(std::uint64_t until_ns) {
+  // Every socket is closed, so what comes in is stale and only counts down; nothing reopens.
+  stopping_ = true;
   auto pending = [this] {
     for (const Connection& c : conns_) {
       if (c.ring_ops > 0) return true;
@@ -623,12 +634,7 @@ void Worker::drain_ring(std::uint64_t until_ns) {
     return false;
   };
   while (pending() && monotonic_ns() < until_ns) {
-    const timespec ts{0, 10'000'000};
-    ring_->wait(ts, [this](std::uint64_t key, int, bool) {
-      if (static_cast<RingOp>(key >> 62) == kOpEpoll) return;
-      Connection& c = conns_[static_cast<std::uint32_t>(key & 0xffffffffu)];
-      c.ring_ops -= 1;
-    });
+    poll_once(timespec{0, 10'000'000});
   }
 }
 
@@ -719,7 +725,7 @@ void Worker::run() {
       // Timer wake-ups arrive some microseconds late, and open-loop latency counts every one of
       // them: sleep until shortly before the next send is due, then poll until it is.
       const std::uint64_t due = intended(next_k_);
-      wake = std::min(wake, due > now + options_.spin_ns ? due - options_.spin_ns : now);
+      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
     }
     const std::uint64_t wait = wake > now ? wake - now : 0;
     timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};

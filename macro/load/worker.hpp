@@ -35,6 +35,7 @@ struct WorkerPlan {
   double rate = 0;                     // this thread's share of --rate; 0: closed loop
   std::uint64_t phase_ns = 0;          // offset of this thread's schedule (interleaves threads)
   std::uint64_t budget = 0;            // this thread's share of --requests-total; 0: none
+  std::uint64_t spin_ns = 0;           // open loop: poll for this long before a due send
 };
 
 class Worker {
