@@ -284,6 +284,17 @@ TEST(LoadAgainstTestServer, PlainHttpUsesTheRingWhereTheKernelAllowsIt) {
   EXPECT_STREQ(run_against(server.url(), o).result.io, "epoll");
 }
 
+TEST(LoadAgainstTestServer, RunsUseTheResolvedSpin) {
+  TestServer server(Behaviour::kOk);
+  Options o = base(1, 2);
+  o.rate = 2000;
+  o.duration_ns = 100 * kMs;
+  EXPECT_EQ(run_against(server.url(), o).result.spin_ns, effective_spin_ns(o, usable_cpus()));
+  o.spin_auto = false;
+  o.spin_ns = 20'000;
+  EXPECT_EQ(run_against(server.url(), o).result.spin_ns, 20'000u);
+}
+
 TEST(LoadAgainstTestServer, RefusedConnectionsAreConnectErrors) {
   Options o = base(2, 4);
   o.duration_ns = 300 * kMs;
