@@ -73,6 +73,17 @@ class DelimiterIndex {
     return true;
   }
 
+  // After find: makes entry i (counted from the first unread one) available, for a caller that
+  // walks past kWant entries (a line with escapes); false when the buffer has no more, or when
+  // the unread entries fill the index. A refill moves the entries: take pos() and kind() again.
+  bool reach(std::size_t i) {
+    if (count_ - head_ > i) [[likely]] {
+      return true;
+    }
+    refill();
+    return count_ - head_ > i;
+  }
+
   const std::uint32_t* pos() const { return pos_ + head_; }
   const char* kind() const { return kind_ + head_; }
 

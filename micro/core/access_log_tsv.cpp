@@ -258,12 +258,70 @@ class LineParser {
                                        '\t', '\t', '\t', '\t', '\n', 0);
     const __mmask16 delimited =
         _mm_cmpeq_epi8_mask(_mm_and_si128(kinds, _mm_set1_epi8(0x7f)), want);
-    if ((delimited & 0x7fff) != 0x7fff) return false;
+    if ((delimited & 0x7fff) != 0x7fff) [[unlikely]] {
+      return parse_escaped(s, r, next);
+    }
     // The number lanes read the 16 bytes before each field's end: in the buffer from the second
     // line on (the first one takes the scalar path).
     if (pos[0] < 16) [[unlikely]] {
       return parse_first(s, r, next);
     }
+    if (!fields_wide(s, pos, static_cast<unsigned>(_mm_movepi8_mask(kinds)), r)) return false;
+    r.escaped = 0;
+    next = pos[14] + 1;
+    ix_.consume(15);
+    return true;
+  }
+
+  // A line whose next 15 delimiters are not 14 tabs and a newline: most often one with escapes
+  // in its string fields (hostile requests), whose backslashes sit among the tabs in the index.
+  // Walks the entries to the line's newline, checking each escape, and parses the fields with
+  // the vector kernel from the tab positions, the escaped views kept raw and flagged. Anything
+  // else (a missing or extra tab, an invalid escape or one in a typed field, a line with more
+  // delimiters than the index holds) returns false for parse_careful, which names the error.
+  // Out of line: 1.3% of the fixture's lines, which took parse_careful at ~4x the cost before.
+  [[gnu::noinline]] bool parse_escaped(std::size_t s, AccessLogRecord& r, std::size_t& next) {
+    alignas(64) std::uint32_t ends[Index::kWant] = {};
+    unsigned dashes = 0;
+    unsigned escaped = 0;     // bit f: field f holds an escape
+    std::uint32_t after = 0;  // entries before this position lie inside the last escape
+    std::size_t f = 0;        // fields ended so far
+    for (std::size_t i = 0;; ++i) {
+      if (!ix_.reach(i)) return false;
+      const std::uint32_t p = ix_.pos()[i];
+      const auto k = static_cast<unsigned char>(ix_.kind()[i]);
+      if (p < after) continue;  // the second backslash of "\\"
+      if ((k & 0x7f) == '\\') {
+        const std::size_t len = escape_length(d_, p, n_);
+        if (len == 0) return false;
+        escaped |= 1u << f;
+        after = p + static_cast<std::uint32_t>(len);
+      } else if ((k & 0x7f) == '\t') {
+        if (f == 14) return false;
+        dashes |= static_cast<unsigned>(k >> 7) << f;
+        ends[f++] = p;
+      } else {
+        if (f != 14) return false;
+        dashes |= static_cast<unsigned>(k >> 7) << 14;
+        ends[14] = p;
+        // Escapes are valid in the six string fields only; the first line's number lanes would
+        // start before the buffer.
+        constexpr unsigned kStringFields = 0x3870;  // 4, 5, 6, 11, 12, 13
+        if ((escaped & ~kStringFields) != 0 || ends[0] < 16) return false;
+        if (!fields_wide(s, ends, dashes, r)) return false;
+        r.escaped = static_cast<std::uint8_t>(((escaped >> 4) & 7) | ((escaped >> 8) & 0x38));
+        next = p + 1;
+        ix_.consume(i + 1);
+        return true;
+      }
+    }
+  }
+
+  // The fields of the line from s whose 15 delimiters (14 tabs, then the newline) are at
+  // pos[0..14] (16 readable entries, pos[0] >= 16), with `dashes` bit i set when the byte
+  // before pos[i] is '-'. Sets every member but `escaped`.
+  [[gnu::always_inline]] bool fields_wide(std::size_t s, const std::uint32_t* pos, unsigned dashes,
+                                          AccessLogRecord& r) {
     const char* const d = d_;
 
     // Field i spans [start[i], pos[i]); start[0] = s.
@@ -273,7 +331,6 @@ class LineParser {
         _mm512_alignr_epi32(ends, _mm512_set1_epi32(static_cast<int>(s) - 1), 15), one);
     const __m512i lens = _mm512_sub_epi32(ends, starts);
     // Fields that are exactly "-".
-    const auto dashes = static_cast<unsigned>(_mm_movepi8_mask(kinds));
     const auto empty = static_cast<unsigned>(
         _mm512_mask_cmpeq_epi32_mask(static_cast<__mmask16>(dashes), lens, one));
 
@@ -343,16 +400,12 @@ class LineParser {
       r.scheme = https ? Scheme::https : Scheme::http;
     }
     ok &= detail::parse_status(b(7), e(7), r.status);
-    r.escaped = 0;
     if (empty & (1u << 14)) {
       r.action = Action::none;
     } else {
       ok &= action_from_token({b(14), static_cast<std::size_t>(e(14) - b(14))}, r.action);
     }
-    if (!ok) return false;
-    next = pos[14] + 1;
-    ix_.consume(15);
-    return true;
+    return ok;
   }
 #endif
 

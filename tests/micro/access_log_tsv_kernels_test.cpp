@@ -1,7 +1,8 @@
 // The tsv fast path's two field kernels (the AVX-512 one parse_tsv takes where the build has it,
 // and the portable one) against each other and against the RE2 peer, on lines whose fields are
 // drawn around every shape the kernels tell apart: decimals, digit counts, "-" and one-byte
-// fields, method, scheme and action words, line and buffer edges.
+// fields, method, scheme and action words, escapes (valid, invalid, in typed fields, more than
+// the index holds), line and buffer edges.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -38,10 +39,28 @@ std::string bytes_field(fixtures::Rng& rng) {
   return s;
 }
 
+// Escapes, valid and not, for the vector kernel's walk over a line with backslashes among its
+// tabs ("\\\\" puts a second backslash inside the escape).
+constexpr std::array<std::string_view, 14> kEscaped = {
+    "a\\tb", "\\x2d", "\\\\",  "\\\\\\\\-", "-\\n",    "x\\r\\x7f-", "\\",
+    "\\q",   "\\x4",  "\\xg1", "b\\\\s",    "\\\\x41", "\\X41",      "-\\"};
+
+// A run of escapes: up to ~1,400 backslashes, more than the index holds at once.
+std::string many_escapes(fixtures::Rng& rng) {
+  std::string s;
+  const std::uint64_t n = rng.chance(1, 2) ? rng.between(10, 200) : rng.between(200, 700);
+  for (std::uint64_t i = 0; i < n; ++i) s += rng.chance(1, 2) ? "\\\\" : "x\\t";
+  return s;
+}
+
 std::string text(fixtures::Rng& rng) {
   static constexpr std::array<std::string_view, 10> kShapes = {
       "-",  "", "x", "--", "-x", "x-", "/v1/items?x=-", "Mozilla/5.0 (X11; Linux x86_64)",
       "a-", "-"};
+  if (rng.chance(1, 10)) {
+    if (rng.chance(1, 50)) return many_escapes(rng);
+    return std::string(kEscaped[rng.below(kEscaped.size())]);
+  }
   return std::string(kShapes[rng.below(kShapes.size())]);
 }
 
@@ -83,6 +102,10 @@ std::string line(fixtures::Rng& rng) {
       text(rng),
       text(rng),
       pick(rng, kActions, kBadActions)};
+  if (rng.chance(1, 40)) {  // an escape where none is valid: a typed field
+    constexpr std::array<std::size_t, 9> kTyped = {0, 1, 2, 3, 7, 8, 9, 10, 14};
+    f[kTyped[rng.below(kTyped.size())]] += kEscaped[rng.below(2)];
+  }
   if (rng.chance(1, 40)) f.erase(f.begin() + static_cast<std::ptrdiff_t>(rng.below(f.size())));
   if (rng.chance(1, 40))
     f.insert(f.begin() + static_cast<std::ptrdiff_t>(rng.below(f.size())), "-");
@@ -113,6 +136,7 @@ TEST(AccessLogTsvKernels, WideAndPortableAgreeWithRe2) {
   fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("access_log_tsv_kernels");
   const peers::Re2AccessLogParser re2(Format::tsv);
   std::size_t accepted = 0;
+  std::size_t escaped = 0;
   for (int round = 0; round < 40; ++round) {
     // Buffers of a few lines up to a few thousand, so the index's refills, the first line
     // (whose number lanes would start before the buffer) and a last line without '\n' occur.
@@ -131,8 +155,10 @@ TEST(AccessLogTsvKernels, WideAndPortableAgreeWithRe2) {
     expect_same(a, c, ra, rc, ea, ec, log, "wide vs re2");
     if (::testing::Test::HasFatalFailure()) return;
     accepted += a.records;
+    for (std::size_t i = 0; i < a.records; ++i) escaped += ra[i].escaped != 0;
   }
   EXPECT_GT(accepted, 10'000u);  // the shapes are not all rejected
+  EXPECT_GT(escaped, 1'000u);    // nor all escaped ones
 }
 
 }  // namespace
