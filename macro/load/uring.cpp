@@ -21,6 +21,7 @@ Uring::Uring(unsigned entries) {
   if (io_uring_queue_init_params(entries, &ring_, &p) == 0) {
     ok_ = true;
     disabled_ = true;
+    poll_first_ = true;
     return;
   }
   std::memset(&p, 0, sizeof p);
@@ -33,6 +34,10 @@ void Uring::start() {
   if (disabled_)
     syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0);
   disabled_ = false;
+  // A registered ring fd spares each io_uring_enter the descriptor lookup, which in a process
+  // with several threads is a pair of atomic reference-count updates (kernel 5.18+; without it
+  // liburing keeps using the plain fd). Registration is per thread, so it happens here.
+  io_uring_register_ring_fd(&ring_);
 }
 
 Uring::~Uring() {
@@ -53,6 +58,11 @@ bool Uring::recv(int fd, char* buf, std::size_t len, std::uint64_t user_data) {
   io_uring_sqe* sqe = next_sqe();
   if (sqe == nullptr) return false;
   io_uring_prep_recv(sqe, fd, buf, len, 0);
+  // The receive is armed right after its request is sent, before the server can have answered,
+  // so a first non-blocking attempt would fail every time; POLL_FIRST (kernel 5.19+) waits for
+  // readiness directly. Only on rings that have DEFER_TASKRUN (6.1+): kernels before 5.19 reject
+  // the flag.
+  if (poll_first_) sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
   io_uring_sqe_set_data64(sqe, user_data);
   return true;
 }

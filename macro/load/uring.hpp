@@ -54,6 +54,7 @@ class Uring {
   io_uring ring_{};
   bool ok_ = false;
   bool disabled_ = false;
+  bool poll_first_ = false;
 };
 
 }  // namespace gatebench::load
