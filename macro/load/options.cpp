@@ -37,6 +37,11 @@ std::uint64_t effective_spin_ns(const Options& options, int cpus) {
   return options.threads < cpus ? kAutoSpinNs : 0;
 }
 
+bool effective_sched_batch(const Options& options) {
+  if (options.sched == "auto") return options.rate == 0;
+  return options.sched == "batch";
+}
+
 int usable_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -92,6 +97,10 @@ HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them
       --io auto|uring|epoll
                            how plain-HTTP connections send and receive (default auto:
                            io_uring where the kernel allows it, else epoll; TLS uses epoll)
+      --sched auto|batch|normal
+                           scheduling policy of the threads (default auto: batch in closed
+                           loop, so that a woken thread does not preempt the server under
+                           test; normal in open loop, where a late wake-up is a late send)
       --close              new connection per request (sends Connection: close)
       --timeout D          per-request timeout, also bounds connect and TLS handshake (default 2s)
       --tls-resume         resume TLS sessions on new connections (default)
@@ -167,6 +176,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
       o.io = value();
       if (o.io != "auto" && o.io != "uring" && o.io != "epoll")
         throw UsageError("--io: expected auto, uring or epoll, got '" + o.io + "'");
+    } else if (arg == "--sched") {
+      o.sched = value();
+      if (o.sched != "auto" && o.sched != "batch" && o.sched != "normal")
+        throw UsageError("--sched: expected auto, batch or normal, got '" + o.sched + "'");
     } else if (arg == "--close") {
       no_value();
       o.close = true;

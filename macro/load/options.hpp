@@ -30,6 +30,9 @@ struct Options {
   // How plain-HTTP connections send and receive: "uring" (io_uring), "epoll", or "auto" (the
   // default: io_uring where the kernel allows it, else epoll). TLS connections always use epoll.
   std::string io = "auto";
+  // Scheduling policy of the worker threads: "batch" (SCHED_BATCH), "normal", or "auto" (the
+  // default: batch in closed loop, normal in open loop; see effective_sched_batch()).
+  std::string sched = "auto";
   bool progress = true;
   bool quiet = false;
   std::string url;
@@ -46,6 +49,13 @@ std::string help_text();
 inline constexpr std::uint64_t kAutoSpinNs = 50'000;
 std::uint64_t effective_spin_ns(const Options& options, int usable_cpus);
 int usable_cpus();  // CPUs in this process's affinity mask
+
+// Whether the worker threads run as SCHED_BATCH: with `--sched auto`, in closed loop only. A batch
+// thread that wakes up does not preempt the thread running on its CPU, which on a machine shared
+// with the server under test is usually that server: the server finishes its batch of responses
+// instead of being switched out for every one (docs/load.md, "Scheduling"). Open loop keeps the
+// normal policy because there a late wake-up is a late send.
+bool effective_sched_batch(const Options& options);
 
 // "10s", "250ms", "1.5m", "2h", "500us", bare number = seconds. Throws UsageError naming `what`.
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);

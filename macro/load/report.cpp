@@ -111,6 +111,8 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"io", result.io},
       {"spin_us", result.spin_ns / 1e3},
       {"spin_auto", options.spin_auto},
+      {"sched", result.sched},
+      {"sched_auto", options.sched == "auto"},
       {"headers", options.headers},
       {"requests_file",
        options.requests_path.empty() ? json(nullptr) : json(options.requests_path)}};

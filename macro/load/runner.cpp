@@ -36,6 +36,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
     plan.measure_start_ns = measure_start;
     plan.measure_end_ns = measure_end;
     plan.spin_ns = spin_ns;
+    plan.sched_batch = effective_sched_batch(options);
     if (options.rate > 0) {
       plan.rate = options.rate * plan.connections / options.connections;
       // Threads take turns in the global schedule instead of sending at the same instants.
@@ -88,9 +89,12 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   result.stats.templates.resize(requests.size());
   for (auto& w : workers) result.stats.merge(w->stats());
   result.interrupted = stop.load();
+  bool batch = !workers.empty();
   for (auto& w : workers) {
     if (w->uses_uring()) result.io = "uring";
+    batch = batch && w->ran_batch();
   }
+  if (batch) result.sched = "batch";
   if (options.requests_total > 0) {
     result.elapsed_s = result.stats.last_completion_ns / 1e9;
   } else {

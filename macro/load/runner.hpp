@@ -17,6 +17,9 @@ struct RunResult {
   bool interrupted = false;
   const char* io = "epoll";   // what the workers used: "uring" or "epoll"
   std::uint64_t spin_ns = 0;  // the open-loop polling window used (effective_spin_ns)
+  // "batch" when every worker thread ran as SCHED_BATCH (effective_sched_batch, and the kernel
+  // allowed it), else "normal".
+  const char* sched = "normal";
 };
 
 // `stop` may be set from a signal handler to end the run early. Throws std::runtime_error when

@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -680,6 +681,13 @@ int Worker::wait_events(std::vector<epoll_event>& events, const timespec& timeou
 void Worker::run() {
   // Sleeps end on time: the default 50 us timer slack would show up as open-loop latency.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  if (plan_.sched_batch) {
+    // Applies to this thread only (Linux policies are per thread). A refusal (a seccomp
+    // filter) leaves the normal policy, and the result says so.
+    const sched_param param{};
+    sched_setscheduler(0, SCHED_BATCH, &param);
+    ran_batch_ = sched_getscheduler(0) == SCHED_BATCH;
+  }
   if (ring_) {
     ring_->start();
     arm_epoll_watch();

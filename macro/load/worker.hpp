@@ -36,6 +36,7 @@ struct WorkerPlan {
   std::uint64_t phase_ns = 0;          // offset of this thread's schedule (interleaves threads)
   std::uint64_t budget = 0;            // this thread's share of --requests-total; 0: none
   std::uint64_t spin_ns = 0;           // open loop: poll for this long before a due send
+  bool sched_batch = false;            // run the thread as SCHED_BATCH
 };
 
 class Worker {
@@ -52,6 +53,7 @@ class Worker {
   const Stats& stats() const { return stats_; }
   std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
   bool uses_uring() const { return ring_ != nullptr; }
+  bool ran_batch() const { return ran_batch_; }
 
  private:
   enum class State : std::uint8_t {
@@ -150,6 +152,7 @@ class Worker {
   std::size_t in_flight_ = 0;
   bool stopping_ = false;
   bool precise_wait_ = true;
+  bool ran_batch_ = false;
   std::uint64_t hard_end_ns_ = 0;
 };
 

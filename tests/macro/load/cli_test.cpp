@@ -90,6 +90,19 @@ TEST(Options, SpinAutoLeavesACpuFree) {
   EXPECT_GE(usable_cpus(), 1);
 }
 
+TEST(Options, SchedAutoIsBatchInClosedLoopOnly) {
+  const auto closed = parse_options({"http://h/"});
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->sched, "auto");
+  EXPECT_TRUE(effective_sched_batch(*closed));
+  const auto open = parse_options({"--rate", "100", "http://h/"});
+  EXPECT_FALSE(effective_sched_batch(*open));
+  const auto normal = parse_options({"--sched", "normal", "http://h/"});
+  EXPECT_FALSE(effective_sched_batch(*normal));
+  const auto batch = parse_options({"--sched", "batch", "--rate", "100", "http://h/"});
+  EXPECT_TRUE(effective_sched_batch(*batch));
+}
+
 TEST(Options, Durations) {
   EXPECT_EQ(parse_duration_ns("1.5s", "d"), 1'500'000'000ULL);
   EXPECT_EQ(parse_duration_ns("3", "d"), 3'000'000'000ULL);
@@ -127,6 +140,8 @@ TEST(Options, ErrorsArePrecise) {
   EXPECT_EQ(parse_error({"--spin", "1s", "http://h/"}), "--spin: at most 10ms");
   EXPECT_EQ(parse_error({"--io", "poll", "http://h/"}),
             "--io: expected auto, uring or epoll, got 'poll'");
+  EXPECT_EQ(parse_error({"--sched", "fifo", "http://h/"}),
+            "--sched: expected auto, batch or normal, got 'fifo'");
   EXPECT_EQ(parse_error({"--spin", "sometimes", "http://h/"}),
             "--spin: unknown unit 'sometimes' in 'sometimes' (use us, ms, s, m or h)");
 }

@@ -295,6 +295,22 @@ TEST(LoadAgainstTestServer, RunsUseTheResolvedSpin) {
   EXPECT_EQ(run_against(server.url(), o).result.spin_ns, 20'000u);
 }
 
+TEST(LoadAgainstTestServer, ClosedLoopThreadsRunAsBatchUnlessTold) {
+  TestServer server(Behaviour::kOk);
+  Options o = base(2, 4);
+  o.duration_ns = 100 * kMs;
+  const auto closed = run_against(server.url(), o);
+  EXPECT_STREQ(closed.result.sched, "batch");
+  EXPECT_GT(closed.result.stats.responses, 0u);
+  o.sched = "normal";
+  EXPECT_STREQ(run_against(server.url(), o).result.sched, "normal");
+  o.sched = "auto";
+  o.rate = 2000;
+  EXPECT_STREQ(run_against(server.url(), o).result.sched, "normal");
+  o.sched = "batch";
+  EXPECT_STREQ(run_against(server.url(), o).result.sched, "batch");
+}
+
 TEST(LoadAgainstTestServer, RefusedConnectionsAreConnectErrors) {
   Options o = base(2, 4);
   o.duration_ns = 300 * kMs;
