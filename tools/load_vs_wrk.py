@@ -48,6 +48,7 @@ http {{
 """
 
 UNITS = {"us": 1.0, "ms": 1e3, "s": 1e6}
+TARGET_PID = None  # nginx's master, set once it runs
 
 
 def die(msg):
@@ -55,8 +56,24 @@ def die(msg):
     sys.exit(2)
 
 
+def target_cpu_ns(master):
+    """CPU time of nginx's workers so far (ns, from the scheduler's own accounting, which is finer
+    than the clock ticks of /proc/PID/stat). Why: on 2 CPUs the generator and nginx share the
+    machine, so req/s depends on the target's CPU per request as much as on the generator's."""
+    total = 0
+    with open(f"/proc/{master}/task/{master}/children") as f:
+        for pid in f.read().split():
+            try:
+                with open(f"/proc/{pid}/schedstat") as s:
+                    total += int(s.read().split()[0])
+            except FileNotFoundError:
+                pass
+    return total
+
+
 def run_measured(cmd):
-    """Runs cmd; returns (stdout, cpu seconds of the child)."""
+    """Runs cmd; returns (stdout, cpu seconds of the child, cpu seconds of the target)."""
+    target_before = target_cpu_ns(TARGET_PID)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           timeout=120)
@@ -64,7 +81,7 @@ def run_measured(cmd):
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.stdout, cpu
+    return proc.stdout, cpu, (target_cpu_ns(TARGET_PID) - target_before) / 1e9
 
 
 def parse_wrk(text):
@@ -84,9 +101,10 @@ def wrk(args, url, threads, conns, secs, script=None):
     cmd = [args.wrk, f"-t{threads}", f"-c{conns}", f"-d{secs}s", "--latency"]
     if script:
         cmd += ["-s", script]
-    out, cpu = run_measured(cmd + [url])
+    out, cpu, target = run_measured(cmd + [url])
     r = parse_wrk(out)
     r["cpu_per_request_us"] = cpu / max(1, r["requests"]) * 1e6
+    r["target_cpu_per_request_us"] = target / max(1, r["requests"]) * 1e6
     return r
 
 
@@ -96,14 +114,16 @@ def ours(args, url, threads, conns, secs, rate=None):
            "-q", "--json", path] + shlex.split(args.load_args)
     if rate:
         cmd += ["--rate", f"{rate:.0f}"]
-    _, cpu = run_measured(cmd + [url])
+    _, cpu, target = run_measured(cmd + [url])
     with open(path) as f:
         j = json.load(f)
     return {"requests": j["requests"], "rps": j["requests_per_s"], "p50_us": j["latency_us"]["p50"],
             "errors": j["errors"]["total"], "valid": j.get("valid", True),
             "service_p50_us": (j.get("service_time_us") or {}).get("p50"),
             "io": j["config"].get("io"), "spin_us": j["config"].get("spin_us"),
-            "cpu_per_request_us": cpu / max(1, j["requests"]) * 1e6}
+            "sched": j["config"].get("sched"),
+            "cpu_per_request_us": cpu / max(1, j["requests"]) * 1e6,
+            "target_cpu_per_request_us": target / max(1, j["requests"]) * 1e6}
 
 
 def wait_port(port, deadline_s=5):
@@ -168,6 +188,8 @@ def main():
             f.write("function delay()\n  return 2\nend\n")
         nginx = subprocess.Popen([args.nginx, "-p", work, "-c", conf], stderr=subprocess.DEVNULL,
                                  start_new_session=True)
+        global TARGET_PID
+        TARGET_PID = nginx.pid
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
         try:
             wait_port(args.port)
@@ -193,15 +215,17 @@ def main():
 
     print(f"\n{args.runs} alternating runs of {args.duration} s per tool and case; medians\n")
     print("| closed loop | wrk req/s | gatebench-load req/s | ratio | wrk CPU/req | ours CPU/req "
-          "| ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| ratio | nginx CPU/req under wrk | under ours |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in results["closed"]:
-        m = case["median"] = medians(case, ("rps", "cpu_per_request_us"))
+        m = case["median"] = medians(case, ("rps", "cpu_per_request_us",
+                                            "target_cpu_per_request_us"))
         w, o = m["wrk"], m["ours"]
         print(f"| -t{case['threads']} -c{case['connections']} | {w['rps']:,.0f} | "
               f"{o['rps']:,.0f} | {o['rps'] / w['rps']:.2f}x | "
               f"{w['cpu_per_request_us']:.2f} µs | {o['cpu_per_request_us']:.2f} µs | "
-              f"{o['cpu_per_request_us'] / w['cpu_per_request_us']:.2f} |")
+              f"{o['cpu_per_request_us'] / w['cpu_per_request_us']:.2f} | "
+              f"{w['target_cpu_per_request_us']:.2f} µs | {o['target_cpu_per_request_us']:.2f} µs |")
     print("\n| fixed rate | req/s (wrk paced) | req/s (ours, --rate) | wrk p50 | ours p50 | ratio "
           "| ours p50 service time | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -214,9 +238,11 @@ def main():
               f"{o['service_p50_us'] / w['p50_us']:.2f} |")
     errors = sum(r[k]["errors"] for kind in results.values() for case in kind for r in case["runs"]
                  for k in ("wrk", "ours"))
-    setups = sorted({(r["ours"]["io"], r["ours"]["spin_us"]) for kind in results.values()
-                     for case in kind for r in case["runs"]})
-    print("\ngatebench-load ran with " + ", ".join(f"io={io} spin={spin}us" for io, spin in setups))
+    setups = sorted({(r["ours"]["io"], r["ours"]["spin_us"], r["ours"]["sched"])
+                     for kind in results.values() for case in kind for r in case["runs"]},
+                    key=str)
+    print("\ngatebench-load ran with " + ", ".join(f"io={io} spin={spin}us sched={sched}"
+                                                  for io, spin, sched in setups))
     print(f"errors over all runs: {errors}; load average at the end: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
