@@ -5,7 +5,10 @@
 //   - no crash or sanitizer report;
 //   - the exploit prefilter never changes a result: scanning a raw field equals running the
 //     automaton on its decoded text, and a decoded text without trigger bytes matches nothing;
-//   - the decision follows rule_verdict.hpp from the rule action and exploit category.
+//   - the decision follows rule_verdict.hpp from the rule action and exploit category;
+//   - the verdict equals the naive engine's (micro/peers/rules_naive.cpp, compiled in), except
+//     where either one rate-limits: the evaluator's fixed-size limiter table may evict a client
+//     that the naive engine's unbounded map remembers, which is documented, not a bug.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,6 +21,7 @@
 #include "micro/core/exploit_scanner.hpp"
 #include "micro/core/rule_engine.hpp"
 #include "micro/core/rule_loader.hpp"
+#include "micro/peers/rules_naive.hpp"
 
 namespace {
 
@@ -29,10 +33,11 @@ void check(bool ok) {
 
 struct Engine {
   explicit Engine(const std::string& json)
-      : set(core::load_rule_set(json, "fuzz")), compiled(set), evaluator(compiled) {}
+      : set(core::load_rule_set(json, "fuzz")), compiled(set), evaluator(compiled), naive(set) {}
   core::RuleSet set;
   core::CompiledRuleSet compiled;
   core::RuleEvaluator evaluator;
+  peers::NaiveRuleEngine naive;
 };
 
 }  // namespace
@@ -91,7 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Engine& random_set = *random_sets[size == 0 ? 0 : data[size - 1] % random_sets.size()];
   for (Engine* e : {&protected_set, &random_set}) {
     const core::Verdict v = e->evaluator.evaluate(request, size * 1000);
-    if (v.rate_limited) continue;
+    const core::Verdict naive = e->naive.evaluate(request, size * 1000);
+    if (v.rate_limited || naive.rate_limited) continue;
+    check(v == naive);
     check(v.decision == core::decide(v.action, v.exploit, e->set.exploit_mode));
     check((v.rule >= 0) == (v.action != core::RuleAction::kNone));
   }
