@@ -72,6 +72,7 @@ bool Uring::send(int fd, const char* data, std::size_t len, std::uint64_t user_d
   if (sqe == nullptr) return false;
   io_uring_prep_send(sqe, fd, data, len, MSG_NOSIGNAL);
   io_uring_sqe_set_data64(sqe, user_data);
+  sends_since_wait_ += 1;
   return true;
 }
 
