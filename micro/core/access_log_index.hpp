@@ -200,9 +200,20 @@ class DelimiterIndex {
               : raw;
       const __m512i found = _mm512_maskz_compress_epi8(m, flagged);
       const __m512i vbase = _mm512_set1_epi32(static_cast<int>(base));
-      _mm512_storeu_si512(
-          out, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(offsets)), vbase));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(kinds), _mm512_castsi512_si128(found));
+      // Eight entries, and eight more only when the block has them: stores are what the fill
+      // loop waits on (a 64-byte store at a 4-byte aligned address always splits a cache line),
+      // and a block holds 8 or fewer delimiters most of the time.
+      const __m128i first = _mm512_castsi512_si128(offsets);
+      _mm256_storeu_si256(
+          reinterpret_cast<__m256i*>(out),
+          _mm256_add_epi32(_mm256_cvtepu8_epi32(first), _mm512_castsi512_si256(vbase)));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(kinds), _mm512_castsi512_si128(found));
+      if (count > 8) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8),
+                            _mm256_add_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(first, 8)),
+                                             _mm512_castsi512_si256(vbase)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(kinds), _mm512_castsi512_si128(found));
+      }
       if (count > 16) [[unlikely]] {  // a block dense with delimiters (short or escaped fields)
         store_quarter<1>(out, kinds, offsets, found, vbase);
         if (count > 32) {
