@@ -166,4 +166,78 @@ inline bool zone_seconds(const char* p, std::int64_t& out) {
   return parse_time_local_new_date(p, out_us, cache);
 }
 
+// $time_local as a combined line carries it: the 32 bytes before the request's opening quote,
+// `U [dd/Mon/yyyy:hh:mm:ss +zzzz] ` (U: the end of the user). The lines of a log share the
+// date and the zone, so the cache holds the previous line's 32 bytes and the unix second of its
+// date's midnight in its zone: a line whose bytes match it everywhere but the clock digits (four
+// masked word compares: literals, date and zone at once) parses only its clock.
+struct TimeLocalCache {
+  std::uint64_t words[4] = {};  // all zero: matches no line ('[' is not zero)
+  std::int64_t midnight = 0;
+};
+
+// Word w of the bytes of the 32 that the cache fixes (0xff where fixed, as memcpy loads them):
+// all but the user's end (0, 1) and the clock's digits (16, 17, 19, 20, 22, 23).
+constexpr std::uint64_t time_key_word(int w) {
+  std::uint64_t m = 0;
+  for (int b = 0; b < 8; ++b) {
+    const int at = 8 * w + b;
+    const bool free =
+        at < 2 || at == 16 || at == 17 || at == 19 || at == 20 || at == 22 || at == 23;
+    const int shift = std::endian::native == std::endian::little ? 8 * b : 8 * (7 - b);
+    if (!free) m |= std::uint64_t{0xff} << shift;
+  }
+  return m;
+}
+inline constexpr std::uint64_t kTimeKeyWords[4] = {time_key_word(0), time_key_word(1),
+                                                   time_key_word(2), time_key_word(3)};
+
+// "hh:mm:ss" at p whose colons the caller checked, to seconds of the day in out; nonzero when
+// a digit or a range is wrong. One SWAR step as clock_seconds, and the three numbers summed by
+// one multiply instead of three.
+inline std::uint64_t clock_digits(const char* p, std::int64_t& out) {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+  const std::uint64_t v = x - 0x3030'3030'3030'3030ULL;
+  // A digit byte below '0' borrows, one above '9' reaches 0x80 with 0x76 (bytes 2, 5: colons).
+  std::uint64_t bad = (v | (v + 0x7676'7676'7676'7676ULL)) & 0x8080'0080'8000'8080ULL;
+  const std::uint64_t hms = (v * 10 + (v >> 8)) & 0x00ff'0000'ff00'00ffULL;  // h, m, s: 0, 3, 6
+  bad |= (hms + ((std::uint64_t{128 - 60} << 48) | (std::uint64_t{128 - 60} << 24) | (128 - 24))) &
+         0x0080'0000'8000'0080ULL;
+  // (m << 24 | s << 48) * (60 << 24 | 1) has m * 60 + s in its top 16 bits, nothing carried in.
+  out = static_cast<std::int64_t>((hms & 0xff) * 3600 + ((hms * ((60ULL << 24) | 1)) >> 48));
+  return bad;
+}
+
+// A line whose date, zone or literals differ from the cached ones: the full parse, then the
+// cache takes its bytes. False (cache unchanged) when they are not a valid time.
+[[gnu::noinline]] inline bool refresh_time_local(const char* tp, TimeLocalCache& cache) {
+  std::int64_t us, clock;
+  if (tp[2] != ' ' || tp[3] != '[' || tp[30] != ']' || tp[31] != ' ' ||
+      !parse_time_local(tp + 4, us) || !clock_seconds(tp + 16, clock)) {
+    return false;
+  }
+  std::memcpy(cache.words, tp, 32);
+  cache.midnight = us / 1'000'000 - clock;
+  return true;
+}
+
+// ` [$time_local] ` in the 32 bytes at tp (see TimeLocalCache) to unix microseconds.
+[[gnu::always_inline]] inline bool parse_time_local_32(const char* tp, std::int64_t& out_us,
+                                                       TimeLocalCache& cache) {
+  std::uint64_t w[4];
+  std::memcpy(w, tp, 32);
+  std::uint64_t differ = 0;
+  for (int i = 0; i < 4; ++i) differ |= (w[i] ^ cache.words[i]) & kTimeKeyWords[i];
+  bool ok = true;
+  if (differ != 0) [[unlikely]] {
+    ok = refresh_time_local(tp, cache);
+  }
+  std::int64_t clock;
+  ok &= clock_digits(tp + 16, clock) == 0;
+  out_us = (cache.midnight + clock) * 1'000'000;
+  return ok;
+}
+
 }  // namespace gatebench::access_log::detail

@@ -106,6 +106,49 @@ TEST(AccessLogCombined, CachedDateGivesTheSameTimes) {
   }
 }
 
+// The fast path caches the previous line's date, zone and the literals around them as raw
+// bytes: a line that differs from it in any of them, or only in its user, must still parse as
+// the careful path parses it.
+TEST(AccessLogCombined, TimeCacheFollowsZoneUserAndLiterals) {
+  const std::string first = with([](Parts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; });
+  auto after_first = [&](const std::string& line) {
+    const std::string log = first + "\n" + line + "\n" + first + "\n";
+    AccessLogRecord r[3];
+    AccessLogError e[3];
+    const BatchResult res = parse_combined(log, r, e);
+    EXPECT_EQ(res.records + res.errors, 3u) << line;
+    // The line after is parsed with whatever the line in between left in the cache.
+    EXPECT_EQ(r[res.records - 1].time_us, 971136000LL * 1'000'000) << line;
+    return std::pair{res.records == 3 ? r[1].time_us : -1,
+                     res.errors == 1 ? e[0].reason : ErrorReason::empty_line};
+  };
+  const std::int64_t midnight = 971136000LL * 1'000'000;
+  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "10/Oct/2000:01:02:03 +0100"; })).first,
+            midnight + (3723 - 3600) * 1'000'000LL);
+  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "10/Oct/2000:01:02:03 -0130"; })).first,
+            midnight + (3723 + 5400) * 1'000'000LL);
+  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "11/Oct/2000:00:00:00 +0000"; })).first,
+            midnight + 86400 * 1'000'000LL);
+  for (const char* user : {"a", "alice", "bob.smith@example.com", "x-"}) {
+    EXPECT_EQ(after_first(with([&](Parts& p) {
+                p.user = user;
+                p.time = "10/Oct/2000:23:59:59 +0000";
+              })).first,
+              midnight + 86399 * 1'000'000LL)
+        << user;
+  }
+  // The same date and zone around other literals: not taken from the cache.
+  std::string paren = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  paren[paren.find('[')] = '(';
+  EXPECT_EQ(after_first(paren).second, ErrorReason::bad_syntax);
+  std::string bracket = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  bracket[bracket.find(']')] = '}';
+  EXPECT_EQ(after_first(bracket).second, ErrorReason::bad_syntax);
+  std::string tab = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  tab[tab.find(" +0000")] = '\t';
+  EXPECT_EQ(after_first(tab).second, ErrorReason::bad_time);
+}
+
 TEST(AccessLogCombined, RequestLineShapes) {
   auto req = [](const char* text) {
     return parse_one(kCombined, with([&](Parts& p) { p.request = text; }));
