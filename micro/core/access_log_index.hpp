@@ -129,6 +129,26 @@ class DelimiterIndex {
     // Whether the byte before the block is '-', carried from block to block (an unaligned load
     // one byte before each block would split cache lines).
     std::uint64_t carry = DashFlags && blk > 0 && blk < n_ && d[blk - 1] == '-';
+#if defined(__AVX512VBMI__)
+    if constexpr (DashFlags && K == IndexKernel::compress) {
+      // The byte before each byte of the block by one permute of this block and the previous
+      // one, kept in a register: cheaper than carrying the '-' mask from block to block in
+      // general registers (tsv 1 ns per line less).
+      alignas(64) static constexpr std::uint8_t kBefore[64] = {
+          127, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+          21,  22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+          43,  44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
+      const __m512i before = _mm512_load_si512(kBefore);
+      __m512i last = _mm512_set1_epi8(carry ? '-' : '\0');  // byte 63: the one before blk
+      for (; count < kFill && blk < full_end; blk += 64) {
+        const __m512i v = _mm512_loadu_si512(d + blk);
+        const std::uint64_t dash = _mm512_cmpeq_epi8_mask(_mm512_permutex2var_epi8(v, before, last),
+                                                          _mm512_set1_epi8('-'));
+        count += append(pos_ + count, kind_ + count, blk, block_mask<S>(d + blk), dash, d + blk);
+        last = v;
+      }
+    }
+#endif
     for (; count < kFill && blk < full_end; blk += 64) {
       std::uint64_t dashes = 0;
       if constexpr (DashFlags) dashes = block_mask<kDash>(d + blk);
