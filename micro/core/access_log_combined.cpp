@@ -1,6 +1,9 @@
 #include "micro/core/access_log_combined.hpp"
 
+#include <bit>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "micro/core/access_log_index.hpp"
 #include "micro/core/access_log_line.hpp"
@@ -13,6 +16,23 @@ namespace {
 using detail::BlockScanner;
 using detail::ByteSet;
 
+// Little-endian word of up to 8 bytes, and the word of N bytes at p read the same way.
+constexpr std::uint64_t le_word(std::string_view t) {
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < t.size() && i < 8; ++i) {
+    w |= std::uint64_t{static_cast<unsigned char>(t[i])} << (8 * i);
+  }
+  return w;
+}
+
+template <int N>
+std::uint64_t load_word(const char* p) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, N);
+  if constexpr (std::endian::native != std::endian::little) w = __builtin_bswap64(w);
+  return w;
+}
+
 constexpr ByteSet kQuoted{'"', '\\', '\n'};  // inside "...": only these end or interrupt it
 constexpr ByteSet kBare{' ', '\n', '\n'};    // between fields
 using Scanner = BlockScanner<kQuoted, kBare>;
@@ -21,8 +41,26 @@ class LineParser {
  public:
   LineParser(const char* d, std::size_t n) : d_(d), n_(n), sc_(d, n), ix_(d, n) {}
 
+  // parse_run gives the line it stopped at straight to the careful path.
   bool parse(std::size_t p, AccessLogRecord& r, std::size_t& next) {
-    return parse_fast(p, r, next) || parse_careful(p, r, next);
+    return (p != failed_at_ && parse_fast(p, r, next)) || parse_careful(p, r, next);
+  }
+
+  // See parse_lines: consecutive lines by the fast path alone.
+  std::size_t parse_run(std::size_t& pos, AccessLogRecord* out, std::size_t max) {
+    std::size_t k = 0;
+    std::size_t p = pos;
+    while (k < max && p < n_) {
+      std::size_t next;
+      if (!parse_fast(p, out[k], next)) {
+        failed_at_ = p;
+        break;
+      }
+      ++k;
+      p = next < n_ ? next : n_;
+    }
+    pos = p;
+    return k;
   }
 
   std::size_t error_offset() const { return err_at_; }
@@ -75,7 +113,7 @@ class LineParser {
 #endif
     const char* const user = ip_end + 3;
     const char* const user_end = quote0 - 30;  // the space before '['
-    ok &= ip_end[0] == ' ' && ip_end[1] == '-' && ip_end[2] == ' ' && user < user_end;
+    ok &= (load_word<4>(ip_end) & 0xff'ffff) == le_word(" - ") && user < user_end;
     if (!ok) return false;
     if (user_end - user != 1 &&
         std::memchr(user, ' ', static_cast<std::size_t>(user_end - user)) != nullptr) {
@@ -99,9 +137,12 @@ class LineParser {
     if (r.method == Method::other) ok &= detail::valid_method_token(rb, sp1);
     if (re - sp1 < 11) return false;  // room for " x HTTP/d.d"; also keeps te >= tb below
     const char* const proto = re - 8;
-    ok &= proto[-1] == ' ' && std::memcmp(proto, "HTTP/", 5) == 0 &&
-          detail::is_digit(static_cast<unsigned char>(proto[5])) && proto[6] == '.' &&
-          detail::is_digit(static_cast<unsigned char>(proto[7]));
+    {
+      // "HTTP/d.d" as one word: the digits become 0..9, everything else 0.
+      const std::uint64_t x = load_word<8>(proto) ^ le_word("HTTP/0.0");
+      ok &= proto[-1] == ' ';
+      ok &= ((x & 0x00ff'00ff'ffff'ffffULL) == 0) & (((x >> 40) & 0xff) <= 9) & ((x >> 56) <= 9);
+    }
     const char* const tb = sp1 + 1;
     const char* const te = proto - 1;
     const auto* qm =
@@ -281,6 +322,7 @@ class LineParser {
   detail::DateCache dates_;       // the careful path's
   detail::TimeLocalCache times_;  // the fast path's
   std::size_t err_at_ = 0;
+  std::size_t failed_at_ = ~std::size_t{0};  // the line parse_run stopped at
   ErrorReason reason_ = ErrorReason::bad_syntax;
 };
 

@@ -8,6 +8,10 @@
 
 #include "micro/core/access_log_scan.hpp"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace gatebench::access_log::detail {
 
 inline constexpr std::size_t kTimeLocalLength = 26;
@@ -223,13 +227,35 @@ inline std::uint64_t clock_digits(const char* p, std::int64_t& out) {
   return true;
 }
 
-// ` [$time_local] ` in the 32 bytes at tp (see TimeLocalCache) to unix microseconds.
-[[gnu::always_inline]] inline bool parse_time_local_32(const char* tp, std::int64_t& out_us,
-                                                       TimeLocalCache& cache) {
+// Nonzero when the 32 bytes at tp differ from the cache's in a byte the cache fixes: four
+// masked 8-byte words (any build).
+inline std::uint64_t time_key_differs_words(const char* tp, const TimeLocalCache& cache) {
   std::uint64_t w[4];
   std::memcpy(w, tp, 32);
   std::uint64_t differ = 0;
   for (int i = 0; i < 4; ++i) differ |= (w[i] ^ cache.words[i]) & kTimeKeyWords[i];
+  return differ;
+}
+
+#if defined(__AVX2__)
+// time_key_differs_words in one 32-byte compare.
+inline std::uint64_t time_key_differs_avx2(const char* tp, const TimeLocalCache& cache) {
+  constexpr std::uint32_t kFixed = ~(3u | (3u << 16) | (3u << 19) | (3u << 22));
+  const auto same = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(tp)),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cache.words)))));
+  return ~same & kFixed;
+}
+#endif
+
+// ` [$time_local] ` in the 32 bytes at tp (see TimeLocalCache) to unix microseconds.
+[[gnu::always_inline]] inline bool parse_time_local_32(const char* tp, std::int64_t& out_us,
+                                                       TimeLocalCache& cache) {
+#if defined(__AVX2__)
+  const std::uint64_t differ = time_key_differs_avx2(tp, cache);
+#else
+  const std::uint64_t differ = time_key_differs_words(tp, cache);
+#endif
   bool ok = true;
   if (differ != 0) [[unlikely]] {
     ok = refresh_time_local(tp, cache);
