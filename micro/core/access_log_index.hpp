@@ -133,18 +133,34 @@ class DelimiterIndex {
     if constexpr (DashFlags && K == IndexKernel::compress) {
       // The byte before each byte of the block by one permute of this block and the previous
       // one, kept in a register: cheaper than carrying the '-' mask from block to block in
-      // general registers (tsv 1 ns per line less).
+      // general registers (tsv 1 ns per line less). Only tsv has the flags: combined keeps the
+      // loop below.
       alignas(64) static constexpr std::uint8_t kBefore[64] = {
           127, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
           21,  22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
           43,  44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
       const __m512i before = _mm512_load_si512(kBefore);
+      // The delimiters by one permute and one compare instead of three compares and two mask
+      // ors: the table holds each delimiter at the slot of its low six bits, and at every other
+      // slot a byte whose low six bits are not the slot's.
+      static_assert((S.a & 63) != (S.b & 63) && (S.a & 63) != (S.c & 63) &&
+                    (S.b & 63) != (S.c & 63) && !S.control);
+      alignas(64) static constexpr auto kOwn = [] {
+        struct Table {
+          std::uint8_t at[64];
+        } t{};
+        for (int i = 0; i < 64; ++i) t.at[i] = static_cast<std::uint8_t>(i ^ 1);
+        for (char c : {S.a, S.b, S.c}) t.at[c & 63] = static_cast<std::uint8_t>(c);
+        return t;
+      }();
+      const __m512i own = _mm512_load_si512(kOwn.at);
       __m512i last = _mm512_set1_epi8(carry ? '-' : '\0');  // byte 63: the one before blk
       for (; count < kFill && blk < full_end; blk += 64) {
         const __m512i v = _mm512_loadu_si512(d + blk);
         const std::uint64_t dash = _mm512_cmpeq_epi8_mask(_mm512_permutex2var_epi8(v, before, last),
                                                           _mm512_set1_epi8('-'));
-        count += append(pos_ + count, kind_ + count, blk, block_mask<S>(d + blk), dash, d + blk);
+        const std::uint64_t m = _mm512_cmpeq_epi8_mask(_mm512_permutexvar_epi8(v, own), v);
+        count += append(pos_ + count, kind_ + count, blk, m, dash, d + blk);
         last = v;
       }
     }
