@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "micro/core/access_log_combined_ipv4.hpp"
 #include "micro/core/access_log_index.hpp"
 #include "micro/core/access_log_line.hpp"
 #include "micro/core/access_log_scan.hpp"
@@ -103,9 +104,9 @@ class LineParser {
     const char* ip_end = b;
     while (ip_end < b + 16 && *ip_end != ' ') ++ip_end;
 #endif
-#if defined(GATEBENCH_HAVE_IPV4_COMPRESS)
+#if defined(__SSSE3__)
     // Reads 16 bytes from b: the quote is at least 38 bytes further.
-    ok &= ip_end - b <= 15 ? detail::parse_ipv4_compress(b, ip_end, r.client_ip)
+    ok &= ip_end - b <= 15 ? detail::parse_ipv4_hashed(b, ip_end, r.client_ip)
                            : detail::parse_ipv4(b, ip_end, r.client_ip);
 #else
     ok &= (s >= 3 && ip_end - b <= 15) ? detail::parse_ipv4_near(b, ip_end, r.client_ip)
