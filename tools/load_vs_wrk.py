@@ -144,6 +144,16 @@ def medians(case, keys, ours_only=()):
             "ours": {k: of("ours", k) for k in (*keys, *ours_only)}}
 
 
+def paired(case, key):
+    """Median and range over the runs of ours/wrk for one key, each run of ours divided by the wrk
+    run just before it. Why: the machine drifts between slower and faster spells that last
+    several runs (nginx's CPU per request moved between 6.9 and 8.4 us for both generators in
+    step), and a ratio of two medians can pair a fast spell of one tool with a slow one of the
+    other; adjacent runs share their spell."""
+    ratios = sorted(r["ours"][key] / r["wrk"][key] for r in case["runs"])
+    return statistics.median(ratios), ratios[0], ratios[-1]
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
@@ -215,8 +225,8 @@ def main():
 
     print(f"\n{args.runs} alternating runs of {args.duration} s per tool and case; medians\n")
     print("| closed loop | wrk req/s | gatebench-load req/s | ratio | wrk CPU/req | ours CPU/req "
-          "| ratio | nginx CPU/req under wrk | under ours |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| ratio | nginx CPU/req under wrk | under ours | paired req/s ratio | paired CPU ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in results["closed"]:
         m = case["median"] = medians(case, ("rps", "cpu_per_request_us",
                                             "target_cpu_per_request_us"))
@@ -225,17 +235,22 @@ def main():
               f"{o['rps']:,.0f} | {o['rps'] / w['rps']:.2f}x | "
               f"{w['cpu_per_request_us']:.2f} µs | {o['cpu_per_request_us']:.2f} µs | "
               f"{o['cpu_per_request_us'] / w['cpu_per_request_us']:.2f} | "
-              f"{w['target_cpu_per_request_us']:.2f} µs | {o['target_cpu_per_request_us']:.2f} µs |")
+              f"{w['target_cpu_per_request_us']:.2f} µs | {o['target_cpu_per_request_us']:.2f} µs | "
+              "{:.2f}x ({:.2f}–{:.2f}) | {:.2f} ({:.2f}–{:.2f}) |".format(
+                  *paired(case, "rps"), *paired(case, "cpu_per_request_us")))
+        case["paired"] = {k: paired(case, k) for k in ("rps", "cpu_per_request_us")}
     print("\n| fixed rate | req/s (wrk paced) | req/s (ours, --rate) | wrk p50 | ours p50 | ratio "
-          "| ours p50 service time | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| ours p50 service time | ratio | paired p50 ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in results["paced"]:
         m = case["median"] = medians(case, ("rps", "p50_us"), ("service_p50_us",))
         w, o = m["wrk"], m["ours"]
         print(f"| -t{case['threads']} -c{case['connections']} | {w['rps']:,.0f} | "
               f"{o['rps']:,.0f} | {w['p50_us']:.1f} µs | {o['p50_us']:.1f} µs | "
               f"{o['p50_us'] / w['p50_us']:.2f} | {o['service_p50_us']:.1f} µs | "
-              f"{o['service_p50_us'] / w['p50_us']:.2f} |")
+              f"{o['service_p50_us'] / w['p50_us']:.2f} | "
+              "{:.2f} ({:.2f}–{:.2f}) |".format(*paired(case, "p50_us")))
+        case["paired"] = {"p50_us": paired(case, "p50_us")}
     errors = sum(r[k]["errors"] for kind in results.values() for case in kind for r in case["runs"]
                  for k in ("wrk", "ours"))
     setups = sorted({(r["ours"]["io"], r["ours"]["spin_us"], r["ours"]["sched"])
