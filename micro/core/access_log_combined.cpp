@@ -68,26 +68,94 @@ class LineParser {
   ErrorReason error_reason() const { return reason_; }
 
  private:
-  // The line as nginx writes it: six quotes, then '\n', no escape in between. The quote
-  // positions fix every other field (the bare ones sit at known distances from them), so only
-  // the method's end and the '?' need a search. Anything unexpected returns false and leaves
-  // the line to parse_careful, which also names the error.
+  // The line as nginx writes it: six quotes, then '\n'. The quote positions fix every other
+  // field (the bare ones sit at known distances from them), so only the method's end and the
+  // '?' need a search. A line with escapes goes to parse_escaped. Anything unexpected returns
+  // false and leaves the line to parse_careful, which also names the error.
   [[gnu::always_inline]] bool parse_fast(std::size_t s, AccessLogRecord& r, std::size_t& next) {
     // The index gives the positions of the line's quotes, backslashes and newline at once.
     if (!ix_.find(s, 7)) return false;
-    const std::uint32_t* const q = ix_.pos();
-    const char* const d = d_;
-    // Six quotes, then the newline (a backslash fails both).
 #if defined(__SSE2__)
+    // Six quotes, then the newline (a backslash fails both).
     const __m128i want =
         _mm_setr_epi8('"', '"', '"', '"', '"', '"', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ix_.kind()));
-    if ((_mm_movemask_epi8(_mm_cmpeq_epi8(got, want)) & 0x7f) != 0x7f) return false;
+    if ((_mm_movemask_epi8(_mm_cmpeq_epi8(got, want)) & 0x7f) != 0x7f) [[unlikely]] {
+      return parse_escaped(s, r, next);
+    }
 #else
     unsigned bad = static_cast<unsigned char>(ix_.kind()[6] ^ '\n');
     for (int i = 0; i < 6; ++i) bad |= static_cast<unsigned char>(ix_.kind()[i] ^ '"');
-    if (bad != 0) return false;
+    if (bad != 0) [[unlikely]] {
+      return parse_escaped(s, r, next);
+    }
 #endif
+    const std::uint32_t* const q = ix_.pos();
+    if (!fields(s, q, r)) return false;
+    r.escaped = 0;
+    next = q[6] + 1;
+    ix_.consume(7);
+    return true;
+  }
+
+  // A line whose next 7 entries are not six quotes and a newline: most often one with \xHH
+  // escapes in its quoted fields (hostile requests), whose backslashes sit among the quotes in
+  // the index (a valid escape holds no quote, so the quote entries are the fields' own). Walks
+  // the entries to the newline, checking each escape, and parses the fields from the quote
+  // positions as parse_fast does; the views stay raw and their `escaped` bits are set as
+  // parse_careful sets them. An invalid escape, a backslash outside the quotes, a quote too many
+  // or too few, or a line with more entries than the index holds returns false for
+  // parse_careful, which names the error. Out of line: the clean lines' path stays as it was.
+  [[gnu::noinline]] bool parse_escaped(std::size_t s, AccessLogRecord& r, std::size_t& next) {
+    std::uint32_t q[7];
+    unsigned in_field = 0;    // bit f: quoted field f (request, referer, user agent) has one
+    std::uint32_t first = 0;  // the request's first and last escapes
+    std::uint32_t last = 0;
+    std::size_t k = 0;  // quotes seen
+    for (std::size_t i = 0;; ++i) {
+      if (!ix_.reach(i)) return false;
+      const std::uint32_t p = ix_.pos()[i];
+      const char c = ix_.kind()[i];
+      if (c == '"') {
+        if (k == 6) return false;
+        q[k++] = p;
+      } else if (c == '\\') {
+        // Inside a quote pair, and "\xHH": its three bytes hold no entry.
+        if ((k & 1) == 0 || n_ - p < 4 || d_[p + 1] != 'x' ||
+            detail::hex_value(static_cast<unsigned char>(d_[p + 2])) < 0 ||
+            detail::hex_value(static_cast<unsigned char>(d_[p + 3])) < 0) {
+          return false;
+        }
+        if (k == 1) {
+          first = (in_field & 1) ? first : p;
+          last = p;
+        }
+        in_field |= 1u << (k >> 1);
+      } else {
+        if (k != 6) return false;
+        q[6] = p;
+        if (!fields(s, q, r)) return false;
+        // The request's escapes lie in its target (the method and protocol hold none once
+        // checked): in the path before its end, in the query after the '?' that ends it.
+        const auto path_end = static_cast<std::uint32_t>(r.path.data() + r.path.size() - d_);
+        std::uint8_t escaped = 0;
+        if (in_field & 1) {
+          escaped |= first < path_end ? kEscPath : 0;
+          escaped |= last > path_end ? kEscQuery : 0;
+        }
+        escaped |= (in_field & 2) ? kEscReferer : 0;
+        escaped |= (in_field & 4) ? kEscUserAgent : 0;
+        r.escaped = escaped;
+        next = p + 1;
+        ix_.consume(i + 1);
+        return true;
+      }
+    }
+  }
+
+  // Every field but `escaped` of the line from s whose six quotes and newline are at q[0..6].
+  [[gnu::always_inline]] bool fields(std::size_t s, const std::uint32_t* q, AccessLogRecord& r) {
+    const char* const d = d_;
     if (q[0] < s + 38) return false;
 
     // $remote_addr - $remote_user [$time_local] " : the address ends at the first space, the
@@ -170,17 +238,13 @@ class LineParser {
     };
     r.referer = dash_empty(q[2] + 1, q[3]);
     r.user_agent = dash_empty(q[4] + 1, q[5]);
-    r.escaped = 0;
     r.host = {};
     r.rule_id = {};
     r.scheme = Scheme::none;
     r.action = Action::none;
     r.request_time_us = kAbsent;
     r.upstream_time_us = kAbsent;
-    if (!ok) return false;
-    next = q[6] + 1;
-    ix_.consume(7);
-    return true;
+    return ok;
   }
 
   [[gnu::noinline]] bool parse_careful(std::size_t p, AccessLogRecord& r, std::size_t& next) {
