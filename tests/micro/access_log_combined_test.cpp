@@ -170,6 +170,24 @@ TEST(AccessLogCombined, RequestLineShapes) {
   EXPECT_EQ(e.record.query, "a=1?b=2");
 }
 
+// The fast path finds the '?' 64 bytes at a time: targets around that length, with the '?' at
+// the edges of each 64-byte step, or none.
+TEST(AccessLogCombined, QueryAtEachOffset) {
+  for (std::size_t len = 1; len <= 140; ++len) {
+    for (std::size_t at : {len, std::size_t{1}, len / 2, std::size_t{62}, std::size_t{63},
+                           std::size_t{64}, std::size_t{65}, std::size_t{128}, len - 1}) {
+      if (at > len || (at == 0 && len > 0)) continue;
+      std::string target = "/" + std::string(len - 1, 'a');
+      if (at < len) target[at] = '?';
+      const auto one =
+          parse_one(kCombined, with([&](Parts& p) { p.request = "GET " + target + " HTTP/1.1"; }));
+      ASSERT_TRUE(one.ok) << target;
+      EXPECT_EQ(one.record.path, target.substr(0, at)) << target;
+      EXPECT_EQ(one.record.query, at < len ? target.substr(at + 1) : "") << target;
+    }
+  }
+}
+
 TEST(AccessLogCombined, NginxEscapesAndDashes) {
   const auto one = parse_one(kCombined, with([](Parts& p) {
                                p.request = "GET /a\\x22b?q=\\x5C HTTP/1.1";
