@@ -253,6 +253,13 @@ TEST(AccessLogCombined, EachErrorReason) {
   cut.resize(cut.size() - 10);
   EXPECT_EQ(reason_of(kCombined, cut), ErrorReason::missing_field);
   EXPECT_EQ(reason_of(kCombined, "203.0.113.7"), ErrorReason::missing_field);
+  // Cut right after the time: the same reason alone (the buffer ends there) as before a '\n'.
+  const std::string head = "203.0.113.7 - alice [10/Oct/2000:13:55:36 -0700]";
+  EXPECT_EQ(reason_of(kCombined, head), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombined, head + " "), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombined, head + std::string(1, '\0')), ErrorReason::bad_syntax);
+  EXPECT_EQ(reason_of(kCombined, head.substr(0, head.size() - 1)), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombined, head.substr(0, head.size() - 2)), ErrorReason::bad_time);
   EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.referer = "raw\"quote"; })),
             ErrorReason::bad_syntax);
 }
