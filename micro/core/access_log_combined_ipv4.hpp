@@ -4,8 +4,8 @@
 // Why: parse_ipv4_compress (access_log_scan.hpp) derives each octet's digit shuffle in registers
 // from a vpcompressb of the octet ends, about 30 instructions on the line's critical path. Here
 // the 16-bit mask of the octet ends (three dots and the field's end) is hashed (one multiply) to
-// the index of one of the 81 valid shapes (octet lengths 1..3 each), whose shuffle and mask come
-// from a table of 1.8 KB: a line spends about half the instructions. A mask that is not one of
+// the slot of one of the 81 valid shapes (octet lengths 1..3 each), which holds the shape's
+// shuffle and mask: a line spends about half the instructions. A mask that is not one of
 // the 81 shapes (a fourth dot, an empty or a 4-digit octet) does not match its slot's mask.
 #pragma once
 
@@ -19,10 +19,16 @@ namespace gatebench::access_log::detail {
 
 struct Ipv4HashTables {
   static constexpr int kBits = 9;  // 512 slots for 81 shapes
+  // A slot holds its shape's shuffle and octet ends itself (0 ends: no shape), so both loads
+  // depend on the hash alone; an index to a shape table put a second load on the line's
+  // critical path. 16 KB in all, but a parser only touches the 81 slots in use.
+  struct Slot {
+    std::uint8_t shuffle[16];
+    std::uint16_t ends;
+    std::uint8_t pad[14];
+  };
   std::uint32_t multiplier = 0;
-  std::uint8_t slot_shape[1u << kBits] = {};  // 1 + shape, 0 for none
-  std::uint16_t shape_mask[82] = {};          // octet ends of each shape (entry 0: no shape)
-  alignas(16) std::uint8_t shape_shuffle[82][16] = {};
+  alignas(32) Slot slot[1u << kBits] = {};
 };
 
 constexpr std::uint32_t ipv4_hash(std::uint32_t ends, std::uint32_t multiplier) {
@@ -32,6 +38,7 @@ constexpr std::uint32_t ipv4_hash(std::uint32_t ends, std::uint32_t multiplier) 
 constexpr Ipv4HashTables make_ipv4_hash_tables() {
   Ipv4HashTables t{};
   std::uint16_t masks[81] = {};
+  std::uint8_t shuffles[81][16] = {};
   for (int id = 0; id < 81; ++id) {
     const int len[4] = {id / 27 + 1, id / 9 % 3 + 1, id / 3 % 3 + 1, id % 3 + 1};
     int start = 0;
@@ -40,7 +47,7 @@ constexpr Ipv4HashTables make_ipv4_hash_tables() {
       // Byte j of lane o takes the octet's digit 3 - j places before its end; 0x80 zeroes it.
       for (int j = 0; j < 4; ++j) {
         const int from_end = 3 - j;
-        t.shape_shuffle[id + 1][4 * o + j] =
+        shuffles[id][4 * o + j] =
             static_cast<std::uint8_t>(from_end < len[o] ? start + len[o] - 1 - from_end : 0x80);
       }
       start += len[o];
@@ -48,9 +55,10 @@ constexpr Ipv4HashTables make_ipv4_hash_tables() {
       start += 1;
     }
     masks[id] = mask;
-    t.shape_mask[id + 1] = mask;
   }
-  for (int j = 0; j < 16; ++j) t.shape_shuffle[0][j] = 0x80;
+  for (auto& s : t.slot) {
+    for (auto& b : s.shuffle) b = 0x80;
+  }
   // The first odd multiplier (from a fixed sequence) under which the 81 masks share no slot.
   std::uint32_t m = 0x9e37'79b1u;
   for (;;) {
@@ -67,7 +75,9 @@ constexpr Ipv4HashTables make_ipv4_hash_tables() {
   }
   t.multiplier = m;
   for (int id = 0; id < 81; ++id) {
-    t.slot_shape[ipv4_hash(masks[id], m)] = static_cast<std::uint8_t>(id + 1);
+    Ipv4HashTables::Slot& s = t.slot[ipv4_hash(masks[id], m)];
+    s.ends = masks[id];
+    for (int j = 0; j < 16; ++j) s.shuffle[j] = shuffles[id][j];
   }
   return t;
 }
@@ -85,11 +95,11 @@ inline bool parse_ipv4_hashed(const char* b, const char* e, std::uint32_t& out) 
   const auto digits = static_cast<unsigned>(
       _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t)));
   const unsigned ends = dots | (1u << (len & 15));
-  const unsigned shape = kIpv4Hash.slot_shape[ipv4_hash(ends, kIpv4Hash.multiplier)];
-  bool ok = (len >= 7) & (len <= 15) & (((digits | dots) & in_field) == in_field) &
-            (kIpv4Hash.shape_mask[shape] == ends);
-  const __m128i lanes = _mm_shuffle_epi8(
-      t, _mm_load_si128(reinterpret_cast<const __m128i*>(kIpv4Hash.shape_shuffle[shape])));
+  const Ipv4HashTables::Slot& slot = kIpv4Hash.slot[ipv4_hash(ends, kIpv4Hash.multiplier)];
+  bool ok =
+      (len >= 7) & (len <= 15) & (((digits | dots) & in_field) == in_field) & (slot.ends == ends);
+  const __m128i lanes =
+      _mm_shuffle_epi8(t, _mm_load_si128(reinterpret_cast<const __m128i*>(slot.shuffle)));
   const __m128i pairs = _mm_maddubs_epi16(
       lanes, _mm_setr_epi8(0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1));
   const __m128i octets = _mm_madd_epi16(pairs, _mm_set1_epi16(1));
