@@ -193,7 +193,7 @@ class LineParser {
 #endif
 #if defined(__SSSE3__)
     // Reads 16 bytes from b: the quote is at least 38 bytes further.
-    ok &= ip_end - b <= 15 ? detail::parse_ipv4_hashed(b, ip_end, r.client_ip)
+    ok &= ip_end - b <= 15 ? detail::parse_ipv4_hashed(head, spaces, r.client_ip)
                            : detail::parse_ipv4(b, ip_end, r.client_ip);
 #else
     ok &= (s >= 3 && ip_end - b <= 15) ? detail::parse_ipv4_near(b, ip_end, r.client_ip)

@@ -84,20 +84,22 @@ constexpr Ipv4HashTables make_ipv4_hash_tables() {
 
 inline constexpr Ipv4HashTables kIpv4Hash = make_ipv4_hash_tables();
 
-// Dotted quad, 1..3 digits per octet, each <= 255, spanning exactly [b, e); reads [b, b + 16).
-inline bool parse_ipv4_hashed(const char* b, const char* e, std::uint32_t& out) {
-  const std::ptrdiff_t len = e - b;
-  const unsigned in_field = (1u << (len & 15)) - 1;
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+// Dotted quad, 1..3 digits per octet, each <= 255, in the 16 bytes `v`, ending at the lowest set
+// bit of `end_bits` (the caller's mask of spaces, or 1 << length). Why a mask and not an end
+// pointer: the octet ends then come from it in two bit operations, with no count of trailing
+// zeros and shift on the way to the hash, which is on the line's critical path.
+inline bool parse_ipv4_hashed(__m128i v, unsigned end_bits, std::uint32_t& out) {
+  const unsigned end = end_bits & (0u - end_bits);
+  const unsigned in_field = end - 1;
   const auto dots =
       static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')))) & in_field;
   const __m128i t = _mm_sub_epi8(v, _mm_set1_epi8('0'));
   const auto digits = static_cast<unsigned>(
       _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t)));
-  const unsigned ends = dots | (1u << (len & 15));
+  const unsigned ends = dots | end;
   const Ipv4HashTables::Slot& slot = kIpv4Hash.slot[ipv4_hash(ends, kIpv4Hash.multiplier)];
-  bool ok =
-      (len >= 7) & (len <= 15) & (((digits | dots) & in_field) == in_field) & (slot.ends == ends);
+  bool ok = (end >= 1u << 7) & (end <= 1u << 15) & (((digits | dots) & in_field) == in_field) &
+            (slot.ends == ends);
   const __m128i lanes =
       _mm_shuffle_epi8(t, _mm_load_si128(reinterpret_cast<const __m128i*>(slot.shuffle)));
   const __m128i pairs = _mm_maddubs_epi16(
@@ -109,6 +111,13 @@ inline bool parse_ipv4_hashed(const char* b, const char* e, std::uint32_t& out) 
       octets, _mm_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
   out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(packed));
   return ok;
+}
+
+// The same for a field spanning exactly [b, e); reads [b, b + 16).
+inline bool parse_ipv4_hashed(const char* b, const char* e, std::uint32_t& out) {
+  const auto len = static_cast<unsigned>(e - b);
+  return len <= 15 &&
+         parse_ipv4_hashed(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)), 1u << len, out);
 }
 
 }  // namespace gatebench::access_log::detail
