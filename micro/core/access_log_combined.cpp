@@ -68,19 +68,10 @@ class LineParser {
 
   // See parse_lines: consecutive lines by the fast path alone.
   std::size_t parse_run(std::size_t& pos, AccessLogRecord* out, std::size_t max) {
-    std::size_t k = 0;
-    std::size_t p = pos;
-    while (k < max && p < n_) {
-      std::size_t next;
-      if (!parse_fast(p, out[k], next)) {
-        failed_at_ = p;
-        break;
-      }
-      ++k;
-      p = next < n_ ? next : n_;
-    }
-    pos = p;
-    return k;
+    return detail::run_fast(pos, n_, out, max, failed_at_,
+                            [this](std::size_t p, AccessLogRecord& r, std::size_t& next) {
+                              return parse_fast(p, r, next);
+                            });
   }
 
   std::size_t error_offset() const { return err_at_; }

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "micro/core/access_log_scan.hpp"
+
 #if defined(__SSSE3__)
 #include <immintrin.h>
 
@@ -100,16 +102,8 @@ inline bool parse_ipv4_hashed(__m128i v, unsigned end_bits, std::uint32_t& out) 
   const Ipv4HashTables::Slot& slot = kIpv4Hash.slot[ipv4_hash(ends, kIpv4Hash.multiplier)];
   bool ok = (end >= 1u << 7) & (end <= 1u << 15) & (((digits | dots) & in_field) == in_field) &
             (slot.ends == ends);
-  const __m128i lanes =
-      _mm_shuffle_epi8(t, _mm_load_si128(reinterpret_cast<const __m128i*>(slot.shuffle)));
-  const __m128i pairs = _mm_maddubs_epi16(
-      lanes, _mm_setr_epi8(0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1));
-  const __m128i octets = _mm_madd_epi16(pairs, _mm_set1_epi16(1));
-  ok &= _mm_movemask_epi8(_mm_cmpgt_epi32(octets, _mm_set1_epi32(255))) == 0;
-  // The first octet is the most significant byte.
-  const __m128i packed = _mm_shuffle_epi8(
-      octets, _mm_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(packed));
+  ok &= ipv4_from_lanes(
+      _mm_shuffle_epi8(t, _mm_load_si128(reinterpret_cast<const __m128i*>(slot.shuffle))), out);
   return ok;
 }
 

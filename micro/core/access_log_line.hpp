@@ -17,6 +17,27 @@ namespace gatebench::access_log::detail {
 // from pos by its fast path alone, up to max, and stops (leaving pos at the line) at the first
 // one it does not take, which parse then gets (a loop of the fast path alone keeps its state in
 // registers and skips the checks below).
+// The body of a parse_run: `fast(p, record, next)` over consecutive lines of [0, n) from pos, up
+// to max records; stops at the first line it does not take, leaving pos (and failed_at) there.
+template <typename Fast>
+[[gnu::always_inline]] inline std::size_t run_fast(std::size_t& pos, std::size_t n,
+                                                   AccessLogRecord* out, std::size_t max,
+                                                   std::size_t& failed_at, Fast&& fast) {
+  std::size_t k = 0;
+  std::size_t p = pos;
+  while (k < max && p < n) {
+    std::size_t next;
+    if (!fast(p, out[k], next)) {
+      failed_at = p;
+      break;
+    }
+    ++k;
+    p = next < n ? next : n;
+  }
+  pos = p;
+  return k;
+}
+
 template <typename LineParser>
 BatchResult parse_lines(std::string_view buffer, std::span<AccessLogRecord> records,
                         std::span<AccessLogError> errors, LineParser& parser) {

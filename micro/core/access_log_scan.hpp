@@ -278,6 +278,20 @@ constexpr Ipv4Shuffles make_ipv4_shuffles() {
 }
 
 inline constexpr Ipv4Shuffles kIpv4Shuffles = make_ipv4_shuffles();
+
+// The end of every vector IPv4 parser: four 4-byte lanes of right-aligned digit values (byte j of
+// lane k = the digit 3 - j places before octet k's end, 0 where the octet has none) become the
+// address, first octet most significant; false when an octet is over 255.
+[[gnu::always_inline]] inline bool ipv4_from_lanes(__m128i lanes, std::uint32_t& out) {
+  const __m128i pairs = _mm_maddubs_epi16(
+      lanes, _mm_setr_epi8(0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1));
+  const __m128i octets = _mm_madd_epi16(pairs, _mm_set1_epi16(1));
+  const bool ok = _mm_movemask_epi8(_mm_cmpgt_epi32(octets, _mm_set1_epi32(255))) == 0;
+  const __m128i packed = _mm_shuffle_epi8(
+      octets, _mm_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(packed));
+  return ok;
+}
 #endif
 
 // Dotted quad without data-dependent branches (octet lengths are random, so a digit loop
@@ -309,15 +323,7 @@ inline bool parse_ipv4_near(const char* b, const char* e, std::uint32_t& out) {
   ok &= (l0 <= 2) & (l1 <= 2) & (l2 <= 2) & (l3 <= 2);
   const unsigned id = ok ? l0 * 27 + l1 * 9 + l2 * 3 + l3 : 0;
   const __m128i ctrl = _mm_load_si128(reinterpret_cast<const __m128i*>(kIpv4Shuffles.ctrl[id]));
-  const __m128i lanes = _mm_shuffle_epi8(t, ctrl);
-  const __m128i pairs = _mm_maddubs_epi16(
-      lanes, _mm_setr_epi8(0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1));
-  const __m128i octets = _mm_madd_epi16(pairs, _mm_set1_epi16(1));
-  ok &= _mm_movemask_epi8(_mm_cmpgt_epi32(octets, _mm_set1_epi32(255))) == 0;
-  // The first octet is the most significant byte.
-  const __m128i packed = _mm_shuffle_epi8(
-      octets, _mm_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(packed));
+  ok &= ipv4_from_lanes(_mm_shuffle_epi8(t, ctrl), out);
   return ok;
 #else
   const std::ptrdiff_t len = e - b;
@@ -391,13 +397,7 @@ inline bool parse_ipv4_compress(const char* b, const char* e, std::uint32_t& out
   const __m128i from = _mm_add_epi8(
       end, _mm_setr_epi8(-4, -3, -2, -1, -4, -3, -2, -1, -4, -3, -2, -1, -4, -3, -2, -1));
   const __m128i lanes = _mm_maskz_shuffle_epi8(_mm_cmpge_epi8_mask(from, start), t, from);
-  const __m128i pairs = _mm_maddubs_epi16(
-      lanes, _mm_setr_epi8(0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1, 0, 100, 10, 1));
-  const __m128i octets = _mm_madd_epi16(pairs, _mm_set1_epi16(1));
-  ok &= _mm_cmpgt_epi32_mask(octets, _mm_set1_epi32(255)) == 0;
-  const __m128i packed = _mm_shuffle_epi8(
-      octets, _mm_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(packed));
+  ok &= ipv4_from_lanes(lanes, out);
   return ok;
 }
 #endif

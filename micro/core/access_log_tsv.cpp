@@ -149,19 +149,10 @@ class LineParser {
   // See parse_lines. parse then tries the line it stopped at with the careful path only.
   std::size_t parse_run(std::size_t& pos, AccessLogRecord* out,
                         std::size_t max) requires(K == FieldKernel::wide) {
-    std::size_t k = 0;
-    std::size_t p = pos;
-    while (k < max && p < n_) {
-      std::size_t next;
-      if (!parse_wide(p, out[k], next)) {
-        failed_at_ = p;
-        break;
-      }
-      ++k;
-      p = next < n_ ? next : n_;
-    }
-    pos = p;
-    return k;
+    return detail::run_fast(pos, n_, out, max, failed_at_,
+                            [this](std::size_t p, AccessLogRecord& r, std::size_t& next) {
+                              return parse_wide(p, r, next);
+                            });
   }
 #endif
 
