@@ -12,9 +12,7 @@ prefixed by extra gatebench-load options and '::', e.g.
 import argparse
 import os
 import shlex
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -46,32 +44,20 @@ def main():
     if args.rounds < 1 or args.duration < 1:
         die("--rounds and --duration must be at least 1")
     results = {v: [] for v in args.variants}
-    with tempfile.TemporaryDirectory(prefix="load-ab-") as work:
-        conf = os.path.join(work, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(lvw.NGINX_CONF.format(workers=args.workers, dir=work, port=args.port))
-        nginx = subprocess.Popen([args.nginx, "-p", work, "-c", conf], stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
-        lvw.TARGET_PID = nginx.pid
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-        try:
-            lvw.wait_port(args.port)
-            url = f"http://127.0.0.1:{args.port}/"
-            for i in range(args.rounds):
-                for v in args.variants:
-                    extra, _, exe = v.rpartition("::")
-                    a = argparse.Namespace(work=work, load_args=extra, wrk=exe, load=exe)
-                    if "wrk" in os.path.basename(exe):
-                        r = lvw.wrk(a, url, threads, conns, args.duration)
-                    else:
-                        r = lvw.ours(a, url, threads, conns, args.duration)
-                    results[v].append(r)
-                    print(f"round {i + 1}/{args.rounds} {v}: {r['rps']:,.0f} req/s, "
-                          f"CPU {r['cpu_per_request_us']:.2f} µs/req, "
-                          f"nginx {r['target_cpu_per_request_us']:.2f} µs/req", file=sys.stderr)
-        finally:
-            os.killpg(nginx.pid, signal.SIGTERM)
-            nginx.wait(timeout=10)
+    with tempfile.TemporaryDirectory(prefix="load-ab-") as work, \
+            lvw.nginx_target(args.nginx, work, args.port, args.workers) as url:
+        for i in range(args.rounds):
+            for v in args.variants:
+                extra, _, exe = v.rpartition("::")
+                a = argparse.Namespace(work=work, load_args=extra, wrk=exe, load=exe)
+                if "wrk" in os.path.basename(exe):
+                    r = lvw.wrk(a, url, threads, conns, args.duration)
+                else:
+                    r = lvw.ours(a, url, threads, conns, args.duration)
+                results[v].append(r)
+                print(f"round {i + 1}/{args.rounds} {v}: {r['rps']:,.0f} req/s, "
+                      f"CPU {r['cpu_per_request_us']:.2f} µs/req, "
+                      f"nginx {r['target_cpu_per_request_us']:.2f} µs/req", file=sys.stderr)
     print(f"\n-t{threads} -c{conns}, {args.rounds} rounds of {args.duration} s; medians\n")
     print("| variant | req/s | CPU/req | nginx CPU/req |")
     print("|---|---:|---:|---:|")

@@ -13,6 +13,7 @@ threads and connections; its p50 is shown both from each request's intended send
 latency) and from the actual send (its service time, which is what wrk measures).
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -136,6 +137,26 @@ def wait_port(port, deadline_s=5):
     die(f"nginx did not listen on 127.0.0.1:{port} within {deadline_s} s")
 
 
+@contextlib.contextmanager
+def nginx_target(nginx, work, port, workers):
+    """Runs the measured nginx from a prefix in `work` on 127.0.0.1:port for the block; yields its
+    URL. Its master's pid goes to TARGET_PID, whose workers' CPU time run_measured reports."""
+    global TARGET_PID
+    conf = os.path.join(work, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF.format(workers=workers, dir=work, port=port))
+    proc = subprocess.Popen([nginx, "-p", work, "-c", conf], stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    TARGET_PID = proc.pid
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    try:
+        wait_port(port)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
 def medians(case, keys, ours_only=()):
     """Median over the case's runs of each key, per tool: {"wrk": {...}, "ours": {...}}."""
     def of(tool, key):
@@ -190,20 +211,10 @@ def main():
     closed, paced = cases(args.closed, "--closed"), cases(args.paced, "--paced")
     with tempfile.TemporaryDirectory(prefix="load-vs-wrk-") as work:
         args.work = work
-        conf = os.path.join(work, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(workers=args.workers, dir=work, port=args.port))
         script = os.path.join(work, "pace.lua")
         with open(script, "w") as f:
             f.write("function delay()\n  return 2\nend\n")
-        nginx = subprocess.Popen([args.nginx, "-p", work, "-c", conf], stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
-        global TARGET_PID
-        TARGET_PID = nginx.pid
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-        try:
-            wait_port(args.port)
-            url = f"http://127.0.0.1:{args.port}/"
+        with nginx_target(args.nginx, work, args.port, args.workers) as url:
             results = {"closed": [], "paced": []}
             for t, c in closed:
                 runs = []
@@ -219,9 +230,6 @@ def main():
                     w = wrk(args, url, t, c, args.duration, script)
                     runs.append({"wrk": w, "ours": ours(args, url, t, c, args.duration, w["rps"])})
                 results["paced"].append({"threads": t, "connections": c, "runs": runs})
-        finally:
-            os.killpg(nginx.pid, signal.SIGTERM)
-            nginx.wait(timeout=10)
 
     print(f"\n{args.runs} alternating runs of {args.duration} s per tool and case; medians\n")
     print("| closed loop | wrk req/s | gatebench-load req/s | ratio | wrk CPU/req | ours CPU/req "

@@ -25,6 +25,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   const std::uint64_t measure_start = start + options.warmup_ns;
   const std::uint64_t measure_end = measure_start + options.duration_ns;
   const std::uint64_t spin_ns = effective_spin_ns(options, usable_cpus());
+  const bool sched_batch = effective_sched_batch(options);
 
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < options.threads; ++i) {
@@ -36,7 +37,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
     plan.measure_start_ns = measure_start;
     plan.measure_end_ns = measure_end;
     plan.spin_ns = spin_ns;
-    plan.sched_batch = effective_sched_batch(options);
+    plan.sched_batch = sched_batch;
     if (options.rate > 0) {
       plan.rate = options.rate * plan.connections / options.connections;
       // Threads take turns in the global schedule instead of sending at the same instants.

@@ -100,6 +100,11 @@ class DelimiterIndex {
   static constexpr std::size_t kFill = kCap - 64;  // below this, one more block always fits
   static constexpr std::size_t kSlack = 64;        // a block writes up to 64 entries past count_
   static constexpr ByteSet kDash{'-', '-', '-'};
+  // 0..63: the byte offsets of a block (compressed into positions; minus one, the byte before).
+  alignas(64) static constexpr std::uint8_t kIota[64] = {
+      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
   // The next line does not start where the last one parsed here ended (the careful path took a
   // line, or the batch loop skipped one): drop the entries before s.
@@ -135,11 +140,9 @@ class DelimiterIndex {
       // one, kept in a register: cheaper than carrying the '-' mask from block to block in
       // general registers (tsv 1 ns per line less). Only tsv has the flags; combined takes
       // this loop for the delimiter mask alone (1 ns per line less than the loop below).
-      alignas(64) static constexpr std::uint8_t kBefore[64] = {
-          127, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-          21,  22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-          43,  44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
-      const __m512i before = _mm512_load_si512(kBefore);
+      // Index i - 1 for byte i; byte 0 takes index 127 (0xff's low seven bits), the last byte of
+      // the previous block.
+      const __m512i before = _mm512_sub_epi8(_mm512_load_si512(kIota), _mm512_set1_epi8(1));
       // The delimiters by one permute and one compare instead of three compares and two mask
       // ors: the table holds each delimiter at the slot of its low six bits, and at every other
       // slot a byte whose low six bits are not the slot's.
@@ -225,10 +228,6 @@ class DelimiterIndex {
     const auto base = static_cast<std::uint32_t>(blk);
 #if defined(__AVX512VBMI2__)
     if constexpr (K == IndexKernel::compress) {
-      alignas(64) static constexpr std::uint8_t kIota[64] = {
-          0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-          22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-          44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
       const __m512i offsets = _mm512_maskz_compress_epi8(m, _mm512_load_si512(kIota));
       // Setting the high bit by subtracting 0x80 leaves the low seven bits alone.
       const __m512i raw = _mm512_loadu_si512(bytes);
