@@ -2,11 +2,13 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/tls_context.hpp"
@@ -18,6 +20,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: gatebench-gateway --config FILE [--check]\n"
+    "       gatebench-gateway --time-calibration\n"
     "\n"
     "The gatebench reference gateway: an HTTP/1.1 reverse proxy with per-host protection\n"
     "features (IP lists, rules, exploit patterns, rate limit, queue, challenge, security\n"
@@ -25,7 +28,12 @@ constexpr const char* kUsage =
     "\n"
     "  --config FILE  JSON configuration (required)\n"
     "  --check        validate the configuration (and TLS files) and exit\n"
+    "  --time-calibration\n"
+    "                 print the CPU time of one calibration mix on this machine and exit\n"
     "  --help         this text\n"
+    "\n"
+    "Environment: GATEBENCH_GATEWAY_CALIBRATE_MIXES=N (0..100000000, default 0 = off) adds\n"
+    "a chain of N integer mixes of CPU work to every parsed request (docs/gateway.md).\n"
     "\n"
     "Signals: SIGHUP reloads the configuration (an invalid one is refused and the old one\n"
     "kept); SIGTERM / SIGINT stop gracefully (in-flight requests finish, at most 5 s).\n"
@@ -65,6 +73,7 @@ std::string restart_only_change(const gw::Config& a, const gw::Config& b) {
 int main(int argc, char** argv) {
   std::string config_path;
   bool check_only = false;
+  bool time_calibration = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -73,6 +82,8 @@ int main(int argc, char** argv) {
     }
     if (a == "--check") {
       check_only = true;
+    } else if (a == "--time-calibration") {
+      time_calibration = true;
     } else if (a == "--config" && i + 1 < argc) {
       config_path = argv[++i];
     } else if (a.rfind("--config=", 0) == 0) {
@@ -81,6 +92,22 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gatebench-gateway: unknown argument \"%s\"\n%s", a.c_str(), kUsage);
       return 2;
     }
+  }
+  if (time_calibration) {
+    constexpr std::uint32_t kMixes = 10'000'000;
+    constexpr int kRuns = 21;
+    gw::MixTiming t = gw::time_calibrate_mix(kMixes, kRuns);
+    std::printf(
+        "calibration mix: %.3f ns of CPU (median of %d runs of %u mixes; min %.3f, max %.3f)\n",
+        t.median_ns, kRuns, kMixes, t.min_ns, t.max_ns);
+    return 0;
+  }
+  std::uint32_t calibrate_mixes = 0;
+  try {
+    calibrate_mixes = gw::parse_calibrate_mixes(std::getenv(gw::kCalibrateMixesEnv));
+  } catch (const gw::ConfigError& e) {
+    std::fprintf(stderr, "gatebench-gateway: %s\n", e.what());
+    return 2;
   }
   if (config_path.empty()) {
     std::fprintf(stderr, "gatebench-gateway: --config FILE is required\n%s", kUsage);
@@ -110,6 +137,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   gw::SharedState shared;
+  shared.calibrate_mixes = calibrate_mixes;
   shared.publish(pub);
   std::vector<std::unique_ptr<gw::Worker>> workers;
   try {
@@ -123,6 +151,10 @@ int main(int argc, char** argv) {
   for (auto& w : workers) w->start();
   std::fprintf(stderr, "gatebench-gateway: %u workers, %zu hosts, config %s\n",
                pub->config->workers, pub->config->hosts.size(), config_path.c_str());
+  if (calibrate_mixes != 0) {
+    std::fprintf(stderr, "gatebench-gateway: calibration: %u mixes per request (%s)\n",
+                 calibrate_mixes, gw::kCalibrateMixesEnv);
+  }
 
   for (;;) {
     int sig = 0;

@@ -39,6 +39,9 @@ class SharedState {
   }
   std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
+  // Mixes of calibration work per parsed request (calibrate.hpp); set before the workers start.
+  std::uint32_t calibrate_mixes = 0;
+
   void request_stop() { stopping_.store(true, std::memory_order_release); }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
 

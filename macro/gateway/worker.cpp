@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "macro/gateway/access_log_sink.hpp"
+#include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/http_head.hpp"
 #include "macro/gateway/policy.hpp"
 #include "macro/gateway/response_writer.hpp"
@@ -232,9 +233,12 @@ class WorkerLoop {
   std::uint64_t next_tick_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
+  std::uint32_t calibrate_mixes_ = 0;
+  std::uint64_t calibrate_state_ = 0;
 };
 
-WorkerLoop::WorkerLoop(int index, SharedState& shared) : index_(index), shared_(shared) {
+WorkerLoop::WorkerLoop(int index, SharedState& shared)
+    : index_(index), shared_(shared), calibrate_mixes_(shared.calibrate_mixes) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -339,6 +343,8 @@ void WorkerLoop::run() {
     if (stopping_ && (live_.empty() || now_ms_ >= stop_deadline_ms_)) break;
   }
   if (log_) log_->flush();
+  // The calibration chain's result is used here, so the compiler cannot drop the work.
+  asm volatile("" : : "r"(calibrate_state_));
 }
 
 void WorkerLoop::reap() {
@@ -752,6 +758,7 @@ bool WorkerLoop::step_read_head(Client& c) {
 }
 
 void WorkerLoop::begin_request(Client& c) {
+  if (calibrate_mixes_ != 0) calibrate_state_ = calibrate_mix(calibrate_state_, calibrate_mixes_);
   std::int64_t now_us = mono_us();
   c.start_us = now_us;
   c.up_time_us = -1;

@@ -11,9 +11,9 @@ struct CliRun {
   std::string output;
 };
 
-CliRun run(std::vector<std::string> args) {
+CliRun run(std::vector<std::string> args, std::vector<std::string> env = {}) {
   gwtest::TempDir dir;
-  gwtest::Process p(std::move(args), (dir.path() / "out.log").string());
+  gwtest::Process p(std::move(args), (dir.path() / "out.log").string(), std::move(env));
   int st = p.wait_exit(5000);
   return {st, p.output()};
 }
@@ -46,6 +46,30 @@ TEST(GatewayCli, BadConfigExitsTwoNamingTheField) {
   r = run({GATEBENCH_GATEWAY_EXE, "--config", (dir.path() / "missing.json").string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("cannot read the file"), std::string::npos) << r.output;
+}
+
+TEST(GatewayCli, BadCalibrationValueExitsTwoNamingTheVariable) {
+  gwtest::TempDir dir;
+  std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
+      "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
+  for (const char* value : {"", "-1", "12x", "1e3", "100000001", "99999999999"}) {
+    CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"},
+                   {std::string("GATEBENCH_GATEWAY_CALIBRATE_MIXES=") + value});
+    EXPECT_EQ(r.status, 2) << value;
+    EXPECT_NE(r.output.find("GATEBENCH_GATEWAY_CALIBRATE_MIXES=\"" + std::string(value) + "\""),
+              std::string::npos)
+        << r.output;
+  }
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"},
+                 {"GATEBENCH_GATEWAY_CALIBRATE_MIXES=100000000"});
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(GatewayCli, TimeCalibrationPrintsNanosecondsPerMix) {
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--time-calibration"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("calibration mix: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" ns of CPU"), std::string::npos) << r.output;
 }
 
 TEST(GatewayCli, CheckValidatesAndExits) {

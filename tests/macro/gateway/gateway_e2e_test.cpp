@@ -20,13 +20,14 @@ constexpr const char* kSecret = "00112233445566778899aabbccddeeff001122334455667
 class GatewayE2E : public ::testing::Test {
  protected:
   // Starts the gateway with `hosts` (a JSON array body) and optional extra top-level fields.
-  void start(const std::string& hosts, const std::string& extra = "", bool wait = true) {
+  void start(const std::string& hosts, const std::string& extra = "", bool wait = true,
+             std::vector<std::string> env = {}) {
     port_ = gwtest::free_port();
     config_path_ = dir_.path() / "gw.json";
     write_config(hosts, extra);
     gateway_ = std::make_unique<gwtest::Process>(
         std::vector<std::string>{GATEBENCH_GATEWAY_EXE, "--config", config_path_.string()},
-        (dir_.path() / "gateway.log").string());
+        (dir_.path() / "gateway.log").string(), std::move(env));
     if (wait) {
       ASSERT_TRUE(gwtest::wait_port(port_)) << gateway_->output();
     }
@@ -99,6 +100,20 @@ TEST_F(GatewayE2E, UnknownHostGets421) {
   EXPECT_EQ(r.status, 421);
   EXPECT_TRUE(upstream_.requests().empty());
   EXPECT_EQ(get("known.test", "/").status, 200);
+}
+
+TEST_F(GatewayE2E, CalibrationWorkLeavesResponsesUnchanged) {
+  start(host(R"("*")"), "", true, {"GATEBENCH_GATEWAY_CALIBRATE_MIXES=20000"});
+  Conn c(gwtest::connect_to(port_));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(c.send(get_request("a.test", "/calibrated/" + std::to_string(i))));
+    Response r = c.read_response();
+    ASSERT_EQ(r.status, 200) << "request " << i;
+  }
+  EXPECT_EQ(get("a.test", "/one-more").status, 200);
+  EXPECT_EQ(upstream_.requests().size(), 21u);
+  EXPECT_NE(gateway_->output().find("calibration: 20000 mixes per request"), std::string::npos)
+      << gateway_->output();
 }
 
 TEST_F(GatewayE2E, UpstreamDownIs502AndTimeoutIs504) {

@@ -101,20 +101,28 @@ inline bool wait_port(int port, int ms = 5000) {
 }
 
 // A child process in its own process group; stop() (also run by the destructor) sends SIGTERM,
-// waits up to 5 s, then kills the whole group.
+// waits up to 5 s, then kills the whole group. `env` ("NAME=value") is added to this process's
+// environment for the child.
 class Process {
  public:
-  Process(std::vector<std::string> args, const std::string& stderr_path) : err_path_(stderr_path) {
+  Process(std::vector<std::string> args, const std::string& stderr_path,
+          std::vector<std::string> env = {})
+      : err_path_(stderr_path) {
+    // Built before fork: the child only calls async-signal-safe functions.
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       setpgid(0, 0);
       int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 2);
       dup2(fd, 1);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
+      execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     setpgid(pid_, pid_);
