@@ -18,7 +18,12 @@ gatebench reports (report.json), instruction counts (gatebench micro --instructi
 Time mode (micro): per benchmark a two-sided Mann-Whitney U test over the repetitions and the
 change of the median; regression when p < alpha and the median grew by >= the minimum change.
 Instruction mode: deterministic counts; regression when they grew by >= the threshold.
-Macro: the vs-nginx ratio (drop) and p99 (rise) per scenario.
+Macro (macro.json gatebench.macro/2, or report.json holding one): per scenario, HEAD failed
+while BASE was ok (invalid load, errors above the driver's threshold, failed baseline) is a
+regression; otherwise a two-sided Mann-Whitney U test over the ok rounds of CPU us per request
+of the target, the paired vs-nginx ratio and p99 (paired with the baseline's, else absolute),
+each with its minimum change. Fewer ok rounds than --min-rounds: "too few rounds", no verdict
+(a gatebench.macro/1 file has one round per scenario).
 
 options:
   --alpha A                    significance level (default 0.05)
@@ -26,8 +31,10 @@ options:
   --min-repetitions N          repetitions needed per side (default 9)
   --metric cpu_time|real_time  time measure compared (default cpu_time)
   --instructions-threshold PCT instruction mode threshold (default 1%)
-  --vs-nginx-threshold PCT     macro: drop of the vs-nginx ratio (default 5%)
-  --p99-threshold PCT          macro: rise of p99 (default 10%)
+  --min-rounds N               macro: ok rounds needed per side (default 5)
+  --cpu-threshold PCT          macro: minimum rise of CPU us per request (default 5%)
+  --vs-nginx-threshold PCT     macro: minimum drop of the vs-nginx ratio (default 5%)
+  --p99-threshold PCT          macro: minimum rise of p99 (default 10%)
   --md FILE                    also write the Markdown table to FILE
   --json FILE                  write the comparison as JSON (schema gatebench.compare/1)
   --quiet                      do not print the Markdown table on stdout
@@ -38,10 +45,11 @@ exit: 0 no regression, 1 regression, 2 bad input (the message names the file and
 }  // namespace
 
 int command_compare(const CommandArgs& argv) {
-  const Args args(argv,
-                  {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold",
-                   "vs-nginx-threshold", "p99-threshold", "md", "json"},
-                  {"help", "quiet"});
+  const Args args(
+      argv,
+      {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold", "min-rounds",
+       "cpu-threshold", "vs-nginx-threshold", "p99-threshold", "md", "json"},
+      {"help", "quiet"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
@@ -65,6 +73,10 @@ int command_compare(const CommandArgs& argv) {
     throw BadInput("option --metric: expected cpu_time or real_time, got '" + metric + "'");
   opt.instructions_threshold =
       args.percent_or("instructions-threshold", opt.instructions_threshold);
+  const long rounds = args.integer_or("min-rounds", 5);
+  if (rounds < 2) throw BadInput("option --min-rounds: expected at least 2");
+  opt.min_rounds = static_cast<std::size_t>(rounds);
+  opt.cpu_threshold = args.percent_or("cpu-threshold", opt.cpu_threshold);
   opt.vs_nginx_threshold = args.percent_or("vs-nginx-threshold", opt.vs_nginx_threshold);
   opt.p99_threshold = args.percent_or("p99-threshold", opt.p99_threshold);
 

@@ -1,6 +1,7 @@
 // The regression gate: BASE vs HEAD per benchmark (time: Mann–Whitney U + minimum change on
-// medians; instructions: deterministic threshold) and per macro scenario (vs-nginx ratio, p99).
-// Method and thresholds: docs/compare.md.
+// medians; instructions: deterministic threshold) and per macro scenario (Mann–Whitney U +
+// minimum change over the per-round samples of CPU per request, vs-nginx ratio and p99; the
+// driver's statuses gate first). Method and thresholds: docs/compare.md.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,9 +18,10 @@ enum class Verdict {
   improvement,
   no_change,
   too_few_repetitions,
-  added,    // only in HEAD
-  removed,  // only in BASE
-  skipped,  // errored/skipped on either side
+  too_few_rounds,  // macro: fewer ok rounds than --min-rounds on a side
+  added,           // only in HEAD
+  removed,         // only in BASE
+  skipped,         // errored/skipped on either side
 };
 const char* verdict_name(Verdict v);
 
@@ -31,18 +33,22 @@ struct CompareOptions {
   std::size_t min_repetitions = 9;
   TimeMetric metric = TimeMetric::cpu_time;
   double instructions_threshold = 0.01;
-  double vs_nginx_threshold = 0.05;  // relative drop of the vs-nginx ratio
-  double p99_threshold = 0.10;       // relative rise of p99
+  std::size_t min_rounds = 5;        // macro: ok rounds needed per side
+  double cpu_threshold = 0.05;       // macro: relative rise of CPU µs per request
+  double vs_nginx_threshold = 0.05;  // macro: relative drop of the vs-nginx ratio
+  double p99_threshold = 0.10;       // macro: relative rise of p99 (paired ratio or absolute)
 };
 
 struct CompareRow {
   std::string section;  // micro | instructions | macro
   std::string name;     // benchmark or scenario
-  std::string measure;  // cpu_time_ns | real_time_ns | instructions | vs_nginx | p99_us
+  // cpu_time_ns | real_time_ns | instructions | scenario | cpu_us_per_request | vs_nginx |
+  // p99_vs_nginx | p99_us
+  std::string measure;
   std::optional<double> base, head;
   std::optional<double> change;  // (head - base) / base
   std::optional<double> p_value;
-  std::size_t base_n = 0, head_n = 0;
+  std::size_t base_n = 0, head_n = 0;  // samples: repetitions, or macro ok rounds
   Verdict verdict = Verdict::no_change;
   std::string note;
 };
@@ -53,6 +59,17 @@ struct Comparison {
   std::vector<CompareRow> rows;
   bool has_regression() const;
 };
+
+// (head - base) / base; none when base is 0 and head is not.
+std::optional<double> relative_change(double base, double head);
+// Fills row's sample counts, medians and change.
+void describe_samples(const std::vector<double>& base, const std::vector<double>& head,
+                      CompareRow& row);
+// describe_samples, the p-value from the two sample sets and sets the verdict:
+// regression when p < alpha and the median moved the worse way by >= min_change, improvement
+// when it moved the better way by as much, else no change.
+void test_samples(const std::vector<double>& base, const std::vector<double>& head, double alpha,
+                  double min_change, bool higher_is_worse, CompareRow& row);
 
 void compare_micro(const MicroRun& base, const MicroRun& head, const CompareOptions& opt,
                    std::vector<CompareRow>& out);

@@ -14,7 +14,7 @@ std::string value_text(const CompareRow& r, const std::optional<double>& v) {
   if (!v) return "–";
   if (r.measure == "instructions") return fmt_sig(*v, 4);
   if (r.measure == "vs_nginx" || r.measure == "p99_vs_nginx") return fmt_fixed(*v, 3);
-  if (r.measure == "p99_us") return fmt_sig(*v) + " µs";
+  if (r.measure == "p99_us" || r.measure == "cpu_us_per_request") return fmt_sig(*v) + " µs";
   return fmt_time_ns(*v);
 }
 
@@ -65,14 +65,19 @@ std::string comparison_markdown(const Comparison& c) {
               "| benchmark | base | head | change | verdict | note "
               "|\n|---|---:|---:|---:|---|---|\n";
         } else {
-          md += "### macro\n\nvs nginx: regression when the ratio drops by ≥ " +
-                fmt_percent(o.vs_nginx_threshold, false) +
-                "; p99 (as a ratio to nginx's p99 in the same run when both runs have the "
-                "baseline): when "
-                "it rises by ≥ " +
-                fmt_percent(o.p99_threshold, false) + ".\n\n";
-          md += "| scenario | measure | base | head | change | verdict | note |\n";
-          md += "|---|---|---:|---:|---:|---|---|\n";
+          md +=
+              "### macro (medians over the ok rounds)\n\nMann–Whitney U over the per-round "
+              "samples, two-sided, α = " +
+              fmt_fixed(o.alpha, 2) + "; ≥ " + std::to_string(o.min_rounds) +
+              " ok rounds per side. Minimum change: CPU µs per request of the target +" +
+              fmt_percent(o.cpu_threshold, false) + ", vs nginx (paired per round) −" +
+              fmt_percent(o.vs_nginx_threshold, false) +
+              ", p99 (paired per round with the baseline's, else absolute) +" +
+              fmt_percent(o.p99_threshold, false) +
+              ". A scenario ok in BASE and failed in HEAD is a regression.\n\n";
+          md +=
+              "| scenario | measure | base | head | change | p-value | rounds | verdict | note |\n";
+          md += "|---|---|---:|---:|---:|---:|---:|---|---|\n";
         }
       }
       const std::string change = r.change ? fmt_percent(*r.change) : "–";
@@ -86,8 +91,10 @@ std::string comparison_markdown(const Comparison& c) {
               " | " + change + " | " + verdict_cell(r.verdict) + " | " + r.note + " |\n";
       } else {
         md += "| " + r.name + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
-              value_text(r, r.head) + " | " + change + " | " + verdict_cell(r.verdict) + " | " +
-              r.note + " |\n";
+              value_text(r, r.head) + " | " + change + " | " +
+              (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " + std::to_string(r.base_n) +
+              "/" + std::to_string(r.head_n) + " | " + verdict_cell(r.verdict) + " | " +
+              md_cell(r.note) + " |\n";
       }
     }
     if (header) md += "\n";
@@ -119,6 +126,8 @@ json comparison_json(const Comparison& c) {
             {"min_repetitions", o.min_repetitions},
             {"metric", o.metric == TimeMetric::cpu_time ? "cpu_time" : "real_time"},
             {"instructions_threshold", o.instructions_threshold},
+            {"min_rounds", o.min_rounds},
+            {"cpu_threshold", o.cpu_threshold},
             {"vs_nginx_threshold", o.vs_nginx_threshold},
             {"p99_threshold", o.p99_threshold}}},
           {"rows", rows}};

@@ -80,4 +80,14 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+std::string md_cell(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
 }  // namespace gatebench::tools

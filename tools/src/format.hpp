@@ -14,5 +14,8 @@ std::string fmt_percent(double fraction, bool sign = true);  // 0.0523 -> "+5.2%
 std::string fmt_rate(double per_second);                     // "1.23 G/s", "456 k/s"
 std::string fmt_opt(const std::optional<double>& v, int decimals, const char* missing = "–");
 std::string html_escape(const std::string& s);
+// Text for one Markdown table cell: '|' escaped and newlines as spaces (a driver's reason may
+// hold either).
+std::string md_cell(const std::string& s);
 
 }  // namespace gatebench::tools

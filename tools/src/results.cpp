@@ -66,6 +66,16 @@ const MacroScenario* MacroRun::find(const std::string& name) const {
     if (s.name == name) return &s;
   return nullptr;
 }
+bool MacroRun::smoke() const {
+  auto flag = [&](const char* key) {
+    return run.is_object() && run.contains(key) && run[key].is_boolean() && run[key].get<bool>();
+  };
+  return flag("quick") || flag("smoke");
+}
+const MacroInterval* MacroScenario::interval(const std::string& key) const {
+  const auto it = intervals.find(key);
+  return it == intervals.end() ? nullptr : &it->second;
+}
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
@@ -96,12 +106,12 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
   } else if (schema == "gatebench.instructions/1") {
     set.kind = "instructions";
     set.instructions = parse_instructions_json(doc, file);
-  } else if (schema == "gatebench.macro/1") {
+  } else if (schema == "gatebench.macro/1" || schema == "gatebench.macro/2") {
     set.kind = "macro";
     set.macro = parse_macro_json(doc, file);
   } else if (!schema.empty()) {
     throw BadInput(file + ":/schema: unknown schema '" + schema +
-                   "' (expected gatebench.report/1, gatebench.macro/1 or "
+                   "' (expected gatebench.report/1, gatebench.macro/1, gatebench.macro/2 or "
                    "gatebench.instructions/1)");
   } else if (doc.contains("benchmarks")) {
     set.kind = "gbench";

@@ -3,6 +3,7 @@
 // all three). compare and report work on this model only, never on raw JSON.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -54,25 +55,63 @@ struct SeriesPoint {
   std::optional<double> cpu_percent;
 };
 
-// One scenario of macro.json (contract in DESIGN.md, schema gatebench.macro/1).
-struct MacroScenario {
-  std::string name;
-  std::string status;  // ok | skipped | failed
-  std::string reason;
-  std::optional<double> rps, rps_per_gateway_cpu, cpu_percent, peak_mb, vs_nginx;
-  std::optional<double> errors;
+struct CpuPerRequest {  // CPU µs per request of each role's process trees
+  std::optional<double> target, load, backend;
+};
+
+// The figures a macro scenario reports: per round, and (as medians over its ok rounds) per
+// scenario. Field names and units are macro.json's (docs/scenarios.md).
+struct MacroFigures {
+  std::optional<double> rps, rps_per_gateway_cpu, cpu_percent, peak_mb;
+  std::optional<double> vs_nginx, cpu_vs_nginx, p99_vs_nginx;  // paired with the baseline
+  std::optional<double> errors, error_rate;
+  CpuPerRequest cpu_us_per_request;
   std::vector<LatencyPoint> latency;  // sorted by percentile
   std::vector<SeriesPoint> per_second;
-  nlohmann::json raw = nlohmann::json::object();  // the scenario as read, extensions included
+  nlohmann::json counts = nlohmann::json::object();   // generator counters
+  nlohmann::json details = nlohmann::json::object();  // mode-specific (steps, offered_rate ...)
 
   std::optional<double> latency_at(double percentile) const;
+};
+
+// One start-to-stop run of a scenario (gatebench.macro/2 "rounds"; a /1 scenario is one round).
+struct MacroRound : MacroFigures {
+  int round = 1;
+  int position = 0;    // 1-based place in that round's scenario order; 0 = unknown
+  std::string status;  // ok | skipped | failed
+  std::string reason;
   bool ok() const { return status == "ok"; }
 };
 
+// Interval of a median over the ok rounds (order statistics; `level` is the actual coverage).
+struct MacroInterval {
+  double median = 0, lo = 0, hi = 0;
+  std::size_t n = 0;
+  double level = 0;
+};
+
+// One scenario of macro.json (gatebench.macro/1 or /2, docs/scenarios.md).
+struct MacroScenario : MacroFigures {
+  std::string name, group;
+  std::string status;  // ok | skipped | failed, as the driver decided it
+  std::string reason;
+  std::string baseline;  // scenario whose figures the *_vs_nginx ratios divide by
+  std::size_t rounds_planned = 1, rounds_ok = 0;
+  std::map<std::string, MacroInterval> intervals;  // rps, vs_nginx, cpu_vs_nginx, p99_us ...
+  std::vector<MacroRound> rounds;
+  nlohmann::json raw = nlohmann::json::object();  // the scenario as read, extensions included
+
+  bool ok() const { return status == "ok"; }
+  const MacroInterval* interval(const std::string& key) const;
+};
+
 struct MacroRun {
+  std::string schema;  // gatebench.macro/1 | gatebench.macro/2
   nlohmann::json env = nlohmann::json::object();
+  nlohmann::json run = nlohmann::json::object();
   std::vector<MacroScenario> scenarios;
   const MacroScenario* find(const std::string& name) const;
+  bool smoke() const;  // run.quick or run.smoke: figures of a smoke run, not results
 };
 
 // What one input file holds; report.json may hold several parts.

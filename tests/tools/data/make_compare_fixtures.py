@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Writes the synthetic inputs of tests/tools/compare_test.cpp (fixed values, no randomness at run
 time): gbench_base.json / gbench_head.json in Google Benchmark 1.7.1's JSON layout, instruction
-counts and macro.json files. Run: python3 tests/tools/data/make_compare_fixtures.py"""
+counts and macro.json files (gatebench.macro/1, and /2 with known shifts over 3, 5 and 9
+rounds, built by macro2.py). Run: python3 tests/tools/data/make_compare_fixtures.py"""
 import json
 import os
+
+import macro2
 
 here = os.path.dirname(os.path.abspath(__file__))
 # Nine fixed relative offsets (spread about +-2%) give distinct, untied repetitions.
@@ -92,9 +95,61 @@ macro_head = {"schema": "gatebench.macro/1", "env": env, "scenarios": [
     scenario("gateway-queue", 67500, 0.75, 2500),           # p99/nginx +16%: regression
     scenario("gateway-https-newconn", 0, 0, 0, "skipped", "no TLS certificate")]}
 
+
+
+def macro2_pair(n):
+    """BASE and HEAD over n rounds; HEAD's nginx is 10% slower (the machine, not a regression).
+    Known shifts in HEAD: gateway-default none (A/A, other offsets), gateway-protected CPU per
+    request +10%, gateway-queue vs_nginx -10%, gateway-challenge-pass p99 +30%,
+    gateway-https-keepalive failed in round 2 (invalid open-loop load)."""
+    docs = []
+    for side, nginx_rps, rotation in (("base", 100000.0, 0), ("head", 90000.0, 3)):
+        head = side == "head"
+        nginx, paired = macro2.nginx_rounds(n, rps=nginx_rps, rotation=rotation)
+
+        def rounds(vs, cpu, p99r, rot):
+            return [macro2.round_figures(i, paired[i], vs, cpu, p99r, rot + rotation)
+                    for i in range(n)]
+
+        keepalive = rounds(0.61, 30.0, 1.2, 5)
+        if head:
+            keepalive[1] = macro2.failed_round(
+                "load invalid: achieved 9,420 of 10,000 req/s (below 99% of the offered rate)")
+        docs.append(macro2.document([
+            macro2.scenario("nginx-baseline", nginx),
+            macro2.scenario("gateway-default", rounds(0.80, 24.0, 1.2, 1 + 2 * head)),
+            macro2.scenario("gateway-protected", rounds(0.70, 26.4 if head else 24.0, 1.3, 2)),
+            macro2.scenario("gateway-queue", rounds(0.72 if head else 0.80, 25.0, 1.25, 4)),
+            macro2.scenario("gateway-challenge-pass",
+                            rounds(0.75, 25.5, 1.25 * 1.3 if head else 1.25, 6)),
+            macro2.scenario("gateway-https-keepalive", keepalive),
+        ], n))
+    return docs
+
+
+def macro2_baseline_failed(n):
+    """HEAD whose nginx-baseline failed in round 3: the driver marks every scenario paired with
+    it failed, with the baseline as the reason."""
+    nginx, paired = macro2.nginx_rounds(n, rotation=3)
+    nginx[2] = macro2.failed_round("service nginx exited with code 1 during the measured run")
+    gw = [macro2.round_figures(i, paired[i], 0.80, 24.0, 1.2, 1) for i in range(n)]
+    gw[2]["vs_nginx"] = gw[2]["cpu_vs_nginx"] = gw[2]["p99_vs_nginx"] = None
+    return macro2.document([
+        macro2.scenario("nginx-baseline", nginx),
+        macro2.scenario("gateway-default", gw, status="failed",
+                        reason="baseline nginx-baseline failed"),
+    ], n)
+
+
+macro2_files = []
+for n in (3, 5, 9):
+    b, h = macro2_pair(n)
+    macro2_files += [(f"macro2_base_{n}.json", b), (f"macro2_head_{n}.json", h)]
+macro2_files.append(("macro2_head_baseline_failed.json", macro2_baseline_failed(5)))
+
 for name, doc in [("gbench_base.json", base), ("gbench_head.json", head),
                   ("instructions_base.json", instr_base), ("instructions_head.json", instr_head),
-                  ("macro_base.json", macro_base), ("macro_head.json", macro_head)]:
+                  ("macro_base.json", macro_base), ("macro_head.json", macro_head)] + macro2_files:
     with open(os.path.join(here, name), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
