@@ -5,8 +5,7 @@
 
 #include <fstream>
 
-#include "macro/driver/process.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "build_info/build_info.hpp"
 
 #ifndef GATEBENCH_COMPILER
 #define GATEBENCH_COMPILER "unknown"
@@ -27,7 +26,7 @@ int online_cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-EnvInfo collect_env_info(const std::string& source_dir) {
+EnvInfo collect_env_info(const std::string& /*source_dir*/) {
   EnvInfo env;
   env.cpus = online_cpus();
   env.compiler = GATEBENCH_COMPILER;
@@ -43,16 +42,8 @@ EnvInfo collect_env_info(const std::string& source_dir) {
       break;
     }
   }
-  env.commit = "unknown";
-  if (auto git = Toolbox().find("git")) {
-    try {
-      CaptureResult r = run_capture(*git, {"-C", source_dir, "rev-parse", "HEAD"},
-                                    std::chrono::milliseconds(5000));
-      if (r.status == 0 && r.output.size() >= 40) env.commit = r.output.substr(0, 40);
-    } catch (const SpawnError&) {
-      // Recorded as unknown.
-    }
-  }
+  env.commit = std::string(build_commit());
+  env.dirty = build_dirty();
   return env;
 }
 

@@ -7,13 +7,17 @@
 namespace gatebench::macro {
 
 struct EnvInfo {
-  std::string commit;  // git rev-parse HEAD of the source tree, "unknown" outside a checkout
+  // The commit the driver was built from (gatebench::build_commit(): 40 hex digits, or "unknown"
+  // for a build outside a git checkout), not the checkout's HEAD when the driver runs.
+  std::string commit;
+  bool dirty = false;  // the build's tree had uncommitted changes to tracked files
   std::string cpu_model;
   int cpus = 0;
   std::string kernel;
   std::string compiler;  // the compiler that built the driver
 };
 
+// source_dir is no longer read (the commit is the build's); kept so callers need not change.
 EnvInfo collect_env_info(const std::string& source_dir);
 int online_cpus();
 // The checkout this driver was built from (default scenario directory, git commit).
