@@ -1,8 +1,11 @@
-// `gatebench micro` time mode on the fixture benchmark: repetitions, random interleaving, output
-// readable by compare; option errors exit 2.
+// `gatebench micro` time mode on the fixture benchmark: repetitions, random interleaving, two
+// binaries alternating, output readable by compare; option errors exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "tool_test_support.hpp"
 #include "tools/src/json_file.hpp"
@@ -51,6 +54,70 @@ TEST(MicroCli, RepetitionsSpreadOverProcessesAreMergedIntoOneRun) {
   std::filesystem::remove_all(dir);
 }
 
+// Two binaries: the processes must alternate A B A B ..., each side's file holding only its own
+// binary's processes, merged. The second binary is a copy so the two sides are told apart.
+TEST(MicroCli, TwoBinariesAlternateProcessesAndWriteOneMergedFileEach) {
+  const auto dir = test::scratch_dir("micro-alternate");
+  const auto base_bin = (dir / "base-bench").string(), head_bin = (dir / "head-bench").string();
+  std::filesystem::copy_file(GATEBENCH_FIXTURE_BENCH, base_bin);
+  std::filesystem::copy_file(GATEBENCH_FIXTURE_BENCH, head_bin);
+  const auto base = (dir / "base.json").string(), head = (dir / "head.json").string();
+  const auto log = (dir / "log.txt").string();
+  ASSERT_EQ(test::run_gatebench("micro --bench " + base_bin + " --bench " + head_bin +
+                                    " --filter fixture/gatecore/once --out " + base + " --out " +
+                                    head + " -- --benchmark_min_time=0.001",
+                                "/dev/null", log),
+            0);
+  const auto b = load_json_file(base), h = load_json_file(head);
+  EXPECT_EQ(b["context"]["gatebench_bench"], base_bin);
+  EXPECT_EQ(h["context"]["gatebench_bench"], head_bin);
+  const auto bs = b["context"]["gatebench_process_start_us"].get<std::vector<long long>>();
+  const auto hs = h["context"]["gatebench_process_start_us"].get<std::vector<long long>>();
+  ASSERT_EQ(bs.size(), 9u);
+  ASSERT_EQ(hs.size(), 9u);
+  for (std::size_t i = 0; i < bs.size(); ++i) {
+    EXPECT_LT(bs[i], hs[i]) << "process " << i;
+    if (i + 1 < bs.size()) {
+      EXPECT_LT(hs[i], bs[i + 1]) << "process " << i;
+    }
+  }
+  // The runner's log names the binary of every process, in the order they ran.
+  const std::string text = read_text_file(log);
+  std::vector<std::string> order;
+  for (std::size_t at = 0;;) {
+    const auto b_at = text.find(" of " + base_bin, at);
+    const auto h_at = text.find(" of " + head_bin, at);
+    if (b_at == std::string::npos && h_at == std::string::npos) break;
+    order.push_back(b_at < h_at ? "B" : "H");
+    at = std::min(b_at, h_at) + 1;
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"B", "H", "B", "H", "B", "H", "B", "H", "B", "H", "B",
+                                             "H", "B", "H", "B", "H", "B", "H"}));
+  for (const auto* file : {&base, &head}) {
+    const auto set = parse_result_set(load_json_file(*file), *file);
+    ASSERT_TRUE(set.micro);
+    const auto* once = set.micro->find("fixture/gatecore/once");
+    ASSERT_NE(once, nullptr) << *file;
+    EXPECT_EQ(once->cpu_ns.size(), 9u) << *file;
+  }
+  EXPECT_EQ(b["context"]["gatebench_processes"], 9);
+  // Only the two merged files (and the binaries and the log) are left.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 5);
+  EXPECT_EQ(test::run_gatebench("compare " + base + " " + head + " --min-change 50%"), 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MicroCli, AFailingSecondBinaryExitsOneAndWritesNeitherFile) {
+  const auto dir = test::scratch_dir("micro-alternate-fail");
+  const auto base = (dir / "base.json").string(), head = (dir / "head.json").string();
+  EXPECT_EQ(test::run_gatebench("micro --bench " + std::string(GATEBENCH_FIXTURE_BENCH) +
+                                " --bench /bin/false --filter fixture/gatecore/once --out " + base +
+                                " --out " + head + " -- --benchmark_min_time=0.001"),
+            1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MicroCli, AFailedRunExitsOneAndWritesNothing) {
   const auto dir = test::scratch_dir("micro-processes-fail");
   const auto out = (dir / "micro.json").string();
@@ -71,6 +138,11 @@ TEST(MicroCli, BadOptionsExitTwo) {
   EXPECT_EQ(test::run_gatebench("micro --bench /nonexistent/gatebench-micro"), 2);
   EXPECT_EQ(test::run_gatebench("micro --no-such-option" + bench), 2);
   EXPECT_EQ(test::run_gatebench("micro stray" + bench), 2);
+  // Two binaries need two outputs, distinct; instruction mode takes one binary.
+  EXPECT_EQ(test::run_gatebench("micro" + bench + bench + " --out a.json"), 2);
+  EXPECT_EQ(test::run_gatebench("micro" + bench + bench + " --out a.json --out a.json"), 2);
+  EXPECT_EQ(test::run_gatebench("micro" + bench + " --out a.json --out b.json"), 2);
+  EXPECT_EQ(test::run_gatebench("micro --instructions" + bench + bench), 2);
   EXPECT_EQ(test::run_gatebench("micro --help"), 0);
 }
 

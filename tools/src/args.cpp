@@ -24,12 +24,10 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
       if (inline_value) throw BadInput("option --" + name + " takes no value");
       flags_.insert(name);
     } else if (value_options.count(name)) {
-      if (inline_value) {
-        values_[name] = *inline_value;
-      } else {
-        if (i + 1 >= argv.size()) throw BadInput("option --" + name + " needs a value");
-        values_[name] = argv[++i];
-      }
+      if (!inline_value && i + 1 >= argv.size())
+        throw BadInput("option --" + name + " needs a value");
+      values_[name] = inline_value ? *inline_value : argv[++i];
+      all_values_[name].push_back(values_[name]);
     } else {
       throw BadInput("unknown option --" + name + " (see --help)");
     }
@@ -40,6 +38,11 @@ std::optional<std::string> Args::value(const std::string& name) const {
   const auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<std::string> Args::values(const std::string& name) const {
+  const auto it = all_values_.find(name);
+  return it == all_values_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Args::value_or(const std::string& name, const std::string& fallback) const {

@@ -16,7 +16,9 @@ class Args {
        const std::set<std::string>& flag_options);
 
   bool flag(const std::string& name) const { return flags_.count(name) > 0; }
+  // The last occurrence of a value option; values() gives every occurrence, in order.
   std::optional<std::string> value(const std::string& name) const;
+  std::vector<std::string> values(const std::string& name) const;
   std::string value_or(const std::string& name, const std::string& fallback) const;
   double number_or(const std::string& name, double fallback) const;
   // Accepts "5" or "5%" and returns the fraction (0.05).
@@ -26,6 +28,7 @@ class Args {
 
  private:
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> all_values_;
   std::set<std::string> flags_;
   std::vector<std::string> positionals_;
 };

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -23,6 +24,13 @@ with the mean/median/stddev/cv rows recomputed over all of them (compare.py read
 processes turn a whole-process shift (code placement, the state a process starts in) into one
 sample among several instead of a move of the whole run; see docs/gating.md.
 
+A/B in time mode: give --bench and --out twice, in the same order,
+  gatebench micro --bench BASE --bench HEAD --out base.json --out head.json
+and the processes alternate BASE HEAD BASE HEAD ..., so drift of the machine over the run hits
+both sides alike. Each --out gets its binary's processes merged, with the binary in
+context.gatebench_bench and each process's start time (microseconds since the epoch, in run
+order) in context.gatebench_process_start_us.
+
 Instruction mode (--instructions): runs each selected benchmark alone under
 valgrind --tool=callgrind and records instructions per iteration (schema
 gatebench.instructions/1). Google Benchmark 1.7.1 has no fixed-iteration flag, so the loop is
@@ -37,9 +45,11 @@ options:
   --processes P       time mode: spread the repetitions over P processes (default: one per
                       repetition; 1 = one plain gatebench-micro run)
   --instructions      instruction mode
-  --out FILE          output file (default micro.json, or instructions.json)
+  --out FILE          output file (default micro.json, or instructions.json); time mode: one
+                      per --bench, in the same order
   --bench PATH        gatebench-micro to run (default: $GATEBENCH_MICRO, the same build tree
-                      as this gatebench, then build/release/micro/bench/gatebench-micro)
+                      as this gatebench, then build/release/micro/bench/gatebench-micro); time
+                      mode: repeat it to alternate the processes of several binaries
   --work-dir DIR      instruction mode: where callgrind files are kept (default OUT.d)
   --budget IR         instruction mode: skip a loop run predicted above IR instructions
                       (default 2e9, ~20 s under callgrind); at least 100 iterations are needed
@@ -53,6 +63,75 @@ struct RemoveOnExit {
     if (!path.empty()) std::filesystem::remove(path, ignored);
   }
 };
+
+struct TimeRun {
+  std::string filter;
+  long repetitions = 9, processes = 9;
+  std::vector<std::string> extra;  // after --, passed to every gatebench-micro process
+};
+
+struct TimeSide {
+  std::string bench, out;
+  std::vector<nlohmann::json> runs;
+  std::vector<std::string> parts;
+  nlohmann::json starts_us = nlohmann::json::array();
+};
+
+long long now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Process p of every side before process p + 1 of any: with --bench BASE --bench HEAD the
+// processes go BASE HEAD BASE HEAD ..., so a runner that drifts slower or faster over the run
+// moves both sides alike instead of shifting one against the other.
+int run_time_mode(const TimeRun& run, std::vector<TimeSide>& sides) {
+  const bool plain = sides.size() == 1 && run.processes == 1;
+  long left = run.repetitions;
+  for (long p = 0; p < run.processes; ++p) {
+    const long these = (left + (run.processes - p) - 1) / (run.processes - p);  // spread evenly
+    left -= these;
+    for (std::size_t s = 0; s < sides.size(); ++s) {
+      TimeSide& side = sides[s];
+      const std::string part =
+          plain ? side.out : side.out + ".part" + std::to_string(p + 1) + ".json";
+      std::vector<std::string> cmd = {side.bench,
+                                      "--benchmark_filter=" + run.filter,
+                                      "--benchmark_repetitions=" + std::to_string(these),
+                                      "--benchmark_enable_random_interleaving=true",
+                                      "--benchmark_out=" + part,
+                                      "--benchmark_out_format=json"};
+      cmd.insert(cmd.end(), run.extra.begin(), run.extra.end());
+      if (!plain)
+        std::cerr << "gatebench micro: process " << p + 1 << "/" << run.processes
+                  << (sides.size() > 1 ? " of " + side.bench : std::string()) << ", " << these
+                  << " repetitions\n";
+      // A part file is read back at once and removed whatever happens: only --out is output.
+      const RemoveOnExit remove_part(plain ? "" : part);
+      side.starts_us.push_back(now_us());
+      const int rc = run_process(cmd);
+      if (rc != 0) {
+        std::cerr << "gatebench micro: " << side.bench << " exited with code " << rc << "\n";
+        return 1;
+      }
+      if (!plain) {
+        side.runs.push_back(load_json_file(part));
+        side.parts.push_back(part);
+      }
+    }
+  }
+  for (TimeSide& side : sides) {
+    if (!plain) {
+      nlohmann::json merged = merge_gbench_runs(side.runs, side.parts);
+      merged["context"]["gatebench_bench"] = side.bench;
+      merged["context"]["gatebench_process_start_us"] = side.starts_us;
+      write_text_file(side.out, merged.dump(2) + "\n");
+    }
+    std::cerr << "gatebench micro: wrote " << side.out << "\n";
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -74,7 +153,6 @@ int command_micro(const CommandArgs& argv) {
   }
   if (!args.positionals().empty())
     throw BadInput("micro takes no positional arguments (got '" + args.positionals()[0] + "')");
-  const std::string bench = locate_micro_binary(args.value("bench"));
   const std::string filter = args.value_or("filter", ".");
 
   if (!args.flag("instructions")) {
@@ -87,43 +165,28 @@ int command_micro(const CommandArgs& argv) {
     if (processes < 1 || processes > reps)
       throw BadInput("option --processes: between 1 and the number of repetitions (" +
                      std::to_string(reps) + ")");
-    const std::string out = args.value_or("out", "micro.json");
-    std::vector<nlohmann::json> runs;
-    std::vector<std::string> parts;
-    long left = reps;
-    for (long p = 0; p < processes; ++p) {
-      const long these = (left + (processes - p) - 1) / (processes - p);  // spread evenly
-      left -= these;
-      const std::string part =
-          processes == 1 ? out : out + ".part" + std::to_string(p + 1) + ".json";
-      std::vector<std::string> cmd = {bench,
-                                      "--benchmark_filter=" + filter,
-                                      "--benchmark_repetitions=" + std::to_string(these),
-                                      "--benchmark_enable_random_interleaving=true",
-                                      "--benchmark_out=" + part,
-                                      "--benchmark_out_format=json"};
-      cmd.insert(cmd.end(), extra.begin(), extra.end());
-      if (processes > 1)
-        std::cerr << "gatebench micro: process " << p + 1 << "/" << processes << ", " << these
-                  << " repetitions\n";
-      // A part file is read back at once and removed whatever happens: only --out is output.
-      const RemoveOnExit remove_part(processes > 1 ? part : "");
-      const int rc = run_process(cmd);
-      if (rc != 0) {
-        std::cerr << "gatebench micro: " << bench << " exited with code " << rc << "\n";
-        return 1;
-      }
-      if (processes > 1) {
-        runs.push_back(load_json_file(part));
-        parts.push_back(part);
-      }
-    }
-    if (processes > 1) write_text_file(out, merge_gbench_runs(runs, parts).dump(2) + "\n");
-    std::cerr << "gatebench micro: wrote " << out << "\n";
-    return 0;
+    std::vector<std::string> benches = args.values("bench"), outs = args.values("out");
+    if (benches.size() > 1 && outs.size() != benches.size())
+      throw BadInput("option --out: give one per --bench (" + std::to_string(benches.size()) +
+                     " --bench, " + std::to_string(outs.size()) + " --out), in the same order");
+    if (benches.size() <= 1 && outs.size() > 1)
+      throw BadInput("option --out: one file per --bench (one --bench given)");
+    if (benches.empty()) benches.push_back(locate_micro_binary(std::nullopt));
+    if (outs.empty()) outs.push_back("micro.json");
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (outs[i] == outs[j]) throw BadInput("option --out: '" + outs[i] + "' given twice");
+    std::vector<TimeSide> sides;
+    for (std::size_t i = 0; i < benches.size(); ++i)
+      sides.push_back({locate_micro_binary(benches[i]), outs[i]});
+    TimeRun run{filter, reps, processes, extra};
+    return run_time_mode(run, sides);
   }
 
+  if (args.values("bench").size() > 1)
+    throw BadInput("option --bench: instruction mode takes one (counts do not drift)");
   if (!extra.empty()) throw BadInput("instruction mode takes no extra gatebench-micro arguments");
+  const std::string bench = locate_micro_binary(args.value("bench"));
   InstructionOptions opt;
   opt.bench = bench;
   opt.budget = args.number_or("budget", opt.budget);
