@@ -1,0 +1,96 @@
+// A client connection's state in the worker loop, in parts with one lifetime each: what lives as
+// long as the connection (reset with `= {}` when a recycled object takes a new connection), what
+// lives for one request's log record, and what lives for one proxied exchange. The buffers and
+// the parsers' results are kept across reuse: the buffers so steady state allocates nothing, the
+// heads because each parse overwrites them.
+#pragma once
+
+#include <arpa/inet.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "macro/gateway/body_cursor.hpp"
+#include "macro/gateway/client_io.hpp"
+#include "macro/gateway/event_tag.hpp"
+#include "macro/gateway/http_head.hpp"
+#include "macro/gateway/policy.hpp"
+#include "macro/gateway/upstream_pool.hpp"
+
+namespace gatebench::gateway {
+
+struct Listener : Pollable {
+  int fd = -1;
+  bool https = false;
+};
+
+enum class CState : std::uint8_t { kHandshake, kReadHead, kLocal, kProxy, kLinger };
+
+// Allocated once per connection object (sizes from max_header_bytes, which only a restart changes).
+struct ClientBuffers {
+  // Request side: the head stays at the front for the whole request (views in the parsed head
+  // point into it); body bytes cycle through the window behind it.
+  std::unique_ptr<char[]> in;
+  std::size_t in_cap = 0;
+  std::unique_ptr<char[]> up_head;  // the head rewritten for the upstream
+  std::unique_ptr<char[]> resp;     // the upstream's response window
+  std::unique_ptr<char[]> out;      // a response head or a whole local response for the client
+};
+
+struct ClientConn {
+  ClientIo io;
+  bool https = false;
+  bool dead = false;
+  bool close_after = false;  // no further request on this connection
+  CState state = CState::kReadHead;
+  std::uint32_t ip = 0;
+  char ip_text[INET_ADDRSTRLEN] = {};
+  std::uint8_t ip_len = 0;
+  std::size_t in_len = 0;  // bytes in buffers.in
+  std::uint64_t deadline_ms = 0;
+  // What the current request runs on: its generation (config strings, pools) until logged.
+  WorkerGen* gen = nullptr;
+  int host = -1;
+  // Bytes of buffers.out for the client, and how many went out.
+  std::size_t out_len = 0;
+  std::size_t out_sent = 0;
+};
+
+// What the access-log record of the current request needs.
+struct RequestLog {
+  std::int64_t start_us = 0;
+  std::int64_t up_start_us = 0;
+  std::int64_t up_time_us = -1;
+  std::uint64_t bytes_sent = 0;
+  std::uint16_t status = 0;
+  Decision decision;
+};
+
+// One request's exchange with the upstream: the request going out, the response coming back
+// (reset when a request begins; only a proxied request moves past req_body's start).
+struct ProxyExchange {
+  UpConn* up = nullptr;
+  std::size_t up_head_len = 0;
+  std::size_t up_head_sent = 0;
+  BodyCursor req_body;  // over buffers.in
+  bool req_sent = false;
+  bool sent_continue = false;
+  bool retried = false;
+  std::size_t resp_len = 0;  // bytes in buffers.resp
+  BodyCursor resp_body;      // over buffers.resp, once the head is parsed
+  bool resp_head_done = false;
+  bool up_eof = false;
+};
+
+struct Client : Pollable {
+  std::size_t live_index = 0;
+  ClientConn conn;
+  RequestLog log;
+  ProxyExchange px;
+  ClientBuffers buffers;
+  RequestHead req;
+  ResponseHead rh;
+};
+
+}  // namespace gatebench::gateway

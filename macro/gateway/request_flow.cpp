@@ -1,0 +1,206 @@
+// A request's way through the worker apart from proxying: the TLS handshake, reading and parsing
+// the head, routing and policy, local responses, the access-log record, and what follows the
+// request on the connection (keep-alive, pipelined bytes, lingering close).
+#include <sys/socket.h>
+
+#include <cstring>
+
+#include "macro/gateway/calibrate.hpp"
+#include "macro/gateway/response_writer.hpp"
+#include "macro/gateway/worker_loop.hpp"
+
+namespace gatebench::gateway {
+namespace {
+
+constexpr std::uint32_t kLingerMs = 2000;
+
+}  // namespace
+
+bool WorkerLoop::step_handshake(Client& c) {
+  switch (client_handshake(c.conn.io)) {
+    case HandshakeStatus::kDone:
+      c.conn.state = CState::kReadHead;
+      return true;
+    case HandshakeStatus::kWouldBlock:
+      return false;
+    case HandshakeStatus::kFailed:
+      break;
+  }
+  close_client(c);
+  return false;
+}
+
+bool WorkerLoop::step_read_head(Client& c) {
+  ClientConn& cc = c.conn;
+  char* in = c.buffers.in.get();
+  if (cc.in_len > 0) {
+    HeadStatus st =
+        parse_request_head(std::string_view(in, cc.in_len), cfg().max_header_bytes, c.req);
+    if (st == HeadStatus::kComplete) {
+      begin_request(c);
+      return true;
+    }
+    if (st != HeadStatus::kIncomplete) {
+      c.log = {};
+      c.log.start_us = mono_us();
+      cc.host = -1;
+      cc.close_after = true;
+      c.req.method = {};
+      c.req.target = {};
+      c.req.host = {};
+      c.req.user_agent = {};
+      c.req.referer = {};
+      c.req.body = BodyKind::kNone;
+      c.req.head_len = static_cast<std::uint32_t>(cc.in_len);
+      respond(c, c.req.error_status, "text/plain", c.req.error, {});
+      return true;
+    }
+  }
+  if (!cc.io.readable) return false;
+  if (cc.in_len == c.buffers.in_cap) return false;  // unreachable: parse reports kTooLarge first
+  IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
+  if (r.status == IoStatus::kOk) {
+    if (cc.in_len == 0) cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
+    cc.in_len += r.bytes;
+    return true;
+  }
+  if (r.status == IoStatus::kWouldBlock) return false;
+  close_client(c);  // EOF or error between requests
+  return false;
+}
+
+void WorkerLoop::begin_request(Client& c) {
+  if (calibrate_mixes_ != 0) calibrate_state_ = calibrate_mix(calibrate_state_, calibrate_mixes_);
+  ClientConn& cc = c.conn;
+  std::int64_t now_us = mono_us();
+  c.log = {};
+  c.log.start_us = now_us;
+  // Set here, not when proxying starts, so a local answer also knows the body is still unread.
+  c.px = {};
+  c.px.req_body.start(c.req.body, c.req.content_length, c.req.head_len);
+  cc.close_after = cc.close_after || !c.req.keep_alive;
+  // The request keeps its generation (config strings, pools) until it is logged.
+  cc.gen = gen_;
+  ++gen_->inflight;
+  const Config& config = *cc.gen->pub->config;
+  cc.host = find_host(config, c.req.host);
+  if (cc.host < 0) {
+    // Nothing to route to: the body (if any) is not read, so the connection cannot continue.
+    if (c.req.body != BodyKind::kNone) cc.close_after = true;
+    respond(c, config.unknown_host_status, "text/plain", "unknown host\n", {});
+    return;
+  }
+  PolicyRequest pr{c.req,
+                   std::string_view(c.buffers.in.get(), c.req.head_len),
+                   cc.ip,
+                   cc.https,
+                   static_cast<std::uint64_t>(now_us) * 1000,
+                   static_cast<std::uint64_t>(wall_us() / 1000000)};
+  c.log.decision =
+      cc.gen->policies[static_cast<std::size_t>(cc.host)]->evaluate(pr, *policy_scratch_);
+  if (c.log.decision.respond) {
+    if (c.req.body != BodyKind::kNone) cc.close_after = true;
+    const LocalResponse& lr = c.log.decision.response;
+    respond(c, lr.status, lr.content_type, lr.body, lr.extra_headers);
+    return;
+  }
+  start_proxy(c);
+}
+
+void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
+                         std::string_view body, std::string_view extra_headers) {
+  ClientConn& cc = c.conn;
+  SecurityHeaders sh =
+      cc.host >= 0 && cc.gen != nullptr ? host_of(c).security_headers : SecurityHeaders::kOff;
+  cc.out_len =
+      write_local_response(c.buffers.out.get(), kOutCap, status, content_type, body, extra_headers,
+                           sh, cc.close_after, c.req.minor_version == 0, c.req.is_head);
+  cc.out_sent = 0;
+  c.log.status = status;
+  cc.state = CState::kLocal;
+  cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
+}
+
+bool WorkerLoop::step_local(Client& c) {
+  ClientConn& cc = c.conn;
+  if (cc.out_sent == cc.out_len) {
+    finish_request(c);
+    return true;
+  }
+  if (!cc.io.writable) return false;
+  iovec iov{c.buffers.out.get() + cc.out_sent, cc.out_len - cc.out_sent};
+  IoResult r = write_client(c, &iov, 1);
+  if (r.status == IoStatus::kOk && r.bytes > 0) {
+    cc.out_sent += r.bytes;
+    c.log.bytes_sent += r.bytes;
+    return true;
+  }
+  if (r.status == IoStatus::kWouldBlock) return false;
+  close_client(c);
+  return false;
+}
+
+bool WorkerLoop::step_linger(Client& c) {
+  // After an error response on a connection with unread input, read and drop what the client
+  // still sends so close() does not reset the connection before it read the response.
+  if (!c.conn.io.readable) return false;
+  IoResult r = client_read(c.conn.io, c.buffers.in.get(), c.buffers.in_cap);
+  if (r.status == IoStatus::kOk) return true;
+  if (r.status == IoStatus::kWouldBlock) return false;
+  close_client(c);
+  return false;
+}
+
+void WorkerLoop::log_request(const Client& c) {
+  LogFields f;
+  f.time_us = wall_us();
+  f.request_time_us = mono_us() - c.log.start_us;
+  f.upstream_time_us = c.log.up_time_us;
+  f.bytes_sent = c.log.bytes_sent;
+  f.client_ip = c.conn.ip;
+  f.status = c.log.status;
+  f.https = c.conn.https;
+  f.method = c.req.method;
+  std::string_view host = c.req.host;
+  std::size_t colon = host.rfind(':');
+  if (colon != std::string_view::npos) host = host.substr(0, colon);
+  f.host = host;
+  std::string_view target = c.req.target;
+  std::size_t q = target.find('?');
+  f.path = target.substr(0, q);
+  f.query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  f.user_agent = c.req.user_agent;
+  f.referer = c.req.referer;
+  f.rule_id = c.log.decision.rule_id;
+  f.action = action_name(c.log.decision.action);
+  log_->add(f, now_ms_);
+}
+
+void WorkerLoop::finish_request(Client& c) {
+  ClientConn& cc = c.conn;
+  if (log_) log_request(c);
+  end_generation_use(c);
+  if (cc.close_after) {
+    bool unread_input = c.req.body != BodyKind::kNone && !c.px.req_body.complete;
+    if (cc.state == CState::kLocal &&
+        (unread_input || cc.in_len > c.req.head_len || cc.io.readable)) {
+      shutdown(cc.io.fd, SHUT_WR);
+      cc.state = CState::kLinger;
+      cc.deadline_ms = now_ms_ + kLingerMs;
+      return;
+    }
+    close_client(c);
+    return;
+  }
+  // Keep-alive: whatever follows the request (pipelined bytes) becomes the next request.
+  std::size_t used = cc.state == CState::kProxy ? c.px.req_body.scan : c.req.head_len;
+  std::size_t rest = cc.in_len - used;
+  char* in = c.buffers.in.get();
+  if (rest > 0) std::memmove(in, in + used, rest);
+  cc.in_len = rest;
+  cc.state = CState::kReadHead;
+  cc.deadline_ms =
+      now_ms_ + (rest == 0 ? cfg().keepalive_timeout_ms : cfg().client_header_timeout_ms);
+}
+
+}  // namespace gatebench::gateway

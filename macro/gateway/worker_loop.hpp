@@ -1,0 +1,118 @@
+// The worker's event loop and its request state machine. One class over three files by seam:
+// worker.cpp (the loop, accepting, connection lifetimes, generations), request_flow.cpp (reading
+// a head, policy, local responses, the end of a request) and proxy.cpp (the upstream exchange).
+#pragma once
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "macro/gateway/access_log_sink.hpp"
+#include "macro/gateway/connection.hpp"
+#include "macro/gateway/shared_state.hpp"
+#include "macro/gateway/upstream_pool.hpp"
+
+namespace gatebench::gateway {
+
+inline constexpr std::size_t kBodyWindow = 16384;
+inline constexpr std::size_t kRespCap = 16384;
+inline constexpr std::size_t kOutCap = kRespCap + 4096;
+
+class WorkerLoop {
+ public:
+  WorkerLoop(int index, SharedState& shared);
+  ~WorkerLoop();
+  WorkerLoop(const WorkerLoop&) = delete;
+  WorkerLoop& operator=(const WorkerLoop&) = delete;
+  void run();
+  void wake() {
+    std::uint64_t one = 1;
+    ssize_t r = ::write(wake_fd_, &one, sizeof one);
+    (void)r;
+  }
+
+ private:
+  // Loop plumbing (worker.cpp).
+  void open_listeners();
+  void on_accept(Listener& l);
+  void on_client(Client& c, std::uint32_t ev);
+  void on_upstream(UpConn& u, std::uint32_t ev);
+  void tick();
+  void adopt_generation();
+  void begin_stop();
+  void reap();
+  Client* new_client();
+  void close_client(Client& c);
+  void release_gen(WorkerGen* g);
+  void end_generation_use(Client& c);
+  std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
+  void drive(Client& c);
+
+  // Request state machine (request_flow.cpp).
+  bool step_handshake(Client& c);
+  bool step_read_head(Client& c);
+  void begin_request(Client& c);
+  bool step_local(Client& c);
+  bool step_linger(Client& c);
+  void finish_request(Client& c);
+  void log_request(const Client& c);
+  void respond(Client& c, std::uint16_t status, std::string_view content_type,
+               std::string_view body, std::string_view extra_headers);
+
+  // Proxying (proxy.cpp).
+  void start_proxy(Client& c);
+  bool connect_upstream(Client& c);
+  bool pump_request(Client& c);
+  bool pump_response(Client& c);
+  bool parse_upstream_head(Client& c);
+  bool send_response(Client& c);
+  bool read_upstream(Client& c);
+  void release_upconn(Client& c, bool reusable);
+  void upstream_failed(Client& c, std::uint16_t status);
+
+  IoResult write_client(Client& c, const iovec* iov, int cnt) {
+    return client_writev(c.conn.io, iov, cnt,
+                         std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
+  }
+  const Config& cfg() const { return *gen_->pub->config; }
+  static const HostConfig& host_of(const Client& c) {
+    return c.conn.gen->pub->config->hosts[static_cast<std::size_t>(c.conn.host)];
+  }
+
+  int index_;
+  SharedState& shared_;
+  int epfd_ = -1;
+  int wake_fd_ = -1;
+  Pollable wake_tag_{Kind::kWake};
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::unique_ptr<WorkerGen> gen_owner_;
+  WorkerGen* gen_ = nullptr;
+  std::vector<std::unique_ptr<WorkerGen>> retired_;
+  std::uint64_t seen_generation_ = 0;
+
+  std::vector<std::unique_ptr<Client>> client_store_;
+  std::vector<Client*> free_clients_;
+  std::vector<Client*> live_;
+  std::vector<Client*> dead_clients_;
+  UpstreamConns ups_;
+
+  std::unique_ptr<AccessLogSink> log_;
+  std::unique_ptr<char[]> tls_scratch_;
+  std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
+  std::uint64_t now_ms_ = 0;
+  std::uint64_t next_tick_ms_ = 0;
+  bool stopping_ = false;
+  std::uint64_t stop_deadline_ms_ = 0;
+  std::uint32_t calibrate_mixes_ = 0;
+  std::uint64_t calibrate_state_ = 0;
+};
+
+// Clocks of the request path (worker.cpp).
+std::int64_t mono_us();
+std::int64_t wall_us();
+
+}  // namespace gatebench::gateway

@@ -1,0 +1,124 @@
+// UpstreamConns: recycled connection objects and the per-generation LIFO idle pools, capped by
+// the host's pool_size, emptied when a generation retires.
+#include "macro/gateway/upstream_pool.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "macro/gateway/config.hpp"
+
+namespace gw = gatebench::gateway;
+
+namespace {
+
+gw::WorkerGen make_gen(int pool_size) {
+  auto pub = std::make_shared<gw::Published>();
+  pub->config = gw::parse_config(R"({"listeners": [{"port": 8080}], "hosts": [
+      {"names": ["a"], "upstream": "127.0.0.1:81", "pool_size": )" +
+                                     std::to_string(pool_size) + R"(},
+      {"names": ["b"], "upstream": "127.0.0.1:82"}]})",
+                                 "test.json");
+  gw::WorkerGen g;
+  g.pub = pub;
+  g.idle.resize(pub->config->hosts.size());
+  return g;
+}
+
+int open_fd() {
+  return ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+bool fd_open(int fd) {
+  return fcntl(fd, F_GETFD) != -1;
+}
+
+TEST(UpstreamPool, ReleasedConnectionsComeBackLastInFirstOutPerHost) {
+  gw::WorkerGen g = make_gen(4);
+  gw::UpstreamConns ups;
+  gw::UpConn* a = ups.open(open_fd(), &g, 0);
+  gw::UpConn* b = ups.open(open_fd(), &g, 0);
+  EXPECT_EQ(a->kind, gw::Kind::kUpstream);
+  EXPECT_FALSE(a->reused);
+  ups.release(*a, true, false);
+  ups.release(*b, true, false);
+  EXPECT_EQ(gw::UpstreamConns::take_idle(g, 1), nullptr);  // the other host's pool is empty
+  gw::UpConn* first = gw::UpstreamConns::take_idle(g, 0);
+  EXPECT_EQ(first, b);
+  EXPECT_TRUE(first->reused);
+  EXPECT_EQ(gw::UpstreamConns::take_idle(g, 0), a);
+  EXPECT_EQ(gw::UpstreamConns::take_idle(g, 0), nullptr);
+}
+
+TEST(UpstreamPool, AFullPoolOrAnUnusableConnectionIsClosed) {
+  gw::WorkerGen g = make_gen(1);
+  gw::UpstreamConns ups;
+  gw::UpConn* a = ups.open(open_fd(), &g, 0);
+  gw::UpConn* b = ups.open(open_fd(), &g, 0);
+  gw::UpConn* c = ups.open(open_fd(), &g, 0);
+  int bfd = b->fd;
+  int cfd = c->fd;
+  ups.release(*a, true, false);
+  ups.release(*b, true, false);  // pool_size 1: no room
+  EXPECT_TRUE(b->dead);
+  EXPECT_FALSE(fd_open(bfd));
+  ups.release(*c, false, false);  // not reusable
+  EXPECT_TRUE(c->dead);
+  EXPECT_FALSE(fd_open(cfd));
+  EXPECT_EQ(g.idle[0].size(), 1u);
+  gw::UpConn* again = gw::UpstreamConns::take_idle(g, 0);
+  ASSERT_EQ(again, a);
+  ups.release(*again, true, true);  // stopping: nothing is pooled
+  EXPECT_TRUE(again->dead);
+  EXPECT_TRUE(g.idle[0].empty());
+}
+
+TEST(UpstreamPool, RetiredGenerationsPoolNothingAndCloseIdleEmptiesThem) {
+  gw::WorkerGen g = make_gen(8);
+  gw::UpstreamConns ups;
+  gw::UpConn* a = ups.open(open_fd(), &g, 0);
+  gw::UpConn* b = ups.open(open_fd(), &g, 1);
+  int afd = a->fd;
+  ups.release(*a, true, false);
+  ups.release(*b, true, false);
+  ups.close_idle(g);
+  EXPECT_TRUE(g.idle[0].empty());
+  EXPECT_TRUE(g.idle[1].empty());
+  EXPECT_TRUE(a->dead);
+  EXPECT_FALSE(fd_open(afd));
+  g.retired = true;
+  gw::UpConn* c = ups.open(open_fd(), &g, 0);
+  ups.release(*c, true, false);
+  EXPECT_TRUE(c->dead);
+}
+
+TEST(UpstreamPool, DropIdleTakesOneConnectionOutOfItsPool) {
+  gw::WorkerGen g = make_gen(8);
+  gw::UpstreamConns ups;
+  gw::UpConn* a = ups.open(open_fd(), &g, 0);
+  gw::UpConn* b = ups.open(open_fd(), &g, 0);
+  gw::UpConn* c = ups.open(open_fd(), &g, 0);
+  for (gw::UpConn* u : {a, b, c}) ups.release(*u, true, false);
+  ups.drop_idle(*a);
+  EXPECT_TRUE(a->dead);
+  ASSERT_EQ(g.idle[0].size(), 2u);
+  EXPECT_NE(g.idle[0][0], a);
+  EXPECT_NE(g.idle[0][1], a);
+}
+
+TEST(UpstreamPool, ClosedObjectsAreReusedOnlyAfterReap) {
+  gw::WorkerGen g = make_gen(8);
+  gw::UpstreamConns ups;
+  gw::UpConn* a = ups.open(open_fd(), &g, 0);
+  ups.close(*a);
+  gw::UpConn* b = ups.open(open_fd(), &g, 0);
+  EXPECT_NE(a, b);  // a may still be named by events of this epoll round
+  ups.reap();
+  gw::UpConn* c = ups.open(open_fd(), &g, 1);
+  EXPECT_EQ(c, a);
+  EXPECT_FALSE(c->dead);
+  EXPECT_EQ(c->host, 1);
+  EXPECT_EQ(c->owner, nullptr);
+}
+
+}  // namespace
