@@ -1,6 +1,7 @@
 // `gatebench report` from fixed inputs (data/report_micro.json: a real token run;
-// data/report_macro.json: synthetic, make_report_fixtures.py) against golden files, the model's
-// ratios and cost attribution, and the HTML in headless Chromium.
+// data/report_macro.json: synthetic gatebench.macro/2, make_report_fixtures.py) against golden
+// files, the model's ratios and cost attribution, the macro tables, and the HTML in headless
+// Chromium.
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
@@ -9,9 +10,11 @@
 
 #include "tool_test_support.hpp"
 #include "tools/src/bad_input.hpp"
+#include "tools/src/compare.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/process.hpp"
 #include "tools/src/report_model.hpp"
+#include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
 
 namespace gatebench::tools {
@@ -63,23 +66,52 @@ TEST(ReportModel, RatiosWithinHotpathAndCase) {
   EXPECT_EQ(m.micro_rows[3].bench->name, "token/limit/admission");
 }
 
-TEST(ReportModel, CostAttribution) {
+const Attribution& attribution(const ReportModel& m, const std::string& scenario) {
+  for (const auto& a : m.attribution)
+    if (a.rule.scenario == scenario) return a;
+  throw std::runtime_error("no attribution for " + scenario);
+}
+
+TEST(ReportModel, CostAttributionUsesTheMediansAndTheirIntervals) {
   const Inputs in;
   const auto m = in.model();
-  const Attribution* queue = nullptr;
-  for (const auto& a : m.attribution)
-    if (a.rule.scenario == "gateway-queue") queue = &a;
-  ASSERT_NE(queue, nullptr);
-  // 191% / 74,000 req/s - 190% / 78,000 req/s, in µs of CPU per request.
-  EXPECT_NEAR(*queue->difference_us, 1.91 / 74000 * 1e6 - 1.90 / 78000 * 1e6, 1e-9);
-  ASSERT_EQ(queue->micro.size(), 1u);
-  EXPECT_EQ(queue->micro[0].first, "token/gatecore/admission");
-  EXPECT_NEAR(*queue->explained_share, queue->micro[0].second / 1000 / *queue->difference_us,
-              1e-12);
-  for (const auto& a : m.attribution)
-    if (a.rule.scenario == "gateway-https-newconn") {
-      EXPECT_FALSE(a.difference_us);  // skipped in the fixture
-    }
+  const MacroRun& run = *in.macro.macro;
+  const auto& pass = attribution(m, "gateway-challenge-pass");
+  const double scenario_us = *run.find("gateway-challenge-pass")->cpu_us_per_request.target;
+  const double default_us = *run.find("gateway-default")->cpu_us_per_request.target;
+  EXPECT_NEAR(*pass.difference_us, scenario_us - default_us, 1e-9);
+  EXPECT_EQ(pass.resolved, true);  // [26.95, 27.89] against [23.76, 24.41]
+  ASSERT_EQ(pass.micro.size(), 1u);
+  EXPECT_EQ(pass.micro[0].first, "token/gatecore/pass");
+  EXPECT_NEAR(*pass.explained_share, pass.micro[0].second / 1000 / *pass.difference_us, 1e-12);
+  EXPECT_NE(explained_text(pass), "not resolved");
+  // queue's interval [23.72, 24.47] overlaps default's: no share, "not resolved".
+  const auto& queue = attribution(m, "gateway-queue");
+  EXPECT_EQ(queue.resolved, false);
+  EXPECT_FALSE(queue.explained_share);
+  EXPECT_EQ(explained_text(queue), "not resolved");
+  EXPECT_NE(queue.note.find("not resolved"), std::string::npos);
+  // A failed scenario has no difference.
+  const auto& keepalive = attribution(m, "gateway-https-keepalive");
+  EXPECT_FALSE(keepalive.difference_us);
+  EXPECT_EQ(keepalive.note, "scenario not ok or without CPU%/req/s");
+}
+
+TEST(ReportModel, V1MacroIsOneRoundPerScenario) {
+  const auto set = load_result_set(test::data("macro_head.json"));
+  const auto m = build_report_model(nullptr, &*set.macro, nullptr, default_attribution_rules());
+  ASSERT_EQ(m.scenarios.size(), 5u);
+  // 190% / 72,000 req/s in µs of CPU per request; no interval from one round.
+  EXPECT_NEAR(*m.scenarios[1].cpu_us_per_request, 1.90 / 72000 * 1e6, 1e-9);
+  EXPECT_EQ(m.scenarios[1].scenario->rounds.size(), 1u);
+  const auto& protected_ = attribution(m, "gateway-protected");
+  EXPECT_FALSE(protected_.resolved);
+  EXPECT_NEAR(*protected_.difference_us, 1.90 / 58500 * 1e6 - 1.90 / 72000 * 1e6, 1e-9);
+  // p99 / nginx p99 of the same file, which /1 does not carry.
+  EXPECT_NEAR(*m.scenarios[1].scenario->p99_vs_nginx, 2050.0 / 1700.0, 1e-12);
+  const std::string md = report_markdown(m);
+  EXPECT_NE(md.find("| gateway-https-newconn | all | skipped | no TLS certificate |"),
+            std::string::npos);
 }
 
 TEST(ReportModel, AttributionRulesFileErrorsNameTheField) {
@@ -110,6 +142,14 @@ TEST(ReportWriters, JsonMatchesGoldenAndRoundTripsThroughCompare) {
   EXPECT_EQ(set.micro->find("token/gatecore/pass")->cpu_ns,
             in.micro.micro->find("token/gatecore/pass")->cpu_ns);
   EXPECT_EQ(set.macro->scenarios.size(), in.macro.macro->scenarios.size());
+  EXPECT_EQ(set.macro->schema, "gatebench.macro/2");
+  // report.json keeps the rounds: compare of two reports runs the per-round test.
+  const MacroScenario* s = set.macro->find("gateway-queue");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->rounds.size(), 5u);
+  const auto c = compare_result_sets(set, set, {});
+  EXPECT_FALSE(c.has_regression());
+  EXPECT_EQ(j["cost_attribution"][1]["resolved"], false);
 }
 
 TEST(ReportWriters, HtmlIsSelfContained) {
@@ -122,11 +162,46 @@ TEST(ReportWriters, HtmlIsSelfContained) {
   std::string url;
   while (RE2::FindAndConsume(&rest, ref, &url)) EXPECT_EQ(url.rfind("data:", 0), 0u) << url;
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  // Bars for req/s and vs nginx, latency and per-second curves, two micro groups.
+  // Bars for req/s and vs nginx, the latency curves, one per-second chart for each of the 9
+  // scenarios with ok rounds, two micro groups.
   std::size_t svgs = 0;
   for (std::size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1))
     ++svgs;
-  EXPECT_EQ(svgs, 6u);
+  EXPECT_EQ(svgs, 14u);
+}
+
+// A failed scenario is reported with its reason, the failed round with its own, and what its ok
+// rounds measured; the tables of the request mix, the search steps and the open-loop rounds.
+TEST(ReportWriters, MacroTablesShowStatusCountsStepsAndOpenLoop) {
+  const Inputs in;
+  const std::string md = report_markdown(in.model());
+  for (const char* line :
+       {"| gateway-https-keepalive | all | failed | round 3: error rate 0.40% above "
+        "max_error_rate 0.10% |",
+        "| gateway-https-keepalive | 3 (position 1) | failed | error rate 0.40% above "
+        "max_error_rate 0.10% |",
+        "| gateway-https-newconn | all | skipped | prepare: openssl not found |",
+        "| gateway-https-keepalive | failed | 4/5 |", "| waf-mix | traversal | attack | ",
+        "| waf-mix | post | benign |  |  | ",
+        "| max-throughput/gateway-default | 0 | closed loop |",
+        "| latency-at-rate/gateway-default | 4 | failed | 10,000 | – | 370 | achieved rate 9630/s "
+        "is below 99% of 10000/s |"})
+    EXPECT_NE(md.find(line), std::string::npos) << line;
+  // Attacks blocked / missed, benign served / wrongly blocked, summed over the five rounds.
+  const RE2 total(R"(\| waf-mix \| all \|  \| ([\d,]+) \| 1 \| ([\d,]+) \| 2 \|)");
+  EXPECT_TRUE(RE2::PartialMatch(md, total)) << md;
+  EXPECT_NE(md.find("0.78 ["), std::string::npos);  // default's vs nginx with its interval
+  EXPECT_EQ(md.find("smoke figures"), std::string::npos);
+}
+
+TEST(ReportWriters, QuickRunCarriesTheSmokeBanner) {
+  Inputs in;
+  in.macro.macro->run["quick"] = true;
+  const auto m = in.model();
+  EXPECT_NE(report_markdown(m).find("> **quick run: smoke figures, not results**"),
+            std::string::npos);
+  EXPECT_NE(report_html(m).find("<p class=\"banner\">quick run: smoke figures, not results</p>"),
+            std::string::npos);
 }
 
 TEST(ReportCli, WritesThreeFilesAndRejectsBadInput) {
@@ -171,6 +246,8 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   ASSERT_EQ(rc, 0) << read_text_file(log);
   const std::string rendered = read_text_file(dom);
   EXPECT_NE(rendered.find("Cost attribution"), std::string::npos);
+  EXPECT_NE(rendered.find("Status reasons"), std::string::npos);
+  EXPECT_NE(rendered.find("Max-throughput steps"), std::string::npos);
   EXPECT_NE(rendered.find("<polyline"), std::string::npos);
   const std::string messages = read_text_file(log);
   EXPECT_EQ(messages.find(":CONSOLE"), std::string::npos) << messages;

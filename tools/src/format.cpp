@@ -11,12 +11,10 @@ std::string fmt_fixed(double v, int decimals) {
   return buf;
 }
 
-std::string fmt_sig(double v, int significant) {
-  if (v == 0.0 || !std::isfinite(v)) return fmt_fixed(v, 0);
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  const int decimals = std::max(0, significant - 1 - magnitude);
-  const std::string s = fmt_fixed(v, decimals);
-  // Thousands separators on the integer part make req/s columns readable.
+namespace {
+
+// Thousands separators on the integer part make req/s columns readable.
+std::string group_thousands(const std::string& s) {
   const std::size_t start = s[0] == '-' ? 1 : 0;
   std::size_t end = s.find('.');
   if (end == std::string::npos) end = s.size();
@@ -27,6 +25,19 @@ std::string fmt_sig(double v, int significant) {
   }
   out += s.substr(end);
   return out;
+}
+
+}  // namespace
+
+std::string fmt_sig(double v, int significant) {
+  if (v == 0.0 || !std::isfinite(v)) return fmt_fixed(v, 0);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::max(0, significant - 1 - magnitude);
+  return group_thousands(fmt_fixed(v, decimals));
+}
+
+std::string fmt_count(double v) {
+  return group_thousands(fmt_fixed(std::round(v), 0));
 }
 
 std::string fmt_time_ns(double ns) {

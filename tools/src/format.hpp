@@ -9,6 +9,7 @@ namespace gatebench::tools {
 
 std::string fmt_fixed(double v, int decimals);
 std::string fmt_sig(double v, int significant = 3);  // 3 significant digits, thousands separated
+std::string fmt_count(double v);                     // 522745 -> "522,745" (rounded)
 std::string fmt_time_ns(double ns);                  // "12.3 ns", "4.56 µs", "1.20 ms"
 std::string fmt_percent(double fraction, bool sign = true);  // 0.0523 -> "+5.2%"
 std::string fmt_rate(double per_second);                     // "1.23 G/s", "456 k/s"

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tools/src/format.hpp"
+#include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
 #include "tools/src/svg_chart.hpp"
 
@@ -23,6 +24,8 @@ th{background:#f4f4f4}code{font-size:.95em}
 svg.chart{display:block;margin:8px 0;font-size:12px;font-family:inherit}
 svg.chart .ctitle{font-weight:600;font-size:13px}
 .note{color:#666;font-size:.9em}
+.charts{display:flex;flex-wrap:wrap;column-gap:16px}
+.banner{background:#fff3cd;border:1px solid #e0c060;padding:6px 10px;font-weight:600}
 )";
 
 std::string cell(const std::string& s, bool numeric = false) {
@@ -52,65 +55,63 @@ void environment(const ReportModel& m, std::string& h) {
   h += "</table>";
 }
 
+void table(const ReportTable& t, std::string& h) {
+  h += "<h3>" + html_escape(t.title) + "</h3>";
+  if (!t.note.empty()) h += "<p class=\"note\">" + html_escape(t.note) + "</p>";
+  h += "<table><tr>";
+  for (const auto& c : t.head) h += "<th>" + html_escape(c) + "</th>";
+  h += "</tr>";
+  for (const auto& row : t.rows) {
+    h += "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c) h += cell(row[c], t.numeric[c]);
+    h += "</tr>";
+  }
+  h += "</table>";
+}
+
 void macro_section(const ReportModel& m, std::string& h) {
   h += "<h2>Macro scenarios</h2>";
+  if (const std::string banner = smoke_banner(m); !banner.empty())
+    h += "<p class=\"banner\">" + html_escape(banner) + "</p>";
   std::vector<Bar> rps, vs;
-  std::vector<Series> latency, per_second;
+  std::vector<Series> latency;
   for (const auto& sc : m.scenarios) {
     const MacroScenario& s = *sc.scenario;
-    if (!s.ok()) continue;
+    if (!s.rps) continue;  // a failed scenario's ok rounds still measured something
     const int color = static_cast<int>(rps.size());
-    rps.push_back({s.name, *s.rps, fmt_sig(*s.rps) + " req/s", color});
+    rps.push_back({s.name, *s.rps,
+                   fmt_sig(*s.rps) + " req/s" + (s.ok() ? "" : " (" + s.status + ")"), color});
     if (s.vs_nginx) vs.push_back({s.name, *s.vs_nginx, fmt_fixed(*s.vs_nginx, 2), color});
     Series lat{s.name, {}};
     // x = 1 / (1 - p): the usual percentile axis, equal room for 90, 99, 99.9.
     for (const auto& p : s.latency)
       if (p.percentile < 100) lat.points.emplace_back(1.0 / (1.0 - p.percentile / 100.0), p.us);
     if (!lat.points.empty()) latency.push_back(std::move(lat));
-    Series ps{s.name, {}};
-    for (const auto& pt : s.per_second)
-      if (pt.rps) ps.points.emplace_back(pt.t, *pt.rps);
-    if (!ps.points.empty()) per_second.push_back(std::move(ps));
   }
-  if (!rps.empty()) h += svg_bar_chart("Throughput (req/s)", rps);
+  if (!rps.empty()) h += svg_bar_chart("Throughput (req/s, median over the ok rounds)", rps);
   if (!vs.empty())
-    h += svg_bar_chart("Throughput relative to nginx (same run; dashed = 1.0)", vs, false, 1.0);
+    h += svg_bar_chart("Throughput relative to nginx (same round; dashed = 1.0)", vs, false, 1.0);
   if (!latency.empty()) {
     Axis x{"percentile (log scale of 1/(1−p))",
            true,
            {{2, "50%"}, {10, "90%"}, {100, "99%"}, {1000, "99.9%"}, {10000, "99.99%"}}};
     h += svg_line_chart("Latency by percentile", latency, x, Axis{"latency (µs)", false, {}});
   }
-  if (!per_second.empty())
-    h += svg_line_chart("Per-second throughput", per_second, Axis{"time (s)", false, {}},
-                        Axis{"req/s", false, {}});
-  else
-    h += "<p class=\"note\">No per-second series in macro.json (optional field "
-         "<code>per_second</code>).</p>";
+  for (const auto& t : macro_tables(m)) table(t, h);
 
-  h += "<table><tr><th>scenario</th><th>req/s</th><th>req/s per gateway CPU</th><th>p50</th>"
-       "<th>p90</th><th>p99</th><th>p99.9</th><th>CPU%</th><th>peak MB</th><th>vs nginx</th>"
-       "<th>errors</th><th>CPU µs/req</th></tr>";
+  h += "<h3>Per-second throughput</h3><div class=\"charts\">";
+  bool any_series = false;
   for (const auto& sc : m.scenarios) {
-    const MacroScenario& s = *sc.scenario;
-    if (!s.ok()) {
-      h += "<tr>" + cell(s.name) + "<td colspan=\"11\">" +
-           html_escape(s.status + (s.reason.empty() ? "" : ": " + s.reason)) + "</td></tr>";
-      continue;
-    }
-    auto lat = [&](double p) {
-      const auto v = s.latency_at(p);
-      return cell(v ? fmt_sig(*v) + " µs" : "–", true);
-    };
-    h += "<tr>" + cell(s.name) + cell(fmt_sig(*s.rps), true) +
-         cell(s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–", true) + lat(50) +
-         lat(90) + lat(99) + lat(99.9) +
-         cell(s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–", true) +
-         cell(fmt_opt(s.peak_mb, 1), true) + cell(fmt_opt(s.vs_nginx, 2), true) +
-         cell(fmt_opt(s.errors, 0), true) +
-         cell(sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–", true) + "</tr>";
+    const auto series = per_second_series(*sc.scenario);
+    if (series.empty()) continue;
+    any_series = true;
+    h += svg_line_chart(sc.scenario->name + " — req/s per second", series,
+                        Axis{"time (s)", false, {}}, Axis{"req/s", false, {}}, kSmallChart);
   }
-  h += "</table>";
+  h += "</div>";
+  if (!any_series)
+    h += "<p class=\"note\">No per-second series in macro.json (field <code>per_second</code>, "
+         "written for gatebench-load runs).</p>";
 
   if (m.attribution.empty()) return;
   h += "<h2>Cost attribution</h2><p class=\"note\">Gateway CPU time per request = CPU% / 100 / "
@@ -132,8 +133,8 @@ void macro_section(const ReportModel& m, std::string& h) {
                                        " = " + fmt_sig(*a.difference_us)
                                  : "–";
     h += "<tr>" + cell(a.rule.label) + cell(diff, true) + "<td>" + paths + "</td>" +
-         cell(a.micro_us ? fmt_sig(*a.micro_us) : "–", true) +
-         cell(a.explained_share ? fmt_percent(*a.explained_share, false) : "–", true) + "</tr>";
+         cell(a.micro_us ? fmt_sig(*a.micro_us) : "–", true) + cell(explained_text(a), true) +
+         "</tr>";
   }
   h += "</table>";
 }

@@ -41,14 +41,20 @@ json micro_json(const ReportModel& m) {
   return {{"context", m.micro->context}, {"benchmarks", list}};
 }
 
+// The macro.json as read, in its own schema; a /1 input gains the target's CPU µs per request,
+// which /2 carries itself (as {target, load, backend}).
 json macro_json(const ReportModel& m) {
+  const bool v1 = m.macro->schema != "gatebench.macro/2";
   json list = json::array();
   for (const auto& s : m.scenarios) {
     json e = s.scenario->raw;
-    e["cpu_us_per_request"] = opt(s.cpu_us_per_request);
+    if (v1) e["cpu_us_per_request"] = opt(s.cpu_us_per_request);
     list.push_back(std::move(e));
   }
-  return {{"schema", "gatebench.macro/1"}, {"env", m.macro->env}, {"scenarios", list}};
+  json out = {{"schema", v1 ? "gatebench.macro/1" : "gatebench.macro/2"}, {"env", m.macro->env}};
+  if (!v1 || !m.macro->run.empty()) out["run"] = m.macro->run;
+  out["scenarios"] = list;
+  return out;
 }
 
 json attribution_json(const ReportModel& m) {
@@ -67,6 +73,7 @@ json attribution_json(const ReportModel& m) {
                     {"unmatched_patterns", a.unmatched},
                     {"micro_us_per_request", opt(a.micro_us)},
                     {"explained_share", opt(a.explained_share)},
+                    {"resolved", a.resolved ? json(*a.resolved) : json(nullptr)},
                     {"note", a.note}});
   }
   return list;

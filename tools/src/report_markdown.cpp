@@ -1,4 +1,5 @@
 #include "tools/src/format.hpp"
+#include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
 
 namespace gatebench::tools {
@@ -71,29 +72,24 @@ void instructions_table(const ReportModel& m, std::string& md) {
 
 void macro_table(const ReportModel& m, std::string& md) {
   md += "## Macro scenarios\n\n";
-  md +=
-      "| scenario | req/s | req/s per gateway CPU | p50 | p90 | p99 | p99.9 | CPU% | peak MB | "
-      "vs nginx | errors | CPU µs/req |\n";
-  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& sc : m.scenarios) {
-    const MacroScenario& s = *sc.scenario;
-    if (!s.ok()) {
-      md += "| " + s.name + " | " + s.status + (s.reason.empty() ? "" : ": " + s.reason) +
-            " | | | | | | | | | | |\n";
-      continue;
+  if (const std::string banner = smoke_banner(m); !banner.empty()) md += "> **" + banner + "**\n\n";
+  for (const auto& t : macro_tables(m)) {
+    md += "### " + t.title + "\n\n";
+    if (!t.note.empty()) md += t.note + "\n\n";
+    std::string rule = "|";
+    md += "|";
+    for (std::size_t c = 0; c < t.head.size(); ++c) {
+      md += " " + t.head[c] + " |";
+      rule += t.numeric[c] ? "---:|" : "---|";
     }
-    auto lat = [&](double p) {
-      const auto v = s.latency_at(p);
-      return v ? fmt_sig(*v) + " µs" : std::string("–");
-    };
-    md += "| " + s.name + " | " + fmt_sig(*s.rps) + " | " +
-          (s.rps_per_gateway_cpu ? fmt_sig(*s.rps_per_gateway_cpu) : "–") + " | " + lat(50) +
-          " | " + lat(90) + " | " + lat(99) + " | " + lat(99.9) + " | " +
-          (s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–") + " | " +
-          fmt_opt(s.peak_mb, 1) + " | " + fmt_opt(s.vs_nginx, 2) + " | " + fmt_opt(s.errors, 0) +
-          " | " + (sc.cpu_us_per_request ? fmt_sig(*sc.cpu_us_per_request) : "–") + " |\n";
+    md += "\n" + rule + "\n";
+    for (const auto& row : t.rows) {
+      md += "|";
+      for (const auto& cell : row) md += " " + md_cell(cell) + " |";
+      md += "\n";
+    }
+    md += "\n";
   }
-  md += "\n";
 }
 
 void attribution_table(const ReportModel& m, std::string& md) {
@@ -116,8 +112,7 @@ void attribution_table(const ReportModel& m, std::string& md) {
                                        " = " + fmt_sig(*a.difference_us)
                                  : "–";
     md += "| " + a.rule.label + " | " + diff + " | " + paths + " | " +
-          (a.micro_us ? fmt_sig(*a.micro_us) : "–") + " | " +
-          (a.explained_share ? fmt_percent(*a.explained_share, false) : "–") + " |\n";
+          (a.micro_us ? fmt_sig(*a.micro_us) : "–") + " | " + explained_text(a) + " |\n";
   }
   md += "\n";
 }

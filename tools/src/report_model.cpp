@@ -174,8 +174,15 @@ void fill_micro_rows(ReportModel& m) {
 }
 
 std::optional<double> cpu_us_per_request(const MacroScenario& s) {
-  if (!s.ok() || !s.cpu_percent || !s.rps || *s.rps <= 0) return std::nullopt;
-  return *s.cpu_percent / 100.0 / *s.rps * 1e6;
+  if (!s.ok()) return std::nullopt;
+  return s.cpu_us_per_request.target;
+}
+
+std::optional<bool> resolved(const MacroScenario& a, const MacroScenario& b) {
+  const MacroInterval* ia = a.interval("cpu_us_per_request");
+  const MacroInterval* ib = b.interval("cpu_us_per_request");
+  if (!ia || !ib) return std::nullopt;
+  return ia->hi < ib->lo || ib->hi < ia->lo;
 }
 
 void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules) {
@@ -187,10 +194,12 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
     if (!s || !b) continue;  // the run did not include this pair
     a.scenario_us = cpu_us_per_request(*s);
     a.baseline_us = cpu_us_per_request(*b);
-    if (a.scenario_us && a.baseline_us)
+    if (a.scenario_us && a.baseline_us) {
       a.difference_us = *a.scenario_us - *a.baseline_us;
-    else
+      a.resolved = resolved(*s, *b);
+    } else {
       a.note = "scenario not ok or without CPU%/req/s";
+    }
     if (m.micro) {
       for (const auto& pattern : rule.micro_patterns) {
         const RE2 re(pattern, RE2::Quiet);
@@ -210,11 +219,14 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
       double ns = 0;
       for (const auto& [name, v] : a.micro) ns += v;
       a.micro_us = ns / 1000.0;
-      if (a.difference_us && *a.difference_us > 0)
+      if (a.difference_us && *a.difference_us > 0 && a.resolved.value_or(true))
         a.explained_share = *a.micro_us / *a.difference_us;
     }
     if (rule.micro_patterns.empty() && a.note.empty())
       a.note = "no micro benchmark covers this difference";
+    if (a.resolved == false)
+      a.note += std::string(a.note.empty() ? "" : "; ") +
+                "not resolved: the CPU per request intervals of the two scenarios overlap";
     m.attribution.push_back(std::move(a));
   }
 }

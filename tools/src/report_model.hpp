@@ -33,7 +33,9 @@ struct MicroRow {
 
 struct ScenarioCost {
   const MacroScenario* scenario = nullptr;
-  std::optional<double> cpu_us_per_request;  // cpu_percent / 100 / rps * 1e6
+  // The target's CPU µs per request: the driver's median over the ok rounds (/2), or
+  // cpu_percent / 100 / rps * 1e6 of the one round (/1); none unless the scenario is ok.
+  std::optional<double> cpu_us_per_request;
 };
 
 struct AttributionRule {
@@ -48,6 +50,9 @@ struct Attribution {
   std::vector<std::string> unmatched;                 // patterns without a benchmark
   std::optional<double> micro_us;                     // sum of the micro costs
   std::optional<double> explained_share;              // micro_us / difference_us
+  // false when the two scenarios' intervals of CPU per request overlap: the difference is not
+  // resolved by the rounds, so no share is given; none without intervals (a /1 input).
+  std::optional<bool> resolved;
   std::string note;
 };
 

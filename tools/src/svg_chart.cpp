@@ -95,8 +95,9 @@ std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars
 }
 
 std::string svg_line_chart(const std::string& title, const std::vector<Series>& series,
-                           const Axis& xa, const Axis& ya) {
-  const double width = 760, height = 320, left = 70, right = 210, top = 30, bottom = 45;
+                           const Axis& xa, const Axis& ya, const ChartSize& size) {
+  const double width = size.width, height = size.height, left = 70, right = size.legend, top = 30,
+               bottom = 45;
   const double pw = width - left - right, ph = height - top - bottom;
   double x_lo = std::numeric_limits<double>::max(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
   for (const auto& se : series)
@@ -167,7 +168,7 @@ std::string svg_line_chart(const std::string& title, const std::vector<Series>& 
       pts += ',';
       pts += num(ty(y));
     }
-    const char* color = palette_color(static_cast<int>(i));
+    const char* color = palette_color(series[i].color >= 0 ? series[i].color : static_cast<int>(i));
     s += "<polyline fill=\"none\" stroke=\"" + std::string(color) +
          "\" stroke-width=\"2\" points=\"" + pts + "\"/>";
     const double ly = top + 14 + 18 * static_cast<double>(i);

@@ -18,6 +18,7 @@ struct Bar {
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y)
+  int color = -1;  // palette index; -1: the series' place in the chart
 };
 
 struct Axis {
@@ -30,8 +31,14 @@ struct Axis {
 // dashed vertical line at that value (e.g. 1.0 for "as fast as nginx"), ignored when <= 0.
 std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars,
                           bool log_scale = false, double reference = 0);
+struct ChartSize {
+  double width = 760, height = 320;
+  double legend = 210;  // room on the right for the series names
+};
+inline constexpr ChartSize kSmallChart{460, 200, 90};  // one per scenario, side by side
+
 std::string svg_line_chart(const std::string& title, const std::vector<Series>& series,
-                           const Axis& x, const Axis& y);
+                           const Axis& x, const Axis& y, const ChartSize& size = {});
 
 const char* palette_color(int index);
 

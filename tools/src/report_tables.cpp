@@ -1,0 +1,247 @@
+#include "tools/src/report_tables.hpp"
+
+#include <set>
+
+#include "tools/src/format.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+// The attacks of the shipped waf-mix request mix (macro/scenarios/configs/waf-mix-requests.json,
+// expect_status 403); every other template of a mix is benign traffic.
+const std::set<std::string>& attack_templates() {
+  static const std::set<std::string> names = {"sqli", "xss", "traversal"};
+  return names;
+}
+
+std::string us(const std::optional<double>& v) {
+  return v ? fmt_sig(*v) + " µs" : std::string("–");
+}
+
+std::string sig(const std::optional<double>& v) {
+  return v ? fmt_sig(*v) : std::string("–");
+}
+
+std::string count_or_dash(const std::optional<double>& v) {
+  return v ? fmt_count(*v) : std::string("–");
+}
+
+std::optional<double> number_at(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return std::nullopt;
+  return obj[key].get<double>();
+}
+
+// "0.78 [0.75, 0.80]": the median with its interval over the ok rounds, when the driver gave one.
+std::string with_interval(const std::optional<double>& median, const MacroInterval* iv,
+                          bool ratio) {
+  auto f = [&](double v) { return ratio ? fmt_fixed(v, 2) : fmt_sig(v); };
+  if (!median) return "–";
+  std::string s = f(*median);
+  if (iv) s += " [" + f(iv->lo) + ", " + f(iv->hi) + "]";
+  return s;
+}
+
+std::string interval_level(const MacroScenario& s) {
+  for (const char* key : {"rps", "vs_nginx", "cpu_us_per_request", "p99_us"})
+    if (const MacroInterval* iv = s.interval(key))
+      return fmt_percent(iv->level, false) + " (n = " + std::to_string(iv->n) + ")";
+  return "–";
+}
+
+std::string rounds_text(const MacroScenario& s) {
+  return std::to_string(s.rounds_ok) + "/" + std::to_string(s.rounds_planned);
+}
+
+ReportTable throughput(const ReportModel& m) {
+  ReportTable t{"Throughput and latency",
+                "Medians over the ok rounds (a failed scenario still shows what its ok rounds "
+                "measured); errors are summed over the rounds.",
+                {"scenario", "status", "rounds ok", "req/s", "req/s per gateway CPU", "p50", "p90",
+                 "p99", "p99.9", "CPU%", "peak MB", "errors", "error rate"},
+                {false, false, true, true, true, true, true, true, true, true, true, true, true},
+                {}};
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    t.rows.push_back(
+        {s.name, s.status, rounds_text(s), sig(s.rps), sig(s.rps_per_gateway_cpu),
+         us(s.latency_at(50)), us(s.latency_at(90)), us(s.latency_at(99)), us(s.latency_at(99.9)),
+         s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–", fmt_opt(s.peak_mb, 1),
+         fmt_opt(s.errors, 0), s.error_rate ? fmt_percent(*s.error_rate, false) : "–"});
+  }
+  return t;
+}
+
+ReportTable ratios(const ReportModel& m) {
+  ReportTable t{"Against the baseline, and CPU per request",
+                "Ratios are medians of the per-round ratios to the baseline of the same round "
+                "(CPU and p99 vs nginx > 1 = costlier / slower than the baseline); [lo, hi] is "
+                "the interval of the median over the ok rounds at the level shown (order "
+                "statistics; n = 5 gives 93.8%). CPU µs per request: CPU time of each role's "
+                "processes divided by the requests.",
+                {"scenario", "baseline", "vs nginx", "CPU vs nginx", "p99 vs nginx",
+                 "CPU µs/req target", "load", "backend", "interval level"},
+                {false, false, true, true, true, true, true, true, true},
+                {}};
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    const auto& cpu = s.cpu_us_per_request;
+    if (!s.rps && !cpu.target) continue;  // nothing measured (skipped)
+    t.rows.push_back({s.name, s.baseline.empty() ? "–" : s.baseline,
+                      with_interval(s.vs_nginx, s.interval("vs_nginx"), true),
+                      with_interval(s.cpu_vs_nginx, s.interval("cpu_vs_nginx"), true),
+                      with_interval(s.p99_vs_nginx, s.interval("p99_vs_nginx"), true),
+                      with_interval(cpu.target, s.interval("cpu_us_per_request"), false),
+                      sig(cpu.load), sig(cpu.backend), interval_level(s)});
+  }
+  return t;
+}
+
+ReportTable reasons(const ReportModel& m) {
+  ReportTable t{"Status reasons",
+                "Every scenario and round that is not ok, with the driver's reason. A failed "
+                "scenario fails the gate.",
+                {"scenario", "round", "status", "reason"},
+                {false, false, false, false},
+                {}};
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.ok()) t.rows.push_back({s.name, "all", s.status, s.reason.empty() ? "–" : s.reason});
+    if (s.rounds.size() < 2) continue;  // a one-round scenario's reason is the scenario's
+    for (const auto& r : s.rounds)
+      if (!r.ok())
+        t.rows.push_back(
+            {s.name,
+             std::to_string(r.round) +
+                 (r.position > 0 ? " (position " + std::to_string(r.position) + ")" : ""),
+             r.status, r.reason.empty() ? "–" : r.reason});
+  }
+  return t;
+}
+
+// counts.<template>.as_expected / .unexpected of scenarios whose mix has an attack template.
+ReportTable request_mix(const ReportModel& m) {
+  ReportTable t{"Request mix (waf-mix)",
+                "Per template, summed over the rounds: an attack (sqli, xss, traversal; "
+                "expected 403) is blocked as expected or missed; benign traffic is served as "
+                "expected or wrongly blocked.",
+                {"scenario", "template", "kind", "blocked as expected", "missed",
+                 "served as expected", "wrongly blocked"},
+                {false, false, false, true, true, true, true},
+                {}};
+  const std::string suffix = ".as_expected";
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    std::vector<std::string> templates;
+    bool any_attack = false;
+    for (const auto& [key, value] : s.counts.items()) {
+      if (key.size() <= suffix.size() ||
+          key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      templates.push_back(key.substr(0, key.size() - suffix.size()));
+      any_attack = any_attack || attack_templates().count(templates.back()) > 0;
+    }
+    if (!any_attack) continue;
+    double totals[4] = {0, 0, 0, 0};
+    for (const auto& name : templates) {
+      const double ok = number_at(s.counts, (name + ".as_expected").c_str()).value_or(0);
+      const double bad = number_at(s.counts, (name + ".unexpected").c_str()).value_or(0);
+      const bool attack = attack_templates().count(name) > 0;
+      totals[attack ? 0 : 2] += ok;
+      totals[attack ? 1 : 3] += bad;
+      const std::string a = fmt_count(ok), b = fmt_count(bad);
+      t.rows.push_back(attack ? std::vector<std::string>{s.name, name, "attack", a, b, "", ""}
+                              : std::vector<std::string>{s.name, name, "benign", "", "", a, b});
+    }
+    t.rows.push_back({s.name, "all", "", fmt_count(totals[0]), fmt_count(totals[1]),
+                      fmt_count(totals[2]), fmt_count(totals[3])});
+  }
+  return t;
+}
+
+ReportTable search_steps(const ReportModel& m) {
+  ReportTable t{"Max-throughput steps",
+                "details.steps of the last ok round: step 0 is the closed-loop capacity, then "
+                "offered rates by bisection; a step passes with no errors, p99 within the "
+                "objective and ≥ 95% of the offered rate achieved.",
+                {"scenario", "step", "offered req/s", "achieved req/s", "p99", "errors", "pass"},
+                {false, true, true, true, true, true, false},
+                {}};
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.details.contains("steps") || !s.details["steps"].is_array()) continue;
+    const json& steps = s.details["steps"];
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const json& st = steps[i];
+      const auto offered = number_at(st, "offered");
+      const std::string pass = st.contains("pass") && st["pass"].is_boolean()
+                                   ? (st["pass"].get<bool>() ? "yes" : "no")
+                                   : "–";
+      t.rows.push_back({s.name, std::to_string(i), offered ? fmt_sig(*offered) : "closed loop",
+                        sig(number_at(st, "achieved")), us(number_at(st, "p99_us")),
+                        count_or_dash(number_at(st, "errors")), pass});
+    }
+  }
+  return t;
+}
+
+ReportTable open_loop(const ReportModel& m) {
+  ReportTable t{"Open-loop rounds",
+                "Rounds run at a fixed offered rate: the send slots gatebench-load missed and "
+                "its own verdict; below 99% of the offered rate the round is invalid (failed).",
+                {"scenario", "round", "status", "offered req/s", "achieved req/s", "missed slots",
+                 "load invalid"},
+                {false, true, false, true, true, true, false},
+                {}};
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    for (const auto& r : s.rounds) {
+      auto offered = number_at(r.details, "offered_rate");
+      if (!offered) offered = number_at(r.counts, "offered_rate");
+      if (!offered || s.details.contains("steps")) continue;  // closed loop, or a search
+      std::string invalid = "–";
+      if (r.details.contains("load_invalid") && r.details["load_invalid"].is_string())
+        invalid = r.details["load_invalid"].get<std::string>();
+      t.rows.push_back({s.name, std::to_string(r.round), r.status, fmt_sig(*offered), sig(r.rps),
+                        count_or_dash(number_at(r.counts, "missed")), invalid});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<ReportTable> macro_tables(const ReportModel& m) {
+  std::vector<ReportTable> out;
+  if (!m.macro) return out;
+  for (auto&& t :
+       {throughput(m), ratios(m), reasons(m), request_mix(m), search_steps(m), open_loop(m)})
+    if (!t.rows.empty()) out.push_back(t);
+  return out;
+}
+
+std::string smoke_banner(const ReportModel& m) {
+  return m.macro && m.macro->smoke() ? "quick run: smoke figures, not results" : "";
+}
+
+std::string explained_text(const Attribution& a) {
+  if (a.resolved == false) return "not resolved";
+  return a.explained_share ? fmt_percent(*a.explained_share, false) : "–";
+}
+
+std::vector<Series> per_second_series(const MacroScenario& s) {
+  std::vector<Series> out;
+  for (const auto& r : s.rounds) {
+    if (!r.ok()) continue;
+    // Coloured by round number, so a round keeps its colour when an earlier one failed.
+    Series se{s.rounds.size() > 1 ? "round " + std::to_string(r.round) : s.name, {}, r.round - 1};
+    for (const auto& pt : r.per_second)
+      if (pt.rps) se.points.emplace_back(pt.t, *pt.rps);
+    if (!se.points.empty()) out.push_back(std::move(se));
+  }
+  return out;
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,34 @@
+// The macro tables of the report as plain rows of text, built once from the ReportModel so that
+// report.md and report.html show the same cells (docs/report.md lists them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/src/report_model.hpp"
+#include "tools/src/svg_chart.hpp"
+
+namespace gatebench::tools {
+
+struct ReportTable {
+  std::string title;  // a heading of its own
+  std::string note;   // one paragraph under the heading; may be empty
+  std::vector<std::string> head;
+  std::vector<bool> numeric;  // per column: right-aligned figures
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Throughput and latency, the ratios and CPU per request with their intervals, status reasons,
+// request-mix counts, max-throughput steps and open-loop rounds; tables without rows are left out.
+std::vector<ReportTable> macro_tables(const ReportModel& m);
+
+// "quick run: smoke figures, not results" when macro.json says run.quick or run.smoke, else "".
+std::string smoke_banner(const ReportModel& m);
+
+// The explained share of an attribution, or "not resolved" when the intervals overlap.
+std::string explained_text(const Attribution& a);
+
+// The per-second req/s of every ok round of s, one series per round.
+std::vector<Series> per_second_series(const MacroScenario& s);
+
+}  // namespace gatebench::tools
