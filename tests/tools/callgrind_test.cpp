@@ -82,7 +82,7 @@ TEST(InstructionMode, DeterministicAndProportionalToWork) {
 TEST(Profile, WritesRawProfileTopListsAndFlameGraph) {
   if (!have_valgrind()) GTEST_SKIP() << "valgrind not installed";
   const auto dir = test::scratch_dir("profile");
-  ASSERT_EQ(test::run_gatebench("profile fixture/gatecore/once --runs 3 --bench " +
+  ASSERT_EQ(test::run_gatebench("profile fixture/gatecore/once --mode callgrind --runs 3 --bench " +
                                 std::string(GATEBENCH_FIXTURE_BENCH) + " --out " + dir.string()),
             0);
   for (const char* f : {"callgrind.out", "top_self.txt", "top_inclusive.txt", "flamegraph.svg"})
@@ -91,8 +91,8 @@ TEST(Profile, WritesRawProfileTopListsAndFlameGraph) {
   EXPECT_NE(svg.find("mix("), std::string::npos);  // the hot callee is a frame
   EXPECT_NE(read_text_file((dir / "top_self.txt").string()).find("mix("), std::string::npos);
   // A filter selecting several benchmarks is bad input.
-  EXPECT_EQ(test::run_gatebench("profile fixture/ --bench " + std::string(GATEBENCH_FIXTURE_BENCH) +
-                                " --out " + dir.string()),
+  EXPECT_EQ(test::run_gatebench("profile fixture/ --mode callgrind --bench " +
+                                std::string(GATEBENCH_FIXTURE_BENCH) + " --out " + dir.string()),
             2);
   std::filesystem::remove_all(dir);
 }

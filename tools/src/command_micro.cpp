@@ -177,8 +177,11 @@ int command_micro(const CommandArgs& argv) {
       for (std::size_t j = 0; j < i; ++j)
         if (outs[i] == outs[j]) throw BadInput("option --out: '" + outs[i] + "' given twice");
     std::vector<TimeSide> sides;
-    for (std::size_t i = 0; i < benches.size(); ++i)
-      sides.push_back({locate_micro_binary(benches[i]), outs[i]});
+    for (std::size_t i = 0; i < benches.size(); ++i) {
+      TimeSide& side = sides.emplace_back();
+      side.bench = locate_micro_binary(benches[i]);
+      side.out = outs[i];
+    }
     TimeRun run{filter, reps, processes, extra};
     return run_time_mode(run, sides);
   }

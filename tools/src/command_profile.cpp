@@ -1,6 +1,10 @@
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
+#include "build_info/build_info.hpp"
 #include "tools/src/args.hpp"
 #include "tools/src/bad_input.hpp"
 #include "tools/src/callgrind_profile.hpp"
@@ -10,6 +14,7 @@
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
+#include "tools/src/perf_profile.hpp"
 #include "tools/src/process.hpp"
 
 namespace gatebench::tools {
@@ -18,65 +23,136 @@ namespace {
 
 constexpr const char* kHelp = R"(usage: gatebench profile FILTER [options]
 
-Profiles one micro benchmark (FILTER must select exactly one) under callgrind: hardware
-counters are not available on these VMs, so perf is not used. Only the timed loop is profiled:
-callgrind dumps at State::StartKeepRunning()/FinishKeepRunning() (see gatebench micro --help) and
-the dump of the 10^(runs-1)-iteration loop is kept. Writes to --out DIR:
-  callgrind.out          the raw profile (open with kcachegrind / callgrind_annotate)
-  top_self.txt           callgrind_annotate, functions by self cost
-  top_inclusive.txt      callgrind_annotate --inclusive=yes
-  flamegraph.svg         flame graph drawn by gatebench from the call graph
-and prints the top functions.
+Profiles one micro benchmark (FILTER must select exactly one) and writes to --out DIR:
+  top_self.txt           functions by self cost
+  top_inclusive.txt      functions by inclusive cost
+  flamegraph.svg         flame graph drawn by gatebench
+and the raw profile, and prints the top functions.
 
-Needs a gatebench-micro that valgrind can decode: valgrind 3.19 has no AVX-512, so build with
--DGATEBENCH_MARCH=x86-64-v3 (cmake --preset release -B build/callgrind -DGATEBENCH_MARCH=x86-64-v3).
+--mode perf (default): samples the native build (the one the timed benchmarks run, AVX-512 and
+SHA-NI included) with perf record -e cpu-clock, a software clock event that works without
+hardware counters, DWARF call graphs (the release build keeps no frame pointers). The benchmark
+runs alone for --seconds; samples below its own function (start-up, Google Benchmark's runner)
+are left out, and their share is printed. Raw profile: perf.data (perf report -i DIR/perf.data).
+perf needs root or kernel.perf_event_paranoid <= 1.
+
+--mode callgrind: exact instruction counts of the timed loop only (callgrind dumps at
+State::StartKeepRunning()/FinishKeepRunning(); the dump of the 10^(runs-1)-iteration loop is
+kept). valgrind 3.19 cannot decode AVX-512, so this mode runs build/callgrind (-march=x86-64-v3:
+portable code paths, e.g. SHA-256 without SHA-NI), configured and built from the source tree
+when missing (cmake --preset callgrind && cmake --build --preset callgrind --target
+gatebench-micro). Raw profile: callgrind.out (kcachegrind / callgrind_annotate).
 
 options:
+  --mode M        perf (default) or callgrind
   --out DIR       output directory (default profile-<benchmark>)
-  --bench PATH    gatebench-micro (default: see gatebench micro --help)
-  --runs K        loop runs: the profile covers 10^(K-1) iterations (default 4, 1000 iterations)
+  --bench PATH    gatebench-micro (perf: default as in gatebench micro --help; callgrind:
+                  default build/callgrind/micro/bench/gatebench-micro of the source tree)
   --top N         functions printed (default 15)
-  --budget IR     stop before a loop run predicted above IR instructions (default 2e9)
+  --seconds S     perf: how long the benchmark runs (--benchmark_min_time; default 2)
+  --runs K        callgrind: loop runs, the profile covers 10^(K-1) iterations (default 4)
+  --budget IR     callgrind: stop before a loop run predicted above IR instructions (default 2e9)
 exit: 0 ok, 1 failure, 2 bad input
 )";
 
-}  // namespace
-
-int command_profile(const CommandArgs& argv) {
-  const Args args(argv, {"out", "bench", "runs", "top", "budget"}, {"help"});
-  if (args.flag("help")) {
-    std::cout << kHelp;
-    return 0;
+// The functions printed by cost; frames holding (nearly) all of it say nothing and are counted.
+void print_top(const std::vector<FunctionCost>& by_self, const std::vector<FunctionCost>& by_incl,
+               double total, std::size_t top) {
+  for (const bool inclusive : {false, true}) {
+    std::cout << (inclusive ? "top by inclusive cost" : "top by self cost") << ":\n";
+    std::size_t trunk = 0, shown = 0;
+    for (const auto& f : inclusive ? by_incl : by_self) {
+      if (inclusive && f.inclusive >= 0.9995 * total) {
+        ++trunk;
+        continue;
+      }
+      const double cost = inclusive ? f.inclusive : f.self;
+      if (cost <= 0 || shown++ == top) break;
+      std::cout << "  " << fmt_percent(cost / total, false) << "  " << f.name << "\n";
+    }
+    if (trunk > 0)
+      std::cout << "  (" << trunk << " frames holding the whole profile, not listed)\n";
+    std::cout << "\n";
   }
-  if (args.positionals().size() != 1) throw BadInput("profile needs one FILTER (see --help)");
-  const std::string filter = args.positionals()[0];
-  InstructionOptions opt;
-  opt.bench = locate_micro_binary(args.value("bench"));
-  opt.points = static_cast<int>(args.integer_or("runs", 4));
-  if (opt.points < 1 || opt.points > 7) throw BadInput("option --runs: expected 1..7");
-  opt.budget = args.number_or("budget", opt.budget);
-  opt.min_points = 1;
-  const long top = args.integer_or("top", 15);
+}
+
+std::string top_text(const std::vector<FunctionCost>& list, bool inclusive, double total,
+                     const std::string& unit) {
+  std::string s = std::string("# functions by ") + (inclusive ? "inclusive" : "self") +
+                  " cost; total " + fmt_sig(total, 6) + " " + unit + "\n";
+  for (const auto& f : list) {
+    const double v = inclusive ? f.inclusive : f.self;
+    if (v <= 0) break;
+    s += fmt_percent(v / total, false) + "\t" + fmt_sig(v, 6) + "\t" + f.name + "\n";
+  }
+  return s;
+}
+
+// build/callgrind of the source tree this gatebench was built from, configured and built when
+// missing: the native build's AVX-512 code stops valgrind 3.19.
+std::string callgrind_micro_binary() {
+  const std::string src(build_source_dir());
+  const std::string build = src + "/build/callgrind";
+  const std::string bin = build + "/micro/bench/gatebench-micro";
+  if (::access(bin.c_str(), X_OK) == 0) return bin;
+  const std::string cmake = find_on_path("cmake");
+  if (cmake.empty() || !std::filesystem::exists(src + "/CMakePresets.json"))
+    throw BadInput(bin + " not found and no source tree with CMakePresets.json at " + src +
+                   " to build it; give --bench");
+  std::cerr << "gatebench profile: " << bin << " is missing; building the callgrind preset\n";
+  if (!std::filesystem::exists(build + "/CMakeCache.txt") &&
+      run_process({cmake, "-S", src, "--preset", "callgrind"}) != 0)
+    throw std::runtime_error("cmake --preset callgrind failed in " + src);
+  const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (run_process({cmake, "--build", build, "--target", "gatebench-micro", "-j",
+                   std::to_string(jobs)}) != 0)
+    throw std::runtime_error("cmake --build " + build + " --target gatebench-micro failed");
+  return bin;
+}
+
+void profile_perf(const std::string& name, const std::string& bench, double seconds,
+                  const std::filesystem::path& out, std::size_t top) {
+  PerfOptions opt;
+  opt.perf = find_on_path("perf");
+  if (opt.perf.empty()) throw std::runtime_error("perf not found (apt-get install linux-perf)");
+  opt.bench = bench;
+  opt.benchmark = name;
+  opt.seconds = seconds;
+  opt.data_file = (out / "perf.data").string();
+  opt.log_file = (out / "perf.log").string();
+  std::cerr << "gatebench profile: " << name << " under perf record -e cpu-clock for " << seconds
+            << " s ...\n";
+  const PerfProfile p = record_perf(opt);
+  const double all = p.stacks.total + p.left_out;
+  if (p.kept == 0)
+    throw std::runtime_error(name + ": no sample inside the benchmark function (" +
+                             fmt_sig(all, 4) + " " + p.stacks.event +
+                             " outside it; skipped benchmark?); see " + opt.log_file);
+  const StackProfile& s = p.stacks;
+  const std::string unit = "ns of " + s.event;
+  const auto by_self = top_functions(s, false, s.names.size());
+  const auto by_incl = top_functions(s, true, s.names.size());
+  write_text_file((out / "top_self.txt").string(), top_text(by_self, false, s.total, unit));
+  write_text_file((out / "top_inclusive.txt").string(), top_text(by_incl, true, s.total, unit));
+  FlameGraphOptions fg;
+  fg.title = name + " — " + std::to_string(p.kept) + " perf samples (" + s.event + ", " +
+             std::to_string(opt.frequency) + " Hz)";
+  write_text_file((out / "flamegraph.svg").string(), flamegraph_svg(s, fg));
+
+  std::cout << name << ": " << p.kept << " samples in the benchmark function ("
+            << fmt_percent(s.total / all, false) << " of the process's " << s.event
+            << "; the rest is start-up and Google Benchmark's runner)\n\n";
+  print_top(by_self, by_incl, s.total, top);
+  for (const char* f : {"perf.data", "top_self.txt", "top_inclusive.txt", "flamegraph.svg"})
+    std::cout << (out / f).string() << "\n";
+}
+
+void profile_callgrind(const std::string& name, InstructionOptions opt,
+                       const std::filesystem::path& out, std::size_t top) {
   opt.valgrind = find_on_path("valgrind");
   if (opt.valgrind.empty())
     throw std::runtime_error("valgrind not found (apt-get install valgrind)");
-
-  const auto names = list_benchmarks(opt.bench, filter);
-  if (names.empty()) throw BadInput("FILTER '" + filter + "' selects no benchmark");
-  if (names.size() > 1) {
-    std::string list;
-    for (const auto& n : names) list += "\n  " + n;
-    throw BadInput("FILTER '" + filter + "' selects " + std::to_string(names.size()) +
-                   " benchmarks; profile needs exactly one:" + list);
-  }
-  const std::string& name = names[0];
-  std::string safe = name;
-  for (char& c : safe)
-    if (c == '/') c = '_';
-  const std::filesystem::path out = args.value_or("out", "profile-" + safe);
-  std::filesystem::create_directories(out);
   opt.work_dir = (out / "work").string();
-
   std::cerr << "gatebench profile: " << name << " under callgrind ...\n";
   const LoopDumps d = collect_loop_dumps(name, opt);
   if (!d.unsupported.empty()) throw std::runtime_error(d.unsupported);
@@ -127,28 +203,61 @@ int command_profile(const CommandArgs& argv) {
   std::cout << name << ": " << fmt_sig(profile.total, 4) << " " << profile.event << " in "
             << fmt_sig(d.iterations.back(), 4) << " iterations (~" << fmt_sig(per_iteration, 4)
             << " per iteration)\n\n";
-  for (const bool inclusive : {false, true}) {
-    std::cout << (inclusive ? "top by inclusive cost" : "top by self cost") << ":\n";
-    // The frames that hold the whole loop (main ... the benchmark function) say nothing.
-    std::size_t trunk = 0, shown = 0;
-    for (const auto& f : top_functions(profile, inclusive, profile.names.size())) {
-      if (inclusive && f.inclusive >= 0.9995 * profile.total) {
-        ++trunk;
-        continue;
-      }
-      if (shown++ == static_cast<std::size_t>(top)) break;
-      std::cout << "  " << fmt_percent((inclusive ? f.inclusive : f.self) / profile.total, false)
-                << "  " << f.name << "\n";
-    }
-    if (trunk > 0)
-      std::cout << "  (" << trunk << " frames holding the whole loop, main ... the benchmark, "
-                << "not listed)\n";
-    std::cout << "\n";
+  print_top(top_functions(profile, false, profile.names.size()),
+            top_functions(profile, true, profile.names.size()), profile.total, top);
+  for (const char* f : {"callgrind.out", "top_self.txt", "top_inclusive.txt", "flamegraph.svg"})
+    std::cout << (out / f).string() << "\n";
+}
+
+}  // namespace
+
+int command_profile(const CommandArgs& argv) {
+  const Args args(argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds"}, {"help"});
+  if (args.flag("help")) {
+    std::cout << kHelp;
+    return 0;
   }
-  std::cout << (out / "callgrind.out").string() << "\n"
-            << (out / "top_self.txt").string() << "\n"
-            << (out / "top_inclusive.txt").string() << "\n"
-            << (out / "flamegraph.svg").string() << "\n";
+  if (args.positionals().size() != 1) throw BadInput("profile needs one FILTER (see --help)");
+  const std::string filter = args.positionals()[0];
+  const std::string mode = args.value_or("mode", "perf");
+  if (mode != "perf" && mode != "callgrind")
+    throw BadInput("option --mode: perf or callgrind, got '" + mode + "'");
+  for (const char* o : {"runs", "budget"})
+    if (mode == "perf" && args.value(o))
+      throw BadInput(std::string("option --") + o + ": callgrind mode only (--mode callgrind)");
+  if (mode == "callgrind" && args.value("seconds"))
+    throw BadInput("option --seconds: perf mode only");
+  const long top = args.integer_or("top", 15);
+  if (top < 1) throw BadInput("option --top: at least 1");
+  const double seconds = args.number_or("seconds", 2);
+  if (!(seconds > 0 && seconds <= 600)) throw BadInput("option --seconds: between 0 and 600");
+  InstructionOptions opt;
+  opt.points = static_cast<int>(args.integer_or("runs", 4));
+  if (opt.points < 1 || opt.points > 7) throw BadInput("option --runs: expected 1..7");
+  opt.budget = args.number_or("budget", opt.budget);
+  opt.min_points = 1;
+  opt.bench = mode == "callgrind" && !args.value("bench")
+                  ? callgrind_micro_binary()
+                  : locate_micro_binary(args.value("bench"));
+
+  const auto names = list_benchmarks(opt.bench, filter);
+  if (names.empty()) throw BadInput("FILTER '" + filter + "' selects no benchmark");
+  if (names.size() > 1) {
+    std::string list;
+    for (const auto& n : names) list += "\n  " + n;
+    throw BadInput("FILTER '" + filter + "' selects " + std::to_string(names.size()) +
+                   " benchmarks; profile needs exactly one:" + list);
+  }
+  const std::string& name = names[0];
+  std::string safe = name;
+  for (char& c : safe)
+    if (c == '/') c = '_';
+  const std::filesystem::path out = args.value_or("out", "profile-" + safe);
+  std::filesystem::create_directories(out);
+  if (mode == "perf")
+    profile_perf(name, opt.bench, seconds, out, static_cast<std::size_t>(top));
+  else
+    profile_callgrind(name, opt, out, static_cast<std::size_t>(top));
   return 0;
 }
 

@@ -27,6 +27,69 @@ std::string colour(const std::string& name) {
   return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(b) + ")";
 }
 
+// Draws the frame trees; `total` is the width of the plot, in the profile's event.
+std::string render(std::vector<Frame>& roots, const std::vector<std::string>& names,
+                   const std::string& event, double total, const FlameGraphOptions& opt) {
+  // Siblings in name order, so the same profile always draws the same picture.
+  int max_depth = 0;
+  std::function<void(std::vector<Frame>&, int)> arrange = [&](std::vector<Frame>& level, int d) {
+    std::sort(level.begin(), level.end(),
+              [&](const Frame& a, const Frame& b) { return names[a.fn] < names[b.fn]; });
+    for (auto& f : level) {
+      max_depth = std::max(max_depth, d + 1);
+      arrange(f.children, d + 1);
+    }
+  };
+  arrange(roots, 0);
+
+  const double row = 17, top = 34, pad = 10;
+  const double plot_w = opt.width - 2 * pad;
+  const double height = top + row * max_depth + 24;
+  std::string s =
+      "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+      fmt_fixed(opt.width, 0) + "\" height=\"" + fmt_fixed(height, 0) + "\" viewBox=\"0 0 " +
+      fmt_fixed(opt.width, 0) + " " + fmt_fixed(height, 0) +
+      "\" font-family=\"monospace\" font-size=\"11\">\n";
+  s += "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdf6\"/>\n";
+  s += "<text x=\"" + fmt_fixed(opt.width / 2, 1) +
+       "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">" + html_escape(opt.title) +
+       "</text>\n";
+  s += "<text x=\"" + fmt_fixed(pad, 1) + "\" y=\"" + fmt_fixed(height - 8, 1) + "\">" +
+       html_escape("total " + fmt_sig(total, 4) + " " + event +
+                   " · width = share of cost · hover a frame for its name and cost") +
+       "</text>\n";
+  // Icicle layout inverted: roots at the bottom, callees stacked above, as flamegraph.pl does.
+  std::function<void(const Frame&, double, int)> draw = [&](const Frame& f, double x0, int depth) {
+    const double w = plot_w * f.amount / total;
+    const double y = top + row * (max_depth - 1 - depth);
+    const std::string& name = names[f.fn];
+    const std::string tip = name + " (" + fmt_sig(f.amount, 4) + " " + event + ", " +
+                            fmt_percent(f.amount / total, false) + ")";
+    s += "<g><title>" + html_escape(tip) + "</title><rect x=\"" + fmt_fixed(pad + x0, 2) +
+         "\" y=\"" + fmt_fixed(y, 1) + "\" width=\"" + fmt_fixed(std::max(w - 0.5, 0.1), 2) +
+         "\" height=\"" + fmt_fixed(row - 1, 1) + "\" fill=\"" + colour(name) + "\" rx=\"2\"/>";
+    const std::size_t chars = static_cast<std::size_t>(std::max(0.0, (w - 6) / 6.6));
+    if (chars >= 3) {
+      std::string label = name.size() > chars ? name.substr(0, chars - 2) + ".." : name;
+      s += "<text x=\"" + fmt_fixed(pad + x0 + 3, 2) + "\" y=\"" + fmt_fixed(y + row - 5, 1) +
+           "\">" + html_escape(label) + "</text>";
+    }
+    s += "</g>\n";
+    double cx = x0;
+    for (const auto& c : f.children) {
+      draw(c, cx, depth + 1);
+      cx += plot_w * c.amount / total;
+    }
+  };
+  double x = 0;
+  for (const auto& r : roots) {
+    draw(r, x, 0);
+    x += plot_w * r.amount / total;
+  }
+  return s + "</svg>\n";
+}
+
 }  // namespace
 
 std::string flamegraph_svg(const CallgrindProfile& p, const FlameGraphOptions& opt) {
@@ -60,67 +123,32 @@ std::string flamegraph_svg(const CallgrindProfile& p, const FlameGraphOptions& o
       expand(frame.children.back(), depth + 1);
     }
     stack.pop_back();
-    std::sort(frame.children.begin(), frame.children.end(),
-              [&](const Frame& a, const Frame& b) { return p.names[a.fn] < p.names[b.fn]; });
   };
-  int max_depth = 0;
-  std::function<void(const Frame&, int)> measure = [&](const Frame& f, int d) {
-    max_depth = std::max(max_depth, d + 1);
-    for (const auto& c : f.children) measure(c, d + 1);
-  };
-  for (auto& r : roots) {
-    expand(r, 0);
-    measure(r, 0);
-  }
-  std::sort(roots.begin(), roots.end(),
-            [&](const Frame& a, const Frame& b) { return p.names[a.fn] < p.names[b.fn]; });
+  for (auto& r : roots) expand(r, 0);
+  return render(roots, p.names, p.event, total, opt);
+}
 
-  const double row = 17, top = 34, pad = 10;
-  const double plot_w = opt.width - 2 * pad;
-  const double height = top + row * max_depth + 24;
-  std::string s =
-      "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-      fmt_fixed(opt.width, 0) + "\" height=\"" + fmt_fixed(height, 0) + "\" viewBox=\"0 0 " +
-      fmt_fixed(opt.width, 0) + " " + fmt_fixed(height, 0) +
-      "\" font-family=\"monospace\" font-size=\"11\">\n";
-  s += "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdf6\"/>\n";
-  s += "<text x=\"" + fmt_fixed(opt.width / 2, 1) +
-       "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">" + html_escape(opt.title) +
-       "</text>\n";
-  s += "<text x=\"" + fmt_fixed(pad, 1) + "\" y=\"" + fmt_fixed(height - 8, 1) + "\">" +
-       html_escape("total " + fmt_sig(total, 4) + " " + p.event +
-                   " · width = share of cost · hover a frame for its name and cost") +
-       "</text>\n";
-  // Icicle layout inverted: roots at the bottom, callees stacked above, as flamegraph.pl does.
-  std::function<void(const Frame&, double, int)> draw = [&](const Frame& f, double x0, int depth) {
-    const double w = plot_w * f.amount / total;
-    const double y = top + row * (max_depth - 1 - depth);
-    const std::string& name = p.names[f.fn];
-    const std::string tip = name + " (" + fmt_sig(f.amount, 4) + " " + p.event + ", " +
-                            fmt_percent(f.amount / total, false) + ")";
-    s += "<g><title>" + html_escape(tip) + "</title><rect x=\"" + fmt_fixed(pad + x0, 2) +
-         "\" y=\"" + fmt_fixed(y, 1) + "\" width=\"" + fmt_fixed(std::max(w - 0.5, 0.1), 2) +
-         "\" height=\"" + fmt_fixed(row - 1, 1) + "\" fill=\"" + colour(name) + "\" rx=\"2\"/>";
-    const std::size_t chars = static_cast<std::size_t>(std::max(0.0, (w - 6) / 6.6));
-    if (chars >= 3) {
-      std::string label = name.size() > chars ? name.substr(0, chars - 2) + ".." : name;
-      s += "<text x=\"" + fmt_fixed(pad + x0 + 3, 2) + "\" y=\"" + fmt_fixed(y + row - 5, 1) +
-           "\">" + html_escape(label) + "</text>";
+std::string flamegraph_svg(const StackProfile& p, const FlameGraphOptions& opt) {
+  // A trie of the stacks: identical call paths share frames, so widths are exact.
+  std::vector<Frame> roots;
+  for (const auto& sample : p.samples) {
+    std::vector<Frame>* level = &roots;
+    for (std::size_t d = 0; d < sample.frames.size() && static_cast<int>(d) < opt.max_depth; ++d) {
+      const int fn = sample.frames[d];
+      auto it =
+          std::find_if(level->begin(), level->end(), [&](const Frame& f) { return f.fn == fn; });
+      if (it == level->end()) it = level->insert(level->end(), Frame{fn, 0, {}});
+      it->amount += sample.weight;
+      level = &it->children;
     }
-    s += "</g>\n";
-    double cx = x0;
-    for (const auto& c : f.children) {
-      draw(c, cx, depth + 1);
-      cx += plot_w * c.amount / total;
-    }
-  };
-  double x = 0;
-  for (const auto& r : roots) {
-    draw(r, x, 0);
-    x += plot_w * r.amount / total;
   }
-  return s + "</svg>\n";
+  const double min_amount = p.total * opt.min_fraction;
+  std::function<void(std::vector<Frame>&)> prune = [&](std::vector<Frame>& level) {
+    std::erase_if(level, [&](const Frame& f) { return f.amount < min_amount; });
+    for (auto& f : level) prune(f.children);
+  };
+  prune(roots);
+  return render(roots, p.names, p.event, p.total, opt);
 }
 
 }  // namespace gatebench::tools
