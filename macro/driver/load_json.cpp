@@ -78,6 +78,15 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
   if (auto opened = optional_at(j, "connections_opened")) r.counts["connections_opened"] = *opened;
   if (auto missed = optional_at(j, "missed")) r.counts["missed"] = *missed;
   if (auto offered = optional_at(j, "offered_rate")) r.counts["offered_rate"] = *offered;
+  if (j.contains("window") && j["window"].is_object()) {
+    const json& w = j["window"];
+    if (w.contains("start_ns") && w["start_ns"].is_number_unsigned() && w.contains("end_ns") &&
+        w["end_ns"].is_number_unsigned() &&
+        w["end_ns"].get<uint64_t>() >= w["start_ns"].get<uint64_t>()) {
+      r.window_start_ns = w["start_ns"].get<uint64_t>();
+      r.window_end_ns = w["end_ns"].get<uint64_t>();
+    }
+  }
   if (j.contains("series") && j["series"].is_array()) {
     for (std::size_t i = 0; i < j["series"].size(); ++i) {
       const json& sec = j["series"][i];

@@ -25,6 +25,8 @@ struct LoadResult {
   uint64_t errors = 0;                   // socket errors + unexpected status codes
   std::map<std::string, double> counts;  // generator-specific counters kept in macro.json
   std::vector<SecondPoint> per_second;   // empty when the generator reports no series (wrk)
+  // The measured window on CLOCK_MONOTONIC (gatebench-load's `window`); absent for wrk.
+  std::optional<uint64_t> window_start_ns, window_end_ns;
 };
 
 struct LoadParseError : std::runtime_error {

@@ -1,6 +1,12 @@
 #include "macro/driver/macro_json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+
+#include "macro/driver/round_json.hpp"
+#include "macro/driver/round_stats.hpp"
 
 namespace gatebench::macro {
 
@@ -20,19 +26,92 @@ std::string_view status_name(Status status) {
 
 namespace {
 
-json optional_number(const std::optional<double>& value) {
-  return value ? json(std::round(*value * 10) / 10) : json(nullptr);
+std::optional<double> number(const json& j, const std::string& key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
 }
 
-json round1(double value) {
-  return std::round(value * 10) / 10;
+// The values of one figure over the ok rounds; `get` picks it from a round's JSON.
+template <typename Get>
+std::vector<double> over_rounds(const std::vector<json>& rounds, Get get) {
+  std::vector<double> out;
+  for (const auto& r : rounds) {
+    if (r["status"] != "ok") continue;
+    if (auto v = get(r)) out.push_back(*v);
+  }
+  return out;
 }
+
+json median_json(const std::vector<double>& values, int decimals = 1) {
+  auto m = median_of(values);
+  if (!m) return nullptr;
+  const double scale = std::pow(10, decimals);
+  return std::round(*m * scale) / scale;
+}
+
+json interval_json(const std::vector<double>& values) {
+  auto iv = median_interval(values);
+  if (!iv) return nullptr;
+  auto r4 = [](double v) { return std::round(v * 10000) / 10000; };
+  return {{"median", r4(iv->median)},
+          {"lo", r4(iv->lo)},
+          {"hi", r4(iv->hi)},
+          {"n", iv->n},
+          {"level", r4(iv->level)}};
+}
+
+// Names of a map-valued figure (cpu_by_role, cpu_by_process) over the ok rounds.
+std::set<std::string> keys_of(const std::vector<json>& rounds, const char* field) {
+  std::set<std::string> keys;
+  for (const auto& r : rounds)
+    if (r["status"] == "ok" && r.contains(field) && r[field].is_object())
+      for (const auto& [k, v] : r[field].items()) keys.insert(k);
+  return keys;
+}
+
+json median_map(const std::vector<json>& rounds, const char* field, int decimals = 1) {
+  json out = json::object();
+  for (const auto& key : keys_of(rounds, field))
+    out[key] = median_json(
+        over_rounds(rounds, [&](const json& r) { return number(r[field], key); }), decimals);
+  return out;
+}
+
+// "round 2: X" for one failing round, "rounds 2, 4: X" when several failed for the same reason.
+std::string failure_reason(const std::vector<json>& rounds) {
+  std::vector<std::pair<std::string, std::vector<int>>> reasons;
+  for (const auto& r : rounds) {
+    if (r["status"] == "ok") continue;
+    std::string why = r["reason"].get<std::string>();
+    if (r["status"] == "skipped") why = "skipped: " + why;
+    auto it =
+        std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == why; });
+    if (it == reasons.end()) {
+      reasons.push_back({why, {r["round"].get<int>()}});
+    } else {
+      it->second.push_back(r["round"].get<int>());
+    }
+  }
+  std::string out;
+  for (const auto& [why, which] : reasons) {
+    std::string list;
+    for (int n : which) list += (list.empty() ? "" : ", ") + std::to_string(n);
+    out += (out.empty() ? "" : "; ") + std::string(which.size() > 1 ? "rounds " : "round ") + list +
+           ": " + why;
+  }
+  return out;
+}
+
+struct Aggregate {
+  std::string status;
+  std::string reason;
+};
 
 }  // namespace
 
 json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
                      const std::string& load_tool, const std::vector<ScenarioResult>& results,
-                     bool interrupted) {
+                     const std::vector<std::string>& names, bool interrupted) {
   json pinning = json::object();
   for (Role role : {Role::load, Role::backend, Role::gateway}) {
     const CpuSet& set = layout.of(role);
@@ -43,100 +122,174 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
   out["env"] = {{"commit", env.commit}, {"cpu_model", env.cpu_model}, {"cpus", env.cpus},
                 {"kernel", env.kernel}, {"compiler", env.compiler},   {"runtime", options.runtime},
                 {"pinning", pinning},   {"load_generator", load_tool}};
-  out["run"] = {{"duration_s", options.duration_s},
-                {"warmup_s", options.warmup_s},
-                {"connections", options.connections},
-                {"quick", options.quick},
-                {"interrupted", interrupted}};
-  std::map<std::string, double> ok_rps;
-  std::map<std::string, const LoadResult*> ok_load;
+  out["run"] = {
+      {"duration_s", options.duration_s},
+      {"warmup_s", options.warmup_s},
+      {"connections", options.connections},
+      {"quick", options.quick},
+      {"smoke", options.quick},
+      {"rounds", options.rounds},
+      {"seed", options.seed},
+      {"max_error_rate", options.max_error_rate},
+      {"interval", {{"method", "order statistics of the median (binomial)"}, {"level", 0.95}}},
+      {"interrupted", interrupted}};
+
+  // Each round's results by scenario name, for pairing with the same round's baseline.
+  std::map<int, std::map<std::string, const ScenarioResult*>> by_round;
+  for (const auto& r : results) by_round[r.round][r.name] = &r;
+  auto in_round = [&](int round, const std::string& name) -> const ScenarioResult* {
+    auto it = by_round[round].find(name);
+    return it == by_round[round].end() ? nullptr : it->second;
+  };
+
+  std::map<std::string, std::vector<json>> rounds;
+  std::map<std::string, const ScenarioResult*> first;
   for (const auto& r : results) {
-    if (r.status == Status::ok && r.load) {
-      ok_rps[r.name] = r.load->rps;
-      ok_load[r.name] = &*r.load;
+    const ScenarioResult* base = r.baseline.empty() ? nullptr : in_round(r.round, r.baseline);
+    const ScenarioResult* lat =
+        r.latency_baseline.empty() ? nullptr : in_round(r.round, r.latency_baseline);
+    rounds[r.name].push_back(round_json(r, base, lat));
+    first.emplace(r.name, &r);
+  }
+  for (auto& [name, list] : rounds)
+    std::sort(list.begin(), list.end(),
+              [](const json& a, const json& b) { return a["round"] < b["round"]; });
+
+  // A scenario's own rounds decide first; then a scenario whose baseline is not ok is not ok
+  // either (its ratios would have nothing to stand on). Repeated until nothing changes, for a
+  // baseline that has a baseline.
+  std::map<std::string, Aggregate> agg;
+  for (const auto& [name, list] : rounds) {
+    const bool all_skipped = std::all_of(list.begin(), list.end(),
+                                         [](const json& r) { return r["status"] == "skipped"; });
+    const bool all_ok =
+        std::all_of(list.begin(), list.end(), [](const json& r) { return r["status"] == "ok"; });
+    if (all_skipped) {
+      agg[name] = {"skipped", list.front()["reason"].get<std::string>()};
+    } else if (all_ok && static_cast<int>(list.size()) == options.rounds) {
+      agg[name] = {"ok", ""};
+    } else {
+      std::string why = failure_reason(list);
+      if (static_cast<int>(list.size()) < options.rounds)
+        why += (why.empty() ? "" : "; ") + std::string("only ") + std::to_string(list.size()) +
+               " of " + std::to_string(options.rounds) + " rounds ran";
+      agg[name] = {"failed", why};
     }
   }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [name, a] : agg) {
+      const std::string& base = first[name]->baseline;
+      if (a.status != "ok" || base.empty() || base == name || !agg.contains(base)) continue;
+      if (agg[base].status == "ok") continue;
+      a = {"failed", "baseline " + base + " " + agg[base].status + ": " + agg[base].reason};
+      changed = true;
+    }
+  }
+
   json scenarios = json::array();
-  for (const auto& r : results) {
+  for (const auto& name : names) {
+    if (!rounds.contains(name)) continue;
+    const std::vector<json>& list = rounds[name];
+    const ScenarioResult& r0 = *first[name];
     json s;
-    s["name"] = r.name;
-    if (!r.group.empty()) s["group"] = r.group;
-    s["status"] = status_name(r.status);
-    s["reason"] = r.reason;
-    const bool measured = r.status == Status::ok && r.load.has_value();
-    s["rps"] = measured ? round1(r.load->rps) : json(nullptr);
-    s["rps_per_gateway_cpu"] =
-        measured ? round1(r.load->rps / std::max(1, r.target_cpus)) : json(nullptr);
+    s["name"] = name;
+    if (!r0.group.empty()) s["group"] = r0.group;
+    s["status"] = agg[name].status;
+    s["reason"] = agg[name].reason;
+    s["baseline"] = r0.baseline;
+    if (!r0.latency_baseline.empty()) s["latency_baseline"] = r0.latency_baseline;
+    s["rounds_planned"] = options.rounds;
+    const auto ok_count =
+        std::count_if(list.begin(), list.end(), [](const json& r) { return r["status"] == "ok"; });
+    s["rounds_ok"] = ok_count;
+    const bool measured = ok_count > 0;
+
+    auto figure = [&](auto get) { return over_rounds(list, get); };
+    auto at = [](const char* a) { return [a](const json& r) { return number(r, a); }; };
+    auto at2 = [](const char* a, const char* b) {
+      return [a, b](const json& r) {
+        return r.contains(a) ? number(r[a], b) : std::optional<double>();
+      };
+    };
     if (measured) {
-      s["latency_us"] = {{"p50", optional_number(r.load->p50_us)},
-                         {"p90", optional_number(r.load->p90_us)},
-                         {"p99", optional_number(r.load->p99_us)},
-                         {"p999", optional_number(r.load->p999_us)},
-                         {"mean", optional_number(r.load->mean_us)}};
-      s["requests"] = r.load->requests;
-      s["measured_s"] = round1(r.load->duration_s);
+      s["rps"] = median_json(figure(at("rps")));
+      s["rps_per_gateway_cpu"] = median_json(figure(at("rps_per_gateway_cpu")));
+      json lat = json::object();
+      for (const char* p : {"p50", "p90", "p99", "p999", "mean"})
+        lat[p] = median_json(figure(at2("latency_us", p)));
+      s["latency_us"] = lat;
+      s["cpu_percent"] = median_json(figure(at("cpu_percent")));
+      s["cpu_by_process"] = median_map(list, "cpu_by_process");
+      s["cpu_by_role"] = median_map(list, "cpu_by_role");
+      const auto peaks = figure(at("peak_mb"));
+      s["peak_mb"] =
+          peaks.empty() ? json(nullptr) : round1(*std::max_element(peaks.begin(), peaks.end()));
+      const auto rss = figure(at("peak_rss_mb"));
+      s["peak_rss_mb"] =
+          rss.empty() ? json(nullptr) : round1(*std::max_element(rss.begin(), rss.end()));
+      s["cpu_us_per_request"] = median_map(list, "cpu_us_per_request", 2);
+      s["target_role"] = r0.target_role;
+      s["target_cpus"] = r0.target_cpus;
+      s["vs_nginx"] = median_json(figure(at("vs_nginx")), 4);
+      s["cpu_vs_nginx"] = median_json(figure(at("cpu_vs_nginx")), 4);
+      s["p99_vs_nginx"] = median_json(figure(at("p99_vs_nginx")), 4);
+      s["intervals"] = {
+          {"rps", interval_json(figure(at("rps")))},
+          {"vs_nginx", interval_json(figure(at("vs_nginx")))},
+          {"cpu_vs_nginx", interval_json(figure(at("cpu_vs_nginx")))},
+          {"p99_vs_nginx", interval_json(figure(at("p99_vs_nginx")))},
+          {"cpu_us_per_request", interval_json(figure(at2("cpu_us_per_request", "target")))},
+          {"p99_us", interval_json(figure(at2("latency_us", "p99")))}};
+      if (!r0.latency_baseline.empty()) {
+        json delta = json::object();
+        for (const char* p : {"mean", "p50", "p90", "p99"})
+          delta[p] = median_json(figure(at2("latency_delta_us", p)));
+        s["latency_delta_us"] = delta;
+      }
     } else {
-      s["latency_us"] = nullptr;
+      for (const char* f :
+           {"rps", "rps_per_gateway_cpu", "latency_us", "cpu_percent", "cpu_by_process", "peak_mb",
+            "vs_nginx", "cpu_vs_nginx", "p99_vs_nginx", "cpu_us_per_request"})
+        s[f] = nullptr;
     }
-    if (measured && r.target) {
-      s["cpu_percent"] = round1(r.target->cpu_percent);
-      json by_process = json::object();
-      for (const auto& [name, pct] : r.target->cpu_by_process) by_process[name] = round1(pct);
-      s["cpu_by_process"] = by_process;
-      s["peak_mb"] = round1(r.target->peak_mb);
-      s["peak_rss_mb"] = round1(r.target->peak_rss_mb);
-    } else {
-      s["cpu_percent"] = nullptr;
-      s["cpu_by_process"] = nullptr;
-      s["peak_mb"] = nullptr;
+    // Errors count in every round that measured, ok or not: a failed round's errors are news.
+    uint64_t errors = 0, requests = 0;
+    bool any_load = false;
+    json counts = json::object();
+    for (const auto& r : list) {
+      if (!r.contains("requests")) continue;
+      any_load = true;
+      errors += r["errors"].get<uint64_t>();
+      requests += r["requests"].get<uint64_t>();
+      if (r["status"] == "ok" && r.contains("counts"))
+        for (const auto& [k, v] : r["counts"].items())
+          if (v.is_number()) counts[k] = counts.value(k, 0.0) + v.get<double>();
     }
+    s["errors"] = any_load ? json(errors) : json(nullptr);
+    s["requests"] = any_load ? json(requests) : json(nullptr);
+    s["error_rate"] = any_load && requests > 0
+                          ? json(static_cast<double>(errors) / static_cast<double>(requests))
+                          : json(nullptr);
+    if (!counts.empty()) s["counts"] = counts;
+    // The series and details of the round whose req/s is the median, as the scenario's example.
     if (measured) {
-      json by_role = json::object();
-      for (const auto& [role, pct] : r.cpu_by_role) by_role[role] = round1(pct);
-      s["cpu_by_role"] = by_role;
-      s["target_role"] = r.target_role;
-      s["target_cpus"] = r.target_cpus;
+      const double mid = *median_of(figure(at("rps")));
+      const json* example = nullptr;
+      for (const auto& r : list)
+        if (r["status"] == "ok" && r.contains("rps") &&
+            (!example || std::abs(r["rps"].get<double>() - mid) <
+                             std::abs((*example)["rps"].get<double>() - mid)))
+          example = &r;
+      if (example->contains("per_second")) s["per_second"] = (*example)["per_second"];
+      if (example->contains("details")) s["details"] = (*example)["details"];
+      s["example_round"] = (*example)["round"];
     }
-    s["baseline"] = r.baseline;
-    auto base = ok_rps.find(r.baseline);
-    s["vs_nginx"] = measured && base != ok_rps.end() && base->second > 0
-                        ? json(std::round(r.load->rps / base->second * 1000) / 1000)
-                        : json(nullptr);
-    s["errors"] = measured ? json(r.load->errors) : json(nullptr);
-    if (measured && !r.load->counts.empty()) s["counts"] = r.load->counts;
-    if (measured && !r.load->per_second.empty()) {
-      json series = json::array();
-      for (const auto& sec : r.load->per_second) {
-        json point = {{"t", sec.t},
-                      {"rps", sec.rps},
-                      {"p99_us", optional_number(sec.p99_us)},
-                      {"errors", sec.errors}};
-        const auto second = static_cast<std::size_t>(sec.t);
-        point["cpu_percent"] = second < r.target_cpu_per_second.size()
-                                   ? json(round1(r.target_cpu_per_second[second]))
-                                   : json(nullptr);
-        series.push_back(std::move(point));
-      }
-      s["per_second"] = std::move(series);
-    }
-    s["artifacts"] = r.artifacts;
-    if (!r.latency_baseline.empty()) {
-      s["latency_baseline"] = r.latency_baseline;
-      auto base_load = ok_load.find(r.latency_baseline);
-      if (measured && base_load != ok_load.end()) {
-        auto delta = [](const std::optional<double>& a, const std::optional<double>& b) {
-          return a && b ? json(std::round((*a - *b) * 10) / 10) : json(nullptr);
-        };
-        const LoadResult& b = *base_load->second;
-        s["latency_delta_us"] = {{"mean", delta(r.load->mean_us, b.mean_us)},
-                                 {"p50", delta(r.load->p50_us, b.p50_us)},
-                                 {"p90", delta(r.load->p90_us, b.p90_us)},
-                                 {"p99", delta(r.load->p99_us, b.p99_us)}};
-      } else {
-        s["latency_delta_us"] = nullptr;
-      }
-    }
-    if (!r.extra.empty()) s["details"] = r.extra;
+    json artifacts = json::array();
+    for (const auto& r : list)
+      for (const auto& a : r["artifacts"]) artifacts.push_back(a);
+    s["artifacts"] = artifacts;
+    s["rounds"] = list;
     scenarios.push_back(std::move(s));
   }
   out["scenarios"] = std::move(scenarios);

@@ -1,6 +1,8 @@
 #pragma once
-// macro.json, schema gatebench.macro/1 (contract in shared DESIGN.md, fields in docs/scenarios.md).
+// macro.json, schema gatebench.macro/2 (fields in docs/scenarios.md): every round of every
+// scenario, and per scenario the medians over its ok rounds with their intervals.
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "macro/driver/cpu_layout.hpp"
@@ -10,12 +12,14 @@
 
 namespace gatebench::macro {
 
-inline constexpr const char* kMacroSchema = "gatebench.macro/1";
+inline constexpr const char* kMacroSchema = "gatebench.macro/2";
 
-// vs_nginx is the scenario's req/s over its baseline's in the same run (null when the baseline did
-// not run or did not succeed).
+// `results` holds every round of every scenario; `names` the scenarios in the order to write
+// them (the scenario files' order). A scenario is ok only when every round was ok and its baseline
+// (when it has one other than itself, and that baseline ran) is ok; ratios are paired per round.
 nlohmann::json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
                                const std::string& load_tool,
-                               const std::vector<ScenarioResult>& results, bool interrupted);
+                               const std::vector<ScenarioResult>& results,
+                               const std::vector<std::string>& names, bool interrupted);
 
 }  // namespace gatebench::macro

@@ -1,12 +1,14 @@
 // gatebench-macro: the end-to-end scenario driver (`gatebench macro`).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "macro/driver/container.hpp"
@@ -15,6 +17,7 @@
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/process.hpp"
+#include "macro/driver/round_order.hpp"
 #include "macro/driver/runner.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/stop_signal.hpp"
@@ -36,6 +39,25 @@ void check_cpus_exist(const CpuOverrides& overrides, int online) {
       }
     }
   }
+}
+
+// Every selected scenario's baseline runs too, in every round: its ratios are paired with the
+// baseline measured in the same round. Returned in the scenario files' order.
+std::vector<Scenario> with_baselines(const std::vector<Scenario>& all,
+                                     const std::vector<Scenario>& selected) {
+  std::set<std::string> names;
+  for (const auto& s : selected) names.insert(s.name);
+  for (const auto& s : selected) {
+    for (const std::string& b : {s.baseline, s.latency_baseline}) {
+      if (b.empty() || names.contains(b)) continue;
+      if (std::any_of(all.begin(), all.end(), [&](const Scenario& x) { return x.name == b; }))
+        names.insert(b);
+    }
+  }
+  std::vector<Scenario> out;
+  for (const auto& s : all)
+    if (names.contains(s.name)) out.push_back(s);
+  return out;
 }
 
 std::string cell(const std::optional<double>& value, const char* format) {
@@ -65,13 +87,23 @@ void print_table(const nlohmann::json& report) {
                      "%.0f%%")
                     .c_str(),
                 cell(number(s, "errors"), "%.0f").c_str());
+    const auto& iv = s.contains("intervals") ? s["intervals"] : nlohmann::json();
+    if (iv.is_object() && iv.contains("vs_nginx") && iv["vs_nginx"].is_object()) {
+      std::printf("    vs baseline %.3f [%.3f, %.3f] over %d rounds",
+                  iv["vs_nginx"]["median"].get<double>(), iv["vs_nginx"]["lo"].get<double>(),
+                  iv["vs_nginx"]["hi"].get<double>(), iv["vs_nginx"]["n"].get<int>());
+      if (iv.contains("cpu_vs_nginx") && iv["cpu_vs_nginx"].is_object())
+        std::printf("; CPU/request %.3f [%.3f, %.3f]", iv["cpu_vs_nginx"]["median"].get<double>(),
+                    iv["cpu_vs_nginx"]["lo"].get<double>(), iv["cpu_vs_nginx"]["hi"].get<double>());
+      std::printf("\n");
+    }
     if (s["status"] != "ok") std::printf("    %s\n", s["reason"].get<std::string>().c_str());
   }
 }
 
 int run(const std::vector<std::string>& args) {
   std::optional<Options> parsed;
-  std::vector<ScenarioPlan> plans;
+  std::vector<std::vector<ScenarioPlan>> rounds;  // the plans of each round
   CpuLayout layout;
   try {
     parsed = parse_options(args);
@@ -84,7 +116,7 @@ int run(const std::vector<std::string>& args) {
                                          ? (fs::path(source_dir()) / "macro" / "scenarios").string()
                                          : o.scenario_dir;
     std::vector<Scenario> all = load_scenarios(scenario_dir);
-    std::vector<Scenario> selected = select_scenarios(all, o.scenarios);
+    std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, o.scenarios));
     if (o.list) {
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;
@@ -92,8 +124,12 @@ int run(const std::vector<std::string>& args) {
     check_cpus_exist(o.cpus, online_cpus());
     layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);
-    plans = make_plans(selected, o, layout, tools, (fs::path(scenario_dir) / "configs").string(),
-                       o.out_dir);
+    // Every round's plans are made up front, so a template error stops the run before it starts.
+    for (int r = 1; r <= o.rounds; ++r) {
+      rounds.push_back(make_plans(selected, o, layout, tools,
+                                  (fs::path(scenario_dir) / "configs").string(),
+                                  (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string()));
+    }
   } catch (const UsageError& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
     return 2;
@@ -108,12 +144,20 @@ int run(const std::vector<std::string>& args) {
     std::printf(
         "plan (dry run: nothing is started)\n  cpus online %d; pinning load=%s backend=%s "
         "gateway=%s\n  runtime %s, load generator %s, %d connections, warm-up %gs, "
-        "measured %gs\n\n",
+        "measured %gs, %d round(s), seed %llu\n",
         layout.online_cpus, layout.load.empty() ? "-" : layout.load.to_string().c_str(),
         layout.backend.empty() ? "-" : layout.backend.to_string().c_str(),
         layout.gateway.empty() ? "-" : layout.gateway.to_string().c_str(), options.runtime.c_str(),
-        load_tool.c_str(), options.connections, options.warmup_s, options.duration_s);
-    for (const auto& plan : plans) std::printf("%s\n", describe_plan(plan, options).c_str());
+        load_tool.c_str(), options.connections, options.warmup_s, options.duration_s,
+        options.rounds, static_cast<unsigned long long>(options.seed));
+    for (int r = 1; r <= options.rounds; ++r) {
+      std::printf("  round %d:", r);
+      for (int i : round_order(static_cast<int>(rounds[0].size()), options.seed, r))
+        std::printf(" %s", rounds[0][static_cast<std::size_t>(i)].scenario.name.c_str());
+      std::printf("\n");
+    }
+    std::printf("\n");
+    for (const auto& plan : rounds[0]) std::printf("%s\n", describe_plan(plan, options).c_str());
     return 0;
   }
 
@@ -144,26 +188,37 @@ int run(const std::vector<std::string>& args) {
     context.engine = &engine;
   }
 
+  std::vector<std::string> names;
+  for (const auto& plan : rounds[0]) names.push_back(plan.scenario.name);
   std::vector<ScenarioResult> results;
-  for (const auto& plan : plans) {
-    if (stop_requested()) {
-      ScenarioResult r;
-      r.name = plan.scenario.name;
-      r.group = plan.scenario.group;
-      r.baseline = plan.scenario.baseline;
-      r.status = Status::skipped;
-      r.reason = "run interrupted before this scenario";
-      results.push_back(std::move(r));
-      continue;
+  for (int r = 1; r <= options.rounds; ++r) {
+    const auto& plans = rounds[static_cast<std::size_t>(r - 1)];
+    const auto order = round_order(static_cast<int>(plans.size()), options.seed, r);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const ScenarioPlan& plan = plans[static_cast<std::size_t>(order[k])];
+      ScenarioResult result;
+      if (stop_requested()) {
+        result.name = plan.scenario.name;
+        result.group = plan.scenario.group;
+        result.baseline = plan.scenario.baseline;
+        result.latency_baseline = plan.scenario.latency_baseline;
+        result.status = Status::skipped;
+        result.reason = "run interrupted before this scenario";
+      } else {
+        progress.begin(options.rounds > 1 ? plan.scenario.name + " (round " + std::to_string(r) +
+                                                "/" + std::to_string(options.rounds) + ")"
+                                          : plan.scenario.name);
+        result = run_scenario(plan, context);
+        progress.end(round_summary(result));
+      }
+      result.round = r;
+      result.position = static_cast<int>(k) + 1;
+      results.push_back(std::move(result));
     }
-    results.push_back(run_scenario(plan, context));
   }
 
   int exit_code = 0;
-  for (const auto& r : results) {
-    if (r.status == Status::failed) exit_code = 1;
-  }
-  if (context.engine != nullptr && !plans.empty()) {
+  if (context.engine != nullptr && !rounds.empty() && !rounds[0].empty()) {
     // A container the clean-up missed is removed now and makes the run fail.
     auto left = list_containers(engine, container_prefix());
     for (const auto& name : left) remove_container(engine, name);
@@ -182,7 +237,10 @@ int run(const std::vector<std::string>& args) {
   }
 
   nlohmann::json report =
-      make_macro_json(env, layout, options, load_tool, results, stop_requested());
+      make_macro_json(env, layout, options, load_tool, results, names, stop_requested());
+  // A scenario is failed when a round failed or its baseline did (make_macro_json decides).
+  for (const auto& s : report["scenarios"])
+    if (s["status"] == "failed") exit_code = 1;
   const fs::path report_path = fs::path(out_dir) / "macro.json";
   const fs::path tmp_path = fs::path(out_dir) / "macro.json.tmp";
   {

@@ -9,8 +9,8 @@ std::string help_text() {
   return R"(usage: gatebench-macro [options]        (also: gatebench macro [options])
 
 Runs end-to-end scenarios (macro/scenarios/*.json, format in docs/scenarios.md): backend, gateway
-or baseline, warm-up, measured load with CPU/memory sampling; writes OUT/macro.json
-(schema gatebench.macro/1) and the raw artifacts next to it.
+or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes OUT/macro.json
+(schema gatebench.macro/2) and the raw artifacts next to it (OUT/round-R/<scenario>/).
 
   --scenarios a,b       run only these (a group name such as latency-at-rate selects its parts)
   --list                print the scenarios and exit
@@ -18,7 +18,14 @@ or baseline, warm-up, measured load with CPU/memory sampling; writes OUT/macro.j
   --warmup D            warm-up before it, not measured (default 5s; 0 = none)
   --connections N       load connections (default 64)
   --threads N           load threads (default: one per load CPU, 1 when not pinned)
-  --quick               short runs for CI: 1s measured, no warm-up, 16 connections
+  --rounds N            run every selected scenario N times, in a different seeded order each
+                        round; each scenario's baseline is added and runs in every round, and
+                        ratios are paired within a round (default 5; 3 with --quick)
+  --seed N              seed of the rounds' orders (default 1)
+  --max-error-rate R    a round with more errors than this share of its requests fails
+                        (default 0.1%; 0.5% or 0.005; expected statuses are not errors)
+  --quick               smoke runs for CI: 1s warm-up, 2s measured, 16 connections, 3 rounds;
+                        macro.json says run.quick and its figures are marked as smoke figures
   --rate R              req/s for open-loop scenarios (default: the scenario's, 10000)
   --slo-p99 D           p99 objective of max-throughput (default: the scenario's)
   --dry-run             print the plan (commands, pinning, ports) and start nothing
@@ -92,7 +99,8 @@ CpuSet parse_cpus(const std::string& text, const std::string& what) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
-  bool duration_given = false, warmup_given = false, connections_given = false;
+  bool duration_given = false, warmup_given = false, connections_given = false,
+       rounds_given = false;
   for (const char* name :
        {"GATEBENCH_LOAD_CPUS", "GATEBENCH_BACKEND_CPUS", "GATEBENCH_GATEWAY_CPUS"}) {
     const char* value = std::getenv(name);
@@ -146,6 +154,22 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
       o.threads = static_cast<int>(parse_integer(value(), "--threads", 1, 1024));
     } else if (arg == "--quick") {
       o.quick = true;
+    } else if (arg == "--rounds") {
+      o.rounds = static_cast<int>(parse_integer(value(), "--rounds", 1, 1000));
+      rounds_given = true;
+    } else if (arg == "--seed") {
+      o.seed = static_cast<uint64_t>(parse_integer(value(), "--seed", 0, 2147483647));
+    } else if (arg == "--max-error-rate") {
+      const std::string v = value();
+      const bool pct = v.ends_with("%");
+      const std::string number = pct ? v.substr(0, v.size() - 1) : v;
+      char* end = nullptr;
+      double rate = std::strtod(number.c_str(), &end);
+      if (number.empty() || end != number.c_str() + number.size() || rate < 0 ||
+          rate > (pct ? 100 : 1)) {
+        throw UsageError("--max-error-rate: expected a share like 0.1% or 0.001, got '" + v + "'");
+      }
+      o.max_error_rate = pct ? rate / 100 : rate;
     } else if (arg == "--rate") {
       std::string v = value();
       char* end = nullptr;
@@ -191,10 +215,12 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     }
   }
   if (o.quick) {
-    // CI: seconds per scenario, but explicit values still win.
-    if (!duration_given) o.duration_s = 1;
-    if (!warmup_given) o.warmup_s = 0;
+    // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
+    // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.
+    if (!duration_given) o.duration_s = 2;
+    if (!warmup_given) o.warmup_s = 1;
     if (!connections_given) o.connections = 16;
+    if (!rounds_given) o.rounds = 3;
   }
   return o;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Command line of gatebench-macro (`gatebench macro`), validated before anything starts.
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,9 @@ struct Options {
   int connections = 64;
   int threads = 0;  // 0: one per load CPU (1 when not pinned)
   bool quick = false;
+  int rounds = 5;                 // every selected scenario, baselines included, once per round
+  uint64_t seed = 1;              // of each round's order
+  double max_error_rate = 0.001;  // a round above it failed
   bool dry_run = false;
   std::string out_dir = "macro-results";
   std::string runtime = "process";

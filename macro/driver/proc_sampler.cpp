@@ -53,6 +53,17 @@ std::vector<ProcInfo> scan_proc() {
   return out;
 }
 
+std::vector<ProcInfo> scan_pids(const std::vector<pid_t>& pids) {
+  std::vector<ProcInfo> out;
+  for (pid_t pid : pids) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    ProcInfo info;
+    if (std::getline(in, line) && parse_proc_stat(line, info)) out.push_back(std::move(info));
+  }
+  return out;
+}
+
 std::vector<const ProcInfo*> select_trees(const std::vector<ProcInfo>& all,
                                           const std::vector<pid_t>& groups) {
   std::set<pid_t> members;
@@ -114,7 +125,8 @@ uint64_t TreeSampler::total_ticks() const {
   return total;
 }
 
-TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s) {
+TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s,
+                               bool with_memory) {
   TreeSample out;
   out.t_s = t_s;
   uint64_t pss = 0;
@@ -124,7 +136,7 @@ TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s
     if (it == seen_.end()) it = seen_.emplace(p->pid, Seen{process_name(*p), 0, 0}).first;
     it->second.last = std::max(it->second.last, p->cpu_ticks);
     rss += p->rss_bytes;
-    if (with_memory_) pss += pss_bytes(*p);
+    if (with_memory_ && with_memory) pss += pss_bytes(*p);
     ++out.processes;
   }
   uint64_t total = total_ticks();
@@ -137,9 +149,29 @@ TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s
   last_total_ = total;
   out.pss_mb = static_cast<double>(pss) / (1024.0 * 1024.0);
   out.rss_mb = static_cast<double>(rss) / (1024.0 * 1024.0);
-  peak_.peak_mb = std::max(peak_.peak_mb, out.pss_mb);
-  peak_.peak_rss_mb = std::max(peak_.peak_rss_mb, out.rss_mb);
+  if (with_memory) {
+    peak_.peak_mb = std::max(peak_.peak_mb, out.pss_mb);
+    peak_.peak_rss_mb = std::max(peak_.peak_rss_mb, out.rss_mb);
+  }
   peak_.max_processes = std::max(peak_.max_processes, out.processes);
+  return out;
+}
+
+double TreeSampler::cpu_seconds() const {
+  return static_cast<double>(total_ticks()) / static_cast<double>(kTicksPerSecond);
+}
+
+std::map<std::string, double> TreeSampler::cpu_seconds_by_name() const {
+  std::map<std::string, double> out;
+  for (const auto& [pid, s] : seen_)
+    out[s.comm] += static_cast<double>(s.last - s.first) / static_cast<double>(kTicksPerSecond);
+  return out;
+}
+
+std::vector<pid_t> TreeSampler::members() const {
+  std::vector<pid_t> out;
+  out.reserve(seen_.size());
+  for (const auto& [pid, s] : seen_) out.push_back(pid);
   return out;
 }
 

@@ -21,6 +21,10 @@ struct ProcInfo {
 // One pass over /proc/[pid]/stat. Processes that vanish mid-scan are skipped.
 std::vector<ProcInfo> scan_proc();
 
+// /proc/[pid]/stat of these processes only (those that exited are absent): between full scans
+// the driver samples the trees it already knows, at a fraction of a full scan's cost.
+std::vector<ProcInfo> scan_pids(const std::vector<pid_t>& pids);
+
 // Parses one /proc/[pid]/stat line (the comm may contain spaces and parentheses).
 bool parse_proc_stat(const std::string& line, ProcInfo& out);
 
@@ -60,8 +64,15 @@ class TreeSampler {
       : groups_(std::move(groups)), with_memory_(with_memory) {}
 
   void start(const std::vector<ProcInfo>& snapshot, double t_s);
-  TreeSample sample(const std::vector<ProcInfo>& snapshot, double t_s);
+  // `with_memory` false skips the PSS reads (smaps_rollup), the costly part of a sample.
+  TreeSample sample(const std::vector<ProcInfo>& snapshot, double t_s, bool with_memory = true);
   TreeUsage usage(double elapsed_s) const;
+
+  // CPU seconds of the trees since start(), in all and by process name.
+  double cpu_seconds() const;
+  std::map<std::string, double> cpu_seconds_by_name() const;
+  // Every process seen since start() (some may have exited).
+  std::vector<pid_t> members() const;
 
  private:
   struct Seen {

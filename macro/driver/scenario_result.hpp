@@ -14,9 +14,12 @@ namespace gatebench::macro {
 enum class Status { ok, skipped, failed };
 std::string_view status_name(Status status);
 
+// One round of one scenario: a start-to-stop run of its services with its measured load.
 struct ScenarioResult {
   std::string name;
   std::string group;
+  int round = 1;     // 1-based
+  int position = 1;  // 1-based place of the scenario in that round's order
   Status status = Status::skipped;
   std::string reason;
   std::string baseline;
@@ -26,6 +29,9 @@ struct ScenarioResult {
   std::string target_role;
   int target_cpus = 1;
   std::map<std::string, double> cpu_by_role;        // mean CPU% of each role's trees
+  std::map<std::string, double> cpu_s_by_role;      // CPU seconds in the window, and "target"
+  double window_s = 0;                              // the measured window
+  std::string window_source;                        // see Measurement::window_source
   std::vector<double> target_cpu_per_second;        // the target's CPU% in each whole second
   std::vector<std::string> artifacts;               // relative to the results directory
   nlohmann::json extra = nlohmann::json::object();  // mode-specific (rate, search steps)

@@ -119,6 +119,9 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
   j["valid"] = verdict.valid;
   j["invalid_reasons"] = verdict.reasons;
   j["elapsed_s"] = secs;
+  j["window"] = {{"clock", "CLOCK_MONOTONIC"},
+                 {"start_ns", result.window_start_ns},
+                 {"end_ns", result.window_end_ns}};
   j["requests"] = s.responses;
   j["issued"] = s.issued;
   j["requests_per_s"] = rate(s.responses, secs);

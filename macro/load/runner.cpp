@@ -106,6 +106,8 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
     const std::uint64_t end = std::min(now, measure_end);
     result.elapsed_s = end > measure_start ? (end - measure_start) / 1e9 : 0;
   }
+  result.window_start_ns = measure_start;
+  result.window_end_ns = measure_start + static_cast<std::uint64_t>(result.elapsed_s * 1e9);
   return result;
 }
 

@@ -14,6 +14,10 @@ namespace gatebench::load {
 struct RunResult {
   Stats stats;
   double elapsed_s = 0;  // the measured window (budget runs: until the last response)
+  // The measured window on CLOCK_MONOTONIC, which every process of the machine shares: the driver
+  // integrates the CPU it samples over exactly this interval.
+  std::uint64_t window_start_ns = 0;
+  std::uint64_t window_end_ns = 0;
   bool interrupted = false;
   const char* io = "epoll";   // what the workers used: "uring" or "epoll"
   std::uint64_t spin_ns = 0;  // the open-loop polling window used (effective_spin_ns)

@@ -88,13 +88,41 @@ TEST(Cli, DryRunPrintsThePlanAndStartsNothing) {
   EXPECT_EQ(exit_code(r), 0) << r.output;
   EXPECT_NE(r.output.find("scenario nginx-baseline"), std::string::npos);
   EXPECT_NE(r.output.find("backend=18087"), std::string::npos) << r.output;  // offset applied
-  EXPECT_NE(r.output.find("-c " + out + "/nginx-baseline/proxy.conf"), std::string::npos);
+  EXPECT_NE(r.output.find("-c " + out + "/round-1/nginx-baseline/proxy.conf"), std::string::npos);
   EXPECT_NE(r.output.find("--latency"), std::string::npos);
   EXPECT_NE(r.output.find("'Connection: close'"), std::string::npos);
   EXPECT_NE(r.output.find("prepare  tls-cert"), std::string::npos);
   EXPECT_NE(r.output.find("pinning"), std::string::npos);
+  // Five rounds by default, each order printed; nginx-https-newconn is its own baseline.
+  EXPECT_NE(r.output.find("5 round(s), seed 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  round 5:"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(processes_mentioning(out).empty());
+}
+
+TEST(Cli, RoundsSeedAndErrorRateAreValidated) {
+  for (const auto& [option, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--rounds", "0"},
+                                                        {"--rounds", "x"},
+                                                        {"--seed", "-1"},
+                                                        {"--max-error-rate", "2%x"},
+                                                        {"--max-error-rate", "1.5"},
+                                                        {"--max-error-rate", "101%"}}) {
+    CaptureResult r = run_driver({"--dry-run", option, value});
+    EXPECT_EQ(exit_code(r), 2) << option << " " << value << ": " << r.output;
+    EXPECT_NE(r.output.find(option + ":"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, ABaselineIsAddedToTheSelection) {
+  const std::string out = unique_dir("dry-baseline");
+  CaptureResult r = run_driver(
+      {"--dry-run", "--rounds", "2", "--out", out, "--scenarios", "gateway-https-keepalive"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  // HTTPS is measured against nginx over HTTPS, which runs in every round with it.
+  EXPECT_NE(r.output.find("scenario nginx-https-keepalive"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("scenario nginx-baseline"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  round 2:"), std::string::npos) << r.output;
 }
 
 TEST(Cli, ListNamesEveryShippedScenario) {

@@ -1,0 +1,37 @@
+#pragma once
+// CPU and memory of a scenario's containers from the engine's `stats` (container runtime).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "macro/driver/container.hpp"
+#include "macro/driver/proc_sampler.hpp"
+#include "macro/driver/services.hpp"
+
+namespace gatebench::macro {
+
+class ContainerSampler {
+ public:
+  ContainerSampler(const ContainerEngine& engine, std::vector<const RunningService*> services)
+      : engine_(engine), services_(std::move(services)) {}
+
+  void start();
+  // The target's (sampled services') CPU% since the previous call and memory now; `cpu_s` gets
+  // the target's CPU seconds since start().
+  TreeSample sample(double t_s, double& cpu_s);
+  // Mean CPU% of each role's containers between start() and the last sample.
+  TreeUsage usage(double elapsed_s, std::map<std::string, double>& by_role) const;
+
+ private:
+  std::vector<std::string> names() const;
+  double target_cpu(const std::map<std::string, ContainerStats>& stats) const;
+
+  const ContainerEngine& engine_;
+  std::vector<const RunningService*> services_;
+  std::map<std::string, ContainerStats> first_, last_;
+  double last_t_ = 0;
+  double peak_mb_ = 0;
+  int max_containers_ = 0;
+};
+
+}  // namespace gatebench::macro

@@ -1,0 +1,245 @@
+#include "macro/driver/measure.hpp"
+
+#include <sys/wait.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "macro/driver/container_sampler.hpp"
+#include "macro/driver/cpu_series.hpp"
+#include "macro/driver/load_json.hpp"
+#include "macro/driver/prepare.hpp"
+#include "macro/driver/run_support.hpp"
+#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/wrk_output.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Between two full /proc scans the known trees are read every 20 ms: the window's edges then
+// fall at most 20 ms from a sample and the cumulative CPU is interpolated between the two.
+constexpr auto kTick = std::chrono::milliseconds(20);
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Write syscalls of the load generator: one per request on keep-alive connections, so their rate
+// is a cheap live estimate of req/s for the progress line (never reported as a result).
+std::optional<uint64_t> write_syscalls(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/io");
+  std::string key;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "syscw:") return value;
+  }
+  return std::nullopt;
+}
+
+// The samplers of one run: the measured target's trees, each role's trees, and their cumulative
+// CPU over time.
+struct Sampling {
+  std::optional<TreeSampler> target;
+  std::map<std::string, TreeSampler> roles;
+  std::optional<ContainerSampler> containers;
+  CpuSeries target_cpu;
+  std::map<std::string, CpuSeries> role_cpu;
+  std::map<std::string, CpuSeries> name_cpu;
+  std::ofstream csv;
+  double last_full_t = 0;
+  double last_container_t = 0;
+
+  std::vector<pid_t> known() const {
+    std::set<pid_t> pids;
+    if (target)
+      for (pid_t p : target->members()) pids.insert(p);
+    for (const auto& [name, s] : roles)
+      for (pid_t p : s.members()) pids.insert(p);
+    return {pids.begin(), pids.end()};
+  }
+
+  void row(const std::string& role, const TreeSample& s) {
+    csv << s.t_s << ',' << role << ',' << s.processes << ',' << s.cpu_percent << ',' << s.pss_mb
+        << ',' << s.rss_mb << '\n';
+  }
+
+  void take(double t, bool full, bool container_due) {
+    const auto snapshot = full ? scan_proc() : scan_pids(known());
+    if (containers) {
+      if (container_due) {
+        double cpu_s = 0;
+        const TreeSample s = containers->sample(t, cpu_s);
+        target_cpu.add(t, cpu_s);
+        row("target", s);
+        last_container_t = t;
+      }
+    } else {
+      const TreeSample s = target->sample(snapshot, t, full);
+      target_cpu.add(t, target->cpu_seconds());
+      for (const auto& [name, cpu] : target->cpu_seconds_by_name()) name_cpu[name].add(t, cpu);
+      if (full) row("target", s);
+    }
+    for (auto& [name, sampler] : roles) {
+      if (containers && name != "load") continue;
+      const TreeSample s = sampler.sample(snapshot, t, false);
+      role_cpu[name].add(t, sampler.cpu_seconds());
+      if (full) row(name, s);
+    }
+    if (full) last_full_t = t;
+  }
+};
+
+}  // namespace
+
+Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadPlan& load_plan,
+                    Services& services, const MeasureSpec& spec) {
+  const fs::path dir(plan.run_dir);
+  const std::string json_path = (dir / ("load-" + spec.label + ".json")).string();
+  const std::string stdout_path = (dir / ("load-" + spec.label + ".txt")).string();
+  const std::string stderr_path = (dir / ("load-" + spec.label + ".stderr")).string();
+  SpawnSpec child;
+  child.exe = load_plan.exe;
+  child.args = load_plan.args(spec.duration_s, spec.rate, json_path, wrk_script_path(plan));
+  child.stdout_path = stdout_path;
+  child.stderr_path = stderr_path;
+  child.cwd = plan.run_dir;
+  child.cpus = load_plan.cpus;
+  write_text((dir / ("load-" + spec.label + ".cmd")).string(),
+             shell_join(child.exe, child.args) + "\n");
+
+  ChildProcess load;
+  try {
+    load = ChildProcess::spawn(child);
+  } catch (const SpawnError& e) {
+    throw Outcome{Status::failed, load_plan.tool + ": " + e.what()};
+  }
+  const uint64_t start_ns = monotonic_ns();
+  const auto start = std::chrono::steady_clock::now();
+  Sampling sampling;
+  if (spec.sample) {
+    sampling.target.emplace(services.groups([](const ServicePlan& s) { return s.sample; }));
+    for (Role role : {Role::backend, Role::gateway}) {
+      auto g = services.groups([role](const ServicePlan& s) { return s.role == role; });
+      if (!g.empty()) sampling.roles.emplace(std::string(role_name(role)), TreeSampler(g, false));
+    }
+    sampling.roles.emplace("load", TreeSampler({load.pid()}, false));
+    if (ctx.engine != nullptr) {
+      std::vector<const RunningService*> running;
+      for (const auto& s : services.running()) running.push_back(&s);
+      sampling.containers.emplace(*ctx.engine, running);
+    }
+    sampling.csv.open((dir / ("samples-" + spec.label + ".csv")).string());
+    sampling.csv << "t_s,role,processes,cpu_percent,pss_mb,rss_mb\n";
+    const auto snapshot = scan_proc();
+    sampling.target->start(snapshot, 0);
+    for (auto& [name, sampler] : sampling.roles) sampler.start(snapshot, 0);
+    if (sampling.containers) sampling.containers->start();
+    sampling.target_cpu.add(0, 0);
+    for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
+  }
+  // An engine `stats` call costs ~0.1 s of CPU: containers are sampled at most once a second.
+  const double full_every = std::max(0.01, ctx.options.sample_interval_s);
+  const double limit_s = spec.duration_s + 30;
+  std::optional<uint64_t> last_writes;
+  double last_progress_t = 0;
+  double elapsed = 0;
+  for (;;) {
+    if (!sleep_unless_stopped(kTick)) throw Interrupted{};
+    elapsed = seconds_since(start);
+    auto status = load.exit_status();
+    services.check_alive();
+    if (spec.sample) {
+      sampling.take(elapsed, elapsed - sampling.last_full_t >= full_every || status.has_value(),
+                    elapsed - sampling.last_container_t >= 1.0 || status.has_value());
+    }
+    if (status) {
+      if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
+        throw Outcome{Status::failed, load_plan.tool + " " + describe_wait_status(*status) + ": " +
+                                          last_line(read_text(stderr_path))};
+      }
+      break;
+    }
+    if (elapsed > limit_s) {
+      load.stop();
+      throw Outcome{Status::failed, load_plan.tool + " did not finish within " +
+                                        std::to_string(static_cast<int>(limit_s)) + " s"};
+    }
+    if (elapsed - last_progress_t >= 0.25) {
+      auto writes = write_syscalls(load.pid());
+      std::optional<double> rps;
+      if (writes && last_writes && elapsed > last_progress_t) {
+        rps = static_cast<double>(*writes - *last_writes) / (elapsed - last_progress_t);
+      }
+      last_writes = writes;
+      last_progress_t = elapsed;
+      ctx.progress.tick(elapsed, rps);
+    }
+  }
+  load.stop();
+
+  Measurement m;
+  try {
+    if (load_plan.tool == "wrk") {
+      m.load = parse_wrk_output(read_text(stdout_path));
+    } else {
+      m.load = parse_load_json(read_text(json_path), json_path, &m.invalid);
+    }
+  } catch (const LoadParseError& e) {
+    throw Outcome{Status::failed, e.what()};
+  }
+  if (!spec.sample) return m;
+
+  // The window in the driver's seconds since the generator was spawned.
+  double w0 = std::max(0.0, elapsed - spec.duration_s), w1 = elapsed;
+  m.window_source = "last D s before exit";
+  if (m.load.window_start_ns && m.load.window_end_ns && *m.load.window_start_ns >= start_ns) {
+    w0 = static_cast<double>(*m.load.window_start_ns - start_ns) / 1e9;
+    w1 = static_cast<double>(*m.load.window_end_ns - start_ns) / 1e9;
+    m.window_source = "load generator";
+  }
+  if (sampling.containers) m.window_source = "engine stats";
+  m.window_s = w1 - w0;
+  if (m.window_s <= 0) throw Outcome{Status::failed, "the measured window is empty"};
+  const auto percent = [&](double cpu_s) { return 100 * cpu_s / m.window_s; };
+
+  TreeUsage usage;
+  if (sampling.containers) {
+    usage = sampling.containers->usage(elapsed, m.cpu_by_role);
+    // Engine stats come once a second: the target's CPU over the generator's whole run.
+    m.cpu_s_by_role["target"] = sampling.target_cpu.between(0, elapsed);
+    m.window_s = elapsed;
+    m.cpu_by_role["load"] = percent(sampling.role_cpu["load"].between(0, elapsed));
+    m.cpu_s_by_role["load"] = sampling.role_cpu["load"].between(0, elapsed);
+    usage.cpu_percent = percent(m.cpu_s_by_role["target"]);
+  } else {
+    usage = sampling.target->usage(elapsed);
+    usage.cpu_by_process.clear();
+    m.cpu_s_by_role["target"] = sampling.target_cpu.between(w0, w1);
+    usage.cpu_percent = percent(m.cpu_s_by_role["target"]);
+    for (const auto& [name, series] : sampling.name_cpu)
+      usage.cpu_by_process[name] = percent(series.between(w0, w1));
+    for (const auto& [name, series] : sampling.role_cpu) {
+      m.cpu_s_by_role[name] = series.between(w0, w1);
+      m.cpu_by_role[name] = percent(m.cpu_s_by_role[name]);
+    }
+  }
+  m.target = usage;
+  // Seconds of the window as the generator's per-second series counts them; a last partial second
+  // (a 500 ms run has only that) over its own length.
+  for (double t = w0; w1 - t > 0.01; t += 1) {
+    const double end = std::min(t + 1, w1);
+    m.target_cpu_per_second.push_back(100 * sampling.target_cpu.between(t, end) / (end - t));
+  }
+  return m;
+}
+
+}  // namespace gatebench::macro

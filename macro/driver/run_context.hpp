@@ -1,0 +1,21 @@
+#pragma once
+// What every scenario run of one driver invocation shares.
+#include <string>
+
+#include "macro/driver/container.hpp"
+#include "macro/driver/options.hpp"
+#include "macro/driver/progress.hpp"
+
+namespace gatebench::macro {
+
+struct RunContext {
+  const Options& options;
+  Progress& progress;
+  std::string out_dir;                      // absolute; artifacts are listed relative to it
+  const ContainerEngine* engine = nullptr;  // null: process runtime
+};
+
+// Prefix of every container name this driver process starts ("gb-<pid>-").
+std::string container_prefix();
+
+}  // namespace gatebench::macro

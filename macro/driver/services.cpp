@@ -1,0 +1,110 @@
+#include "macro/driver/services.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "macro/driver/net_probe.hpp"
+#include "macro/driver/run_support.hpp"
+#include "macro/driver/stop_signal.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+Services::~Services() {
+  try {
+    stop_all();
+  } catch (const Outcome&) {
+    // Reported by the explicit stop_all() of run_scenario; a destructor cannot fail the run.
+  }
+}
+
+void Services::start(const ServicePlan& service) {
+  ctx_.progress.phase("start " + service.name);
+  SpawnSpec spec;
+  spec.exe = service.exe;
+  spec.args = service.args;
+  spec.env = service.env;
+  spec.stdout_path = service.stdout_path;
+  spec.stderr_path = service.stderr_path;
+  spec.cwd = plan_.run_dir;
+  spec.cpus = service.cpus;
+  std::string container;
+  if (ctx_.engine != nullptr) {
+    ContainerRun run;
+    try {
+      run.image =
+          ensure_image(*ctx_.engine, service.exe, (fs::path(ctx_.out_dir) / "images").string());
+    } catch (const std::exception& e) {
+      throw Outcome{Status::skipped, "image for " + service.binary + ": " + e.what()};
+    }
+    std::string scenario = plan_.scenario.name;
+    std::replace(scenario.begin(), scenario.end(), '/', '_');
+    container = run.name = container_prefix() + scenario + "-" + service.name;
+    run.exe = service.exe;
+    run.args = service.args;
+    run.env = service.env;
+    run.cpus = service.cpus;
+    run.volumes = {plan_.run_dir, plan_.vars.at("configs")};
+    // The engine client is the driver's child; the service runs in the container.
+    spec.exe = ctx_.engine->exe;
+    spec.args = container_run_args(*ctx_.engine, run);
+    spec.env.clear();
+    spec.cpus = CpuSet{};
+  }
+  try {
+    running_.push_back({&service, ChildProcess::spawn(spec), container});
+  } catch (const SpawnError& e) {
+    throw Outcome{Status::failed, service.name + ": " + e.what()};
+  }
+  ChildProcess& child = running_.back().process;
+  const auto deadline =
+      Clock::now() + std::chrono::milliseconds(std::llround(service.ready_timeout_s * 1000));
+  for (;;) {
+    if (stop_requested()) throw Interrupted{};
+    if (auto status = child.exit_status()) {
+      throw Outcome{Status::failed,
+                    service.name + " " + describe_wait_status(*status) +
+                        " before it was ready: " + last_line(read_text(service.stderr_path))};
+    }
+    const bool ready =
+        service.ready_http.empty()
+            ? tcp_connects(service.ready_port, std::chrono::milliseconds(200))
+            : http_status(service.ready_port, service.ready_http, std::chrono::milliseconds(500))
+                  .has_value();
+    if (ready) return;
+    if (Clock::now() >= deadline) {
+      throw Outcome{Status::failed, service.name + " not ready on port " +
+                                        std::to_string(service.ready_port) + " within " +
+                                        std::to_string(service.ready_timeout_s) + " s"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+}
+
+void Services::check_alive() {
+  for (auto& s : running_) {
+    if (auto status = s.process.exit_status()) {
+      throw Outcome{Status::failed,
+                    s.plan->name + " " + describe_wait_status(*status) +
+                        " during the run: " + last_line(read_text(s.plan->stderr_path))};
+    }
+  }
+}
+
+void Services::stop_all() {
+  std::string left;
+  while (!running_.empty()) {
+    RunningService& s = running_.back();
+    bool gone = s.container.empty() || remove_container(*ctx_.engine, s.container);
+    gone = s.process.stop() && gone;
+    if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;
+    running_.pop_back();
+  }
+  if (!left.empty()) throw Outcome{Status::failed, "processes left behind by " + left};
+}
+
+}  // namespace gatebench::macro

@@ -1,0 +1,53 @@
+#pragma once
+// The services of one scenario run: started in file order (process or container), probed until
+// ready, watched during the run, stopped in reverse order with a check that nothing is left.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "macro/driver/plan.hpp"
+#include "macro/driver/process.hpp"
+#include "macro/driver/run_context.hpp"
+
+namespace gatebench::macro {
+
+struct RunningService {
+  const ServicePlan* plan;
+  ChildProcess process;
+  std::string container;  // container runtime: the container's name
+};
+
+class Services {
+ public:
+  Services(const ScenarioPlan& plan, const RunContext& context) : plan_(plan), ctx_(context) {}
+  Services(const Services&) = delete;
+  Services& operator=(const Services&) = delete;
+  ~Services();
+
+  // Starts one service and waits until its probe answers. Throws Outcome (failed, with the last
+  // line of its stderr) or Interrupted.
+  void start(const ServicePlan& service);
+  // Throws Outcome failed when a service has exited.
+  void check_alive();
+  // Stops every service (reverse start order); throws Outcome failed naming the services that
+  // left processes or containers behind.
+  void stop_all();
+
+  // Process groups of the running services for which `select` holds.
+  template <typename Select>
+  std::vector<pid_t> groups(Select select) const {
+    std::vector<pid_t> out;
+    for (const auto& s : running_)
+      if (select(*s.plan)) out.push_back(s.process.pid());
+    return out;
+  }
+  const std::vector<RunningService>& running() const { return running_; }
+
+ private:
+  const ScenarioPlan& plan_;
+  const RunContext& ctx_;
+  std::vector<RunningService> running_;
+};
+
+}  // namespace gatebench::macro
