@@ -76,14 +76,31 @@ def nginx(name, work, values, port, log=True):
             text = re.sub(r"\baccess_log [^;]*;", "access_log off;", f.read())
         with open(conf, "w") as f:
             f.write(text)
-    proc = subprocess.Popen([values["nginx"], "-p", prefix + "/", "-c", conf],
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = session(subprocess.Popen([values["nginx"], "-p", prefix + "/", "-c", conf],
+                                    stderr=subprocess.DEVNULL, **SPAWN))
     try:
         lvw.wait_port(port)
         yield proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+AUTOGROUP_NICE = None  # --autogroup-nice: applied to every session started here
+# Each process leads its own session and process group; --one-session keeps them in the tool's
+# session (own process group only), the way gatebench-macro starts services and the generator.
+SPAWN = {"start_new_session": True}
+
+
+def session(proc):
+    """With sched_autogroup_enabled (on in these VMs' kernel) each session is one scheduling
+    group, weighed against each other session on the machine (one per engineer's build)
+    regardless of task nice values: raising the group's weight is the only way to give these
+    roles more CPU than an equal group share. With --one-session that group is the tool's."""
+    if AUTOGROUP_NICE is not None:
+        with open(f"/proc/{proc.pid}/autogroup", "w") as f:
+            f.write(str(AUTOGROUP_NICE))
+    return proc
 
 
 def read(path):
@@ -105,22 +122,20 @@ def tasks_of(pids):
     return out
 
 
-def task_counters(tasks):
-    """Sum over tasks of (ns on a CPU, ns runnable but waiting for a CPU, involuntary switches),
-    and the largest wait of any one task (a single starved thread stalls its connections)."""
-    run = wait = nvcsw = 0
-    worst = {}
+def task_counters(tasks, before):
+    """Per thread: (ns on a CPU, ns runnable but waiting for a CPU, involuntary switches). Threads
+    that ended keep their last counters from `before`, so that a sum never drops when the
+    generator exits at the end of its window."""
+    out = dict(before)
     for pid, tid in tasks:
         s = read(f"/proc/{pid}/task/{tid}/schedstat")
         st = read(f"/proc/{pid}/task/{tid}/status")
         if s is None or st is None:
             continue
         r, w, _ = (int(x) for x in s.split())
-        run, wait = run + r, wait + w
-        worst[tid] = w
         m = re.search(r"nonvoluntary_ctxt_switches:\s+(\d+)", st)
-        nvcsw += int(m.group(1)) if m else 0
-    return {"run_ns": run, "wait_ns": wait, "nvcsw": nvcsw, "task_wait_ns": worst}
+        out[tid] = (r, w, int(m.group(1)) if m else 0)
+    return out
 
 
 def machine_counters():
@@ -154,7 +169,8 @@ class Sampler:
             t = time.monotonic()
             sample = {"t": t, "machine": machine_counters(), "roles": {}}
             for role, pids in self.roles.items():
-                sample["roles"][role] = task_counters(tasks_of(pids()))
+                before = self.samples[-1]["roles"][role] if self.samples else {}
+                sample["roles"][role] = task_counters(tasks_of(pids()), before)
             self.samples.append(sample)
             self._stop.wait(max(0.0, self.interval - (time.monotonic() - t)))
 
@@ -195,16 +211,15 @@ def per_second(samples, start, seconds, roles):
             busy += delta(lambda s: s["machine"]["cpus"][c]["busy"]) * TICK_S
         ours = 0.0
         for role in roles:
-            get = lambda k: lambda s: s["roles"][role][k]  # noqa: E731
-            sec[role] = {"wait_ms": delta(get("wait_ns")) / 1e6,
-                         "run_ms": delta(get("run_ns")) / 1e6,
-                         "nvcsw": delta(get("nvcsw"))}
+            def get(k):
+                return lambda s: sum(v[k] for v in s["roles"][role].values())
+            sec[role] = {"run_ms": delta(get(0)) / 1e6, "wait_ms": delta(get(1)) / 1e6,
+                         "nvcsw": delta(get(2))}
             # The worst single task: a stalled nginx worker stalls only its own connections.
-            tids = set().union(*(s["roles"][role]["task_wait_ns"] for s in samples))
             worst = 0.0
-            for tid in tids:
+            for tid in set().union(*(s["roles"][role] for s in samples)):
                 def w(s, tid=tid):
-                    return s["roles"][role]["task_wait_ns"].get(tid, 0)
+                    return s["roles"][role].get(tid, (0, 0, 0))[1]
                 worst = max(worst, delta(w))
             sec[role]["worst_task_wait_ms"] = worst / 1e6
             ours += sec[role]["run_ms"] / 1e3
@@ -236,8 +251,8 @@ print(json.dumps(late))
 
 
 def start_probes(seconds):
-    return [subprocess.Popen([sys.executable, "-c", PROBE, str(cpu), str(seconds)],
-                             stdout=subprocess.PIPE, text=True, start_new_session=True)
+    return [session(subprocess.Popen([sys.executable, "-c", PROBE, str(cpu), str(seconds)],
+                                     stdout=subprocess.PIPE, text=True, **SPAWN))
             for cpu in sorted(os.sched_getaffinity(0))]
 
 
@@ -247,8 +262,8 @@ def run_load(args, url, work, variant):
            f"{args.duration}s", "--rate", str(args.rate), "--no-progress", "-q", "--json", path]
     cmd += shlex.split(args.load_args) + shlex.split(variant) + [url]
     launched = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = session(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True, **SPAWN))
     return proc, path, launched
 
 
@@ -397,8 +412,8 @@ def main():
                     help="extra gatebench-load options for every run, e.g. '--spin 0'")
     ap.add_argument("--variant", dest="variants", action="append",
                     help="gatebench-load options of one A/B variant; repeat for each, every round "
-                         "runs every variant on every target in turn (e.g. --variant '' "
-                         "--variant '--spin 0')")
+                         "runs every variant on every target in turn (e.g. --variant= "
+                         "'--variant=--spin 0')")
     ap.add_argument("--nginx", default="/usr/sbin/nginx")
     ap.add_argument("--targets", default="backend,proxy",
                     help="comma-separated, run round-robin: backend (nginx alone), proxy (nginx "
@@ -419,6 +434,14 @@ def main():
     ap.add_argument("--json", help="write every run, every second and the summary here")
     ap.add_argument("--no-probe", dest="probe", action="store_false",
                     help="no hiccup meter (one 1 ms sleeper pinned to each CPU)")
+    ap.add_argument("--autogroup-nice", type=int, choices=range(-20, 20), metavar="N",
+                    help="write N to /proc/PID/autogroup of every process started here (needs "
+                         "root for N < 0): weighs the generator's and servers' scheduling groups "
+                         "against the other sessions of a shared machine")
+    ap.add_argument("--one-session", action="store_true",
+                    help="start nginx, the generator and the probes in this tool's session (one "
+                         "scheduling autogroup for all roles, as under gatebench-macro) instead "
+                         "of one session each")
     ap.add_argument("--quiet-runs", action="store_true", help="print only the summary")
     args = ap.parse_args()
     targets = [t for t in args.targets.split(",") if t]
@@ -431,6 +454,11 @@ def main():
     if args.runs < 1 or not 1 <= args.duration <= 60 or args.rate < 1 or args.interval <= 0:
         die("--runs and --rate must be at least 1, --duration 1-60 s, --interval positive")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    global AUTOGROUP_NICE
+    AUTOGROUP_NICE = args.autogroup_nice
+    if args.one_session:
+        SPAWN.clear()
+        SPAWN["process_group"] = 0
     runs = []
     with tempfile.TemporaryDirectory(prefix="open-loop-tail-") as work:
         values = {"run_dir": work, "nginx": args.nginx, "port.backend": args.port,
@@ -453,7 +481,9 @@ def main():
                     print(f"round {i + 1}/{args.runs} {r['target']}: p99 {r['p99_ms']:.2f} ms, send lag "
                           f"p99 {r['send_lag_p99_ms']:.2f} ms", file=sys.stderr)
     print(f"gatebench-load -t{args.threads} -c{args.connections} --rate {args.rate} "
-          f"-d{args.duration}s {args.load_args}; {args.runs} runs per target, round-robin")
+          f"-d{args.duration}s {args.load_args}; {args.runs} runs per target, round-robin"
+          + (f"; autogroup nice {AUTOGROUP_NICE}" if AUTOGROUP_NICE is not None else "")
+          + ("; one session" if args.one_session else "; a session per process"))
     if not args.quiet_runs:
         for n, r in enumerate(runs):
             print_run(n + 1, r)
