@@ -1,14 +1,16 @@
 // Incremental HTTP/1.1 response parser for the load generator's hot path. It keeps no copy of
 // the response: the caller owns one read buffer per connection and presents the unconsumed bytes
 // again (plus new ones) while the header block is incomplete; body bytes are counted and
-// skipped. It understands what framing needs: the status line, Content-Length,
-// Transfer-Encoding: chunked (extensions, trailers), Connection: close/keep-alive, HTTP/1.0
-// defaults, bodiless responses (HEAD, 1xx, 204, 304) and bodies delimited by the server's close.
+// skipped. The head and the chunked coding are read by gatecore's HTTP/1 parsers (the
+// gateway's rules, docs/http1.md); this class adds what a client needs around them: interim 1xx
+// responses skipped, 101 and codes over 599 refused, bodies counted, EOF handling.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+
+#include "micro/core/http1/chunked.hpp"
 
 namespace gatebench::load {
 
@@ -48,35 +50,23 @@ class ResponseParser {
     kHeaders,
     kBodyLength,
     kBodyUntilClose,
-    kChunkSize,
-    kChunkExtension,
-    kChunkSizeLf,
-    kChunkData,
-    kChunkDataCr,
-    kChunkDataLf,
-    kTrailerStart,
-    kTrailerLine,
-    kTrailerLf,
-    kTrailerEndLf,
+    kChunked,
     kDone,
     kFailed,
   };
 
   ParseResult fail(const char* why);
-  // Parses a complete header block (ending with the empty line); sets the body state.
-  bool parse_head(std::string_view head);
-  ParseResult feed_chunked(std::string_view data, std::size_t pos);
+  // Reads the heads (interim ones included) at the start of `data`; sets the body state.
+  ParseResult feed_heads(std::string_view data, std::size_t& pos);
 
   State state_ = State::kHeaders;
   bool head_request_ = false;
   bool keep_alive_ = true;
   bool started_ = false;
   int status_code_ = 0;
-  std::size_t header_scan_ = 0;  // where to resume looking for the end of the header block
-  std::uint64_t remaining_ = 0;  // body or chunk bytes still expected
+  std::uint64_t remaining_ = 0;  // Content-Length bytes still expected
   std::uint64_t body_bytes_ = 0;
-  int chunk_digits_ = 0;
-  std::size_t line_bytes_ = 0;  // length of the current chunk-size or trailer line
+  http1::ChunkedDecoder chunks_;
   const char* error_ = "";
 };
 
