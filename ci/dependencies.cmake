@@ -35,3 +35,4 @@ endif()
 gatebench_optional_pkg(HYPERSCAN libhs libhyperscan-dev)
 gatebench_optional_pkg(GEOIP geoip libgeoip-dev)
 gatebench_optional_pkg(MODSECURITY modsecurity libmodsecurity-dev)
+find_library(HTTP_PARSER_LIBRARY http_parser)  # libhttp-parser-dev: optional http1 peer

@@ -1,0 +1,127 @@
+// gatecore's chunked decoder against the naive peer on generated bodies (valid, corrupted, at
+// the size-line and trailer limits) fed in random slices, and its error paths.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "fixtures/rng.hpp"
+#include "micro/core/http1/chunked.hpp"
+#include "micro/peers/http1_naive.hpp"
+
+namespace gatebench::http1 {
+namespace {
+
+struct Body {
+  std::string bytes;
+  std::uint64_t data = 0;  // data bytes, when not corrupted
+};
+
+Body generate(fixtures::Rng& rng) {
+  Body b;
+  const int chunks = static_cast<int>(rng.below(5));
+  for (int i = 0; i < chunks; ++i) {
+    const std::size_t n = 1 + rng.below(300);
+    char hex[32];
+    std::snprintf(hex, sizeof hex, rng.chance(1, 2) ? "%zx" : "%zX", n);
+    if (rng.chance(1, 10)) b.bytes += "000";  // leading zeros count as digits
+    b.bytes += hex;
+    if (rng.chance(1, 5)) b.bytes += ";ext=1";
+    if (rng.chance(1, 50)) b.bytes += ";" + std::string(4080 + rng.below(30), 'e');  // the limit
+    b.bytes += "\r\n";
+    for (std::size_t k = 0; k < n; ++k) b.bytes += static_cast<char>(rng.below(256));
+    b.bytes += "\r\n";
+    b.data += n;
+  }
+  b.bytes += "0\r\n";
+  if (rng.chance(1, 4)) b.bytes += "X-Trailer: t\r\n";
+  if (rng.chance(1, 50)) b.bytes += "X-Big: " + std::string(8170 + rng.below(40), 't') + "\r\n";
+  b.bytes += "\r\n";
+  if (rng.chance(1, 4)) {
+    const std::size_t at = rng.below(b.bytes.size());
+    const char repl[] = {'\r', '\n', 'g', ' ', '0', ';', '\x01', 'F'};
+    b.bytes[at] = repl[rng.below(sizeof repl)];
+  }
+  b.bytes += "NEXT";  // bytes of the next message must not be consumed
+  return b;
+}
+
+TEST(Http1Chunked, MatchesNaiveOnGeneratedBodiesInSlices) {
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("http1-chunked");
+  int complete = 0, rejected = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    const Body b = generate(rng);
+    const std::optional<std::size_t> want = peers::naive_chunked_length(b.bytes);
+    ChunkedDecoder d;
+    std::size_t consumed = 0;
+    std::size_t pos = 0;
+    while (pos < b.bytes.size() && !d.done() && !d.error()) {
+      std::size_t n = 1 + rng.below(rng.chance(1, 2) ? 8 : 600);
+      if (pos + n > b.bytes.size()) n = b.bytes.size() - pos;
+      const std::size_t used = d.feed(std::string_view(b.bytes).substr(pos, n));
+      ASSERT_LE(used, n);
+      consumed += used;
+      pos += n;
+      if (used < n) {
+        ASSERT_TRUE(d.done() || d.error());
+      }
+    }
+    if (want) {
+      ++complete;
+      ASSERT_TRUE(d.done()) << iter << ": " << d.reason();
+      ASSERT_EQ(consumed, *want) << iter;
+      ASSERT_EQ(b.bytes.substr(consumed), "NEXT") << iter;
+    } else {
+      ++rejected;
+      ASSERT_FALSE(d.done()) << iter << ": " << ::testing::PrintToString(b.bytes.substr(0, 200));
+      if (d.error()) {
+        ASSERT_STRNE(d.reason(), "");
+      }
+    }
+  }
+  EXPECT_GT(complete, 10000);
+  EXPECT_GT(rejected, 1000);
+}
+
+TEST(Http1Chunked, CountsDataBytes) {
+  ChunkedDecoder d;
+  const std::string body = "5\r\nhello\r\n1;a=b\r\n \r\nA \r\n0123456789\r\n0\r\nT: 1\r\n\r\n";
+  EXPECT_EQ(d.feed(body + "rest"), body.size());
+  EXPECT_TRUE(d.done());
+  EXPECT_EQ(d.data_bytes(), 16u);
+  d.reset();
+  EXPECT_FALSE(d.done());
+  EXPECT_EQ(d.data_bytes(), 0u);
+}
+
+TEST(Http1Chunked, Errors) {
+  const struct {
+    std::string body;
+    const char* reason;
+  } cases[] = {
+      {"x\r\n", "bad chunk size"},
+      {"\r\n", "bad chunk size"},
+      {"5x\r\n", "bad chunk size"},
+      {"5\n", "bad chunk size"},
+      {"1234567890123456\r\n", "chunk size too large"},
+      {"5;a\x01\r\n", "bad chunk extension"},
+      {"5;" + std::string(5000, 'e'), "chunk size line too long"},
+      {"5\r\r", "bad chunk size line ending"},
+      {"5\r\nabcdeXY", "chunk data not followed by CRLF"},
+      {"5\r\nabcde\rX", "chunk data not followed by CRLF"},
+      {"0\r\n:x\r\n", "bad trailer line"},
+      {"0\r\nT: a\nb", "bad trailer line ending"},
+      {"0\r\nT: a\rb", "bad trailer line ending"},
+      {"0\r\nT: " + std::string(9000, 't'), "trailer too large"},
+      {"0\r\n\rX", "bad end of chunked body"},
+  };
+  for (const auto& c : cases) {
+    ChunkedDecoder d;
+    d.feed(c.body);
+    EXPECT_TRUE(d.error()) << c.body.substr(0, 40);
+    EXPECT_STREQ(d.reason(), c.reason) << c.body.substr(0, 40);
+  }
+}
+
+}  // namespace
+}  // namespace gatebench::http1
