@@ -10,7 +10,10 @@ generator's series), and from /proc, sampled every --interval: steal and iowait 
 role (the generator's threads, the proxy's and the backend's workers) the time spent runnable but
 waiting for a CPU (/proc/PID/task/TID/schedstat, second field) and involuntary context switches.
 "others" is the CPU time of the whole machine minus that of the processes started here: what
-other users of the machine ran in that second.
+other users of the machine ran in that second. A 1 ms sleeper pinned to each CPU records how late
+its wake-ups came ("probe"): lateness beyond its own run-queue wait would be the host's.
+--variant A/Bs generator options round-robin, --autogroup-nice raises the scheduling weight of
+the roles' sessions (a causal test for CPU sharing with the machine's other sessions).
 
 Everything listens on 127.0.0.1; every process started here is stopped when the tool ends.
 """
@@ -98,8 +101,13 @@ def session(proc):
     regardless of task nice values: raising the group's weight is the only way to give these
     roles more CPU than an equal group share. With --one-session that group is the tool's."""
     if AUTOGROUP_NICE is not None:
-        with open(f"/proc/{proc.pid}/autogroup", "w") as f:
-            f.write(str(AUTOGROUP_NICE))
+        try:
+            with open(f"/proc/{proc.pid}/autogroup", "w") as f:
+                f.write(str(AUTOGROUP_NICE))
+        except OSError as e:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            die(f"--autogroup-nice: /proc/{proc.pid}/autogroup: {e.strerror}")
     return proc
 
 
@@ -275,8 +283,9 @@ def one_run(args, target, variant, url, pids, work):
     probes = start_probes(args.duration + 1) if args.probe else []
     if probes:
         roles["probe"] = lambda: [p.pid for p in probes]
-    proc, path, launched = run_load(args, url, work, variant)
+    proc = None
     try:
+        proc, path, launched = run_load(args, url, work, variant)
         with Sampler(roles, args.interval) as sampler:
             _, err = proc.communicate(timeout=args.duration + 30)
         late = [json.loads(p.communicate(timeout=10)[0]) for p in probes]
@@ -284,7 +293,7 @@ def one_run(args, target, variant, url, pids, work):
         die(f"gatebench-load or a probe did not end within {args.duration + 30} s")
     finally:
         for p in [proc] + probes:
-            if p.poll() is None:
+            if p is not None and p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
     if proc.returncode != 0:
