@@ -1,4 +1,4 @@
-// Per-worker access-log buffer: composes one TSV record per request (docs/access-log.md) and
+// Per-worker access-log buffer: writes one TSV record per request (access_log::write_tsv) and
 // sends them to gatebench-control over UDP on loopback, about 100 records per datagram, at least
 // once per flush interval. Each datagram starts with a header line carrying the worker id and a
 // per-worker sequence number so the control plane can count lost datagrams (docs/gateway.md).
@@ -10,25 +10,9 @@
 #include <memory>
 #include <string_view>
 
-namespace gatebench::gateway {
+#include "micro/core/access_log_record.hpp"
 
-struct LogFields {
-  std::int64_t time_us = 0;
-  std::int64_t request_time_us = -1;   // -1: absent
-  std::int64_t upstream_time_us = -1;  // -1: not proxied
-  std::uint64_t bytes_sent = 0;
-  std::uint32_t client_ip = 0;  // host byte order
-  std::uint16_t status = 0;
-  bool https = false;
-  std::string_view method;
-  std::string_view host;
-  std::string_view path;
-  std::string_view query;
-  std::string_view user_agent;
-  std::string_view referer;
-  std::string_view rule_id;
-  std::string_view action;  // "-", "allow", "block", ... (access_log::Action names)
-};
+namespace gatebench::gateway {
 
 class AccessLogSink {
  public:
@@ -41,7 +25,8 @@ class AccessLogSink {
   AccessLogSink(const AccessLogSink&) = delete;
   AccessLogSink& operator=(const AccessLogSink&) = delete;
 
-  void add(const LogFields& f, std::uint64_t now_ms);
+  // `method` is the request's method token, written when the record's method is other.
+  void add(const access_log::AccessLogRecord& r, std::string_view method, std::uint64_t now_ms);
   // Sends the pending records if the flush interval has passed (call from the loop's tick).
   void tick(std::uint64_t now_ms);
   void flush();

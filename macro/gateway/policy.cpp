@@ -79,26 +79,6 @@ core::RequestView make_view(const PolicyRequest& r, std::string_view path, std::
 
 }  // namespace
 
-std::string_view action_name(PolicyAction a) {
-  switch (a) {
-    case PolicyAction::kNone:
-      return "-";
-    case PolicyAction::kAllow:
-      return "allow";
-    case PolicyAction::kBlock:
-      return "block";
-    case PolicyAction::kChallenge:
-      return "challenge";
-    case PolicyAction::kQueue:
-      return "queue";
-    case PolicyAction::kRateLimit:
-      return "ratelimit";
-    case PolicyAction::kDetect:
-      return "detect";
-  }
-  return "-";
-}
-
 std::string_view find_cookie(std::string_view header, std::string_view name) {
   while (!header.empty()) {
     while (!header.empty() && (header.front() == ' ' || header.front() == ';')) {
@@ -160,7 +140,7 @@ HostPolicy::~HostPolicy() = default;
 Decision HostPolicy::block(std::string_view rule_id, PolicyScratch& s) {
   Decision d;
   d.respond = true;
-  d.action = PolicyAction::kBlock;
+  d.action = access_log::Action::block;
   d.rule_id = rule_id;
   d.response.status = 403;
   d.response.body = (Buf(s.body) << "blocked by rule " << rule_id << "\n").view();
@@ -227,13 +207,13 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
     } else if (v.action == core::RuleAction::kAllow) {
       // An allow rule vouches for the request: later checks do not run.
       trusted = true;
-      d.action = PolicyAction::kAllow;
+      d.action = access_log::Action::allow;
       d.rule_id = rule_id;
     } else if (v.exploit != core::ExploitCategory::kNone) {
-      d.action = PolicyAction::kDetect;  // detect mode: logged, not blocked
+      d.action = access_log::Action::detect;  // detect mode: logged, not blocked
       d.rule_id = exploit_id;
     } else if (v.action == core::RuleAction::kLog) {
-      d.action = PolicyAction::kDetect;
+      d.action = access_log::Action::detect;
       d.rule_id = rule_id;
     }
   }
@@ -241,7 +221,7 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   // 4. Rate limit.
   if (limiter_ && !limiter_->allow(r.client_ip, r.now_ns)) {
     d.respond = true;
-    d.action = PolicyAction::kRateLimit;
+    d.action = access_log::Action::ratelimit;
     d.rule_id = "ratelimit";
     d.response.status = 429;
     d.response.body = "rate limit exceeded\n";
@@ -276,7 +256,7 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
       claims.queue_id == qf.queue_id;
   if (path == kQueueStatusPath) {
     d.respond = true;
-    d.action = PolicyAction::kQueue;
+    d.action = access_log::Action::queue;
     d.rule_id = "queue";
     d.response.status = 200;
     d.response.content_type = "application/json";
@@ -291,7 +271,7 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
   }
   if (admitted && path != kQueueJoinPath) return d;  // the fast path
   d.respond = true;
-  d.action = PolicyAction::kQueue;
+  d.action = access_log::Action::queue;
   d.rule_id = "queue";
   if (path == kQueueJoinPath) {
     if (admitted) {
@@ -359,7 +339,7 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
                                                    r.req.user_agent) == core::VerifyStatus::ok;
   if (passed && path != kChallengeVerifyPath) return d;
   d.respond = true;
-  d.action = PolicyAction::kChallenge;
+  d.action = access_log::Action::challenge;
   d.rule_id = rule_id;
   if (path == kChallengeVerifyPath) {
     std::string_view nonce = find_cookie(r.req.cookie, kNonceCookie);
@@ -369,7 +349,7 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
                core::verify_admission(*keys_, nonce, r.now_s, &claims) == core::VerifyStatus::ok &&
                claims.queue_id == cf.nonce_queue_id);
     if (!ok) {
-      d.action = PolicyAction::kBlock;
+      d.action = access_log::Action::block;
       d.rule_id = "challenge-failed";
       d.response.status = 403;
       d.response.body = "challenge failed: no valid challenge cookie\n";
@@ -382,7 +362,7 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
       << "; Path=/; Max-Age=" << std::uint64_t{cf.pass_ttl_s} << "; HttpOnly; SameSite=Lax\r\n"
       << "Set-Cookie: " << kNonceCookie << "=; Path=/; Max-Age=0\r\n"
       << "Location: " << safe_return_path(query, s.decoded) << "\r\n";
-    d.action = PolicyAction::kAllow;
+    d.action = access_log::Action::allow;
     d.response.status = 303;
     d.response.body = "challenge passed\n";
     d.response.extra_headers = h.view();

@@ -12,22 +12,10 @@
 
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/http_head.hpp"
+#include "micro/core/access_log_record.hpp"
 #include "micro/core/request.hpp"
 
 namespace gatebench::gateway {
-
-// Values and names follow access_log::Action so log records carry them unchanged.
-enum class PolicyAction : std::uint8_t {
-  kNone,
-  kAllow,
-  kBlock,
-  kChallenge,
-  kQueue,
-  kRateLimit,
-  kDetect
-};
-
-std::string_view action_name(PolicyAction a);
 
 inline constexpr std::string_view kQueueJoinPath = "/__gatebench/queue/join";
 inline constexpr std::string_view kQueueStatusPath = "/__gatebench/queue/status";
@@ -47,7 +35,7 @@ struct LocalResponse {
 
 struct Decision {
   bool respond = false;  // answer locally instead of proxying
-  PolicyAction action = PolicyAction::kNone;
+  access_log::Action action = access_log::Action::none;
   std::string_view rule_id;  // configuration storage: stays valid for the whole request
   LocalResponse response;
 };

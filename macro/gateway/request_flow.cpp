@@ -8,6 +8,7 @@
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"
+#include "micro/core/access_log_write.hpp"
 
 namespace gatebench::gateway {
 namespace {
@@ -152,28 +153,28 @@ bool WorkerLoop::step_linger(Client& c) {
 }
 
 void WorkerLoop::log_request(const Client& c) {
-  LogFields f;
-  f.time_us = wall_us();
-  f.request_time_us = mono_us() - c.log.start_us;
-  f.upstream_time_us = c.log.up_time_us;
-  f.bytes_sent = c.log.bytes_sent;
-  f.client_ip = c.conn.ip;
-  f.status = c.log.status;
-  f.https = c.conn.https;
-  f.method = c.req.method;
+  access_log::AccessLogRecord r;
+  r.time_us = wall_us();
+  r.request_time_us = mono_us() - c.log.start_us;
+  r.upstream_time_us = c.log.up_time_us;
+  r.bytes_sent = c.log.bytes_sent;
+  r.client_ip = c.conn.ip;
+  r.status = c.log.status;
+  r.method = access_log::method_for_log(c.req.method);
+  r.scheme = c.conn.https ? access_log::Scheme::https : access_log::Scheme::http;
+  r.action = c.log.decision.action;
   std::string_view host = c.req.host;
   std::size_t colon = host.rfind(':');
   if (colon != std::string_view::npos) host = host.substr(0, colon);
-  f.host = host;
+  r.host = host;
   std::string_view target = c.req.target;
   std::size_t q = target.find('?');
-  f.path = target.substr(0, q);
-  f.query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
-  f.user_agent = c.req.user_agent;
-  f.referer = c.req.referer;
-  f.rule_id = c.log.decision.rule_id;
-  f.action = action_name(c.log.decision.action);
-  log_->add(f, now_ms_);
+  r.path = target.substr(0, q);
+  r.query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  r.user_agent = c.req.user_agent;
+  r.referer = c.req.referer;
+  r.rule_id = c.log.decision.rule_id;
+  log_->add(r, c.req.method, now_ms_);
 }
 
 void WorkerLoop::finish_request(Client& c) {

@@ -45,16 +45,19 @@ class UdpReceiver {
   sockaddr_in addr_{};
 };
 
-gw::LogFields record(std::string_view host, std::uint16_t status, std::string_view rule = {},
-                     std::string_view action = "-") {
-  gw::LogFields f;
+namespace al = gatebench::access_log;
+
+al::AccessLogRecord record(std::string_view host, std::uint16_t status, std::string_view rule = {},
+                           al::Action action = al::Action::none) {
+  al::AccessLogRecord f;
   f.time_us = 1'700'000'000'123'456;
   f.request_time_us = 1500;
   f.upstream_time_us = status == 200 ? 1200 : -1;
   f.bytes_sent = 120;
   f.client_ip = 0x7F000001;
   f.status = status;
-  f.method = "GET";
+  f.method = al::Method::get;
+  f.scheme = al::Scheme::http;
   f.host = host;
   f.path = "/a\tb";  // escaped on the wire
   f.query = "x=1";
@@ -69,7 +72,9 @@ TEST(AccessLogFlow, RecordsReachTheCountersInBatchesOf100) {
   gw::AccessLogSink sink(7, rx.addr(), 1000);
   gw::ControlStats stats;
   for (int i = 0; i < 250; ++i) {
-    sink.add(i % 5 == 0 ? record("b.test", 403, "no-admin", "block") : record("a.test", 200), 0);
+    sink.add(
+        i % 5 == 0 ? record("b.test", 403, "no-admin", al::Action::block) : record("a.test", 200),
+        "GET", 0);
   }
   sink.flush();
   for (int i = 0; i < 3; ++i) {
@@ -99,14 +104,13 @@ TEST(AccessLogFlow, DashAndEmptyFieldsStayDistinct) {
   // "-" on the wire means empty, so a field whose value is "-" must travel escaped.
   UdpReceiver rx;
   gw::AccessLogSink sink(1, rx.addr(), 1000);
-  gw::LogFields f = record("a.test", 200);
+  al::AccessLogRecord f = record("a.test", 200);
   f.referer = "-";
   f.user_agent = "";
-  sink.add(f, 5000);
+  sink.add(f, "GET", 5000);
   sink.flush();
   const std::string datagram = rx.receive();
   const auto body = std::string_view(datagram).substr(datagram.find('\n') + 1);
-  namespace al = gatebench::access_log;
   al::AccessLogRecord rec[2];
   al::AccessLogError err[2];
   const al::BatchResult r = al::parse_tsv(body, rec, err);
@@ -119,7 +123,7 @@ TEST(AccessLogFlow, DashAndEmptyFieldsStayDistinct) {
 TEST(AccessLogFlow, TickFlushesAfterTheInterval) {
   UdpReceiver rx;
   gw::AccessLogSink sink(1, rx.addr(), 1000);
-  sink.add(record("a.test", 200), 5000);
+  sink.add(record("a.test", 200), "GET", 5000);
   sink.tick(5999);
   EXPECT_EQ(sink.datagrams_sent(), 0u);
   sink.tick(6000);
@@ -133,7 +137,7 @@ TEST(AccessLogFlow, LostAndMalformedDatagramsAreCounted) {
   gw::ControlStats stats;
   std::vector<std::string> sent;
   for (int i = 0; i < 4; ++i) {
-    sink.add(record("a.test", 200), 0);
+    sink.add(record("a.test", 200), "GET", 0);
     sink.flush();
     sent.push_back(rx.receive());
   }
