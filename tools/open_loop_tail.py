@@ -83,7 +83,7 @@ def nginx(name, work, values, port, log=True):
                                     stderr=subprocess.DEVNULL, **SPAWN))
     try:
         lvw.wait_port(port)
-        yield proc.pid
+        yield [proc.pid]
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
@@ -109,6 +109,42 @@ def session(proc):
             proc.wait()
             die(f"--autogroup-nice: /proc/{proc.pid}/autogroup: {e.strerror}")
     return proc
+
+
+@contextlib.contextmanager
+def gateway(args, work, values, port):
+    """Runs gatebench-control and gatebench-gateway the way scenario gateway-default does (its
+    config template, a fresh P-256 certificate, the access log sent to the control process) on
+    port, its control on port + 1 (UDP) and + 2 (HTTP), HTTPS on port + 3; yields both pids."""
+    run_dir = os.path.join(work, "gateway")
+    os.makedirs(run_dir)
+    cert, key = (os.path.join(run_dir, n) for n in ("tls.crt", "tls.key"))
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                           "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj",
+                           "/CN=localhost", "-keyout", key, "-out", cert],
+                          capture_output=True, text=True, timeout=20)
+    if made.returncode != 0:
+        die(f"openssl req: {made.stderr.strip()}")
+    conf = os.path.join(run_dir, "gateway.json")
+    render(os.path.join(CONFIGS, "gateway.json"), conf,
+           dict(values, configs=CONFIGS, **{"port.proxy": port, "port.control_udp": port + 1,
+                                            "port.proxy_tls": port + 3, "tls.cert": cert,
+                                            "tls.key": key}))
+    procs = []
+    try:
+        procs.append(session(subprocess.Popen(
+            [args.control, "--udp", f"127.0.0.1:{port + 1}", "--http", f"127.0.0.1:{port + 2}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **SPAWN)))
+        lvw.wait_port(port + 2)
+        procs.append(session(subprocess.Popen([args.gateway, "--config", conf],
+                                              stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL, **SPAWN)))
+        lvw.wait_port(port)
+        yield [p.pid for p in procs]
+    finally:
+        for p in reversed(procs):
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=10)
 
 
 def read(path):
@@ -264,10 +300,11 @@ def start_probes(seconds):
             for cpu in sorted(os.sched_getaffinity(0))]
 
 
-def run_load(args, url, work, variant):
+def run_load(args, url, work, variant, headers):
     path = os.path.join(work, "load.json")
     cmd = [args.load, "-t", str(args.threads), "-c", str(args.connections), "-d",
            f"{args.duration}s", "--rate", str(args.rate), "--no-progress", "-q", "--json", path]
+    cmd += [a for h in headers for a in ("-H", h)]
     cmd += shlex.split(args.load_args) + shlex.split(variant) + [url]
     launched = time.monotonic()
     proc = session(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -277,15 +314,17 @@ def run_load(args, url, work, variant):
 
 def one_run(args, target, variant, url, pids, work):
     roles = {"load": lambda: [proc.pid]}
-    roles["backend"] = lambda: [pids["backend"]]
-    if target.startswith("proxy"):
-        roles["proxy"] = lambda: [pids[target]]
+    roles["backend"] = lambda: pids["backend"]
+    if target != "backend":
+        roles["proxy"] = lambda: pids[target]
     probes = start_probes(args.duration + 1) if args.probe else []
     if probes:
         roles["probe"] = lambda: [p.pid for p in probes]
     proc = None
     try:
-        proc, path, launched = run_load(args, url, work, variant)
+        # The gateway routes by host, as in gateway-default.
+        headers = ["Host: default.test"] if target == "gateway" else []
+        proc, path, launched = run_load(args, url, work, variant, headers)
         with Sampler(roles, args.interval) as sampler:
             _, err = proc.communicate(timeout=args.duration + 30)
         late = [json.loads(p.communicate(timeout=10)[0]) for p in probes]
@@ -317,6 +356,7 @@ def one_run(args, target, variant, url, pids, work):
             "send_lag_p99_ms": lag.get("p99", 0) / 1e3, "send_lag_max_ms": lag.get("max", 0) / 1e3,
             "service_p99_ms": svc.get("p99", 0) / 1e3, "service_max_ms": svc.get("max", 0) / 1e3,
             "config": {k: j["config"].get(k) for k in ("threads", "spin_us", "sched", "io")},
+            "status": j.get("status"), "errors": j["errors"]["total"],
             "seconds": seconds}
 
 
@@ -330,7 +370,8 @@ def print_run(n, r):
           f"{r['max_ms']:.2f} ms; send lag p99 {r['send_lag_p99_ms']:.2f} max "
           f"{r['send_lag_max_ms']:.2f} ms; service p99 {r['service_p99_ms']:.2f} max "
           f"{r['service_max_ms']:.2f} ms; -t{c['threads']} spin {c['spin_us']} us sched "
-          f"{c['sched']} io {c['io']}{'' if r['valid'] else ' INVALID'}\n")
+          f"{c['sched']} io {c['io']}; status {r['status']}, {r['errors']} errors"
+          f"{'' if r['valid'] else ' INVALID'}\n")
     print("| s | p99 ms | load wait ms (worst thread) | proxy wait ms (worst worker) "
           "| backend wait ms (worst worker) | nvcsw load/proxy/backend | steal % | iowait % "
           "| others CPU % | runnable max | loadavg | probe late max ms per CPU (own wait ms) |")
@@ -424,10 +465,16 @@ def main():
                          "runs every variant on every target in turn (e.g. --variant= "
                          "'--variant=--spin 0')")
     ap.add_argument("--nginx", default="/usr/sbin/nginx")
+    ap.add_argument("--gateway",
+                    default=os.path.join(ROOT, "build/release/macro/gateway/gatebench-gateway"))
+    ap.add_argument("--control",
+                    default=os.path.join(ROOT, "build/release/macro/gateway/gatebench-control"))
     ap.add_argument("--targets", default="backend,proxy",
                     help="comma-separated, run round-robin: backend (nginx alone), proxy (nginx "
                          "proxy in front of it), proxy-nolog (the same proxy without its access "
-                         "log, on --port + 2) (default backend,proxy)")
+                         "log, on --port + 2), gateway (gatebench-gateway as in gateway-default, "
+                         "on --port + 3, its control on + 4 and + 5, HTTPS on + 6) "
+                         "(default backend,proxy)")
     ap.add_argument("--runs", type=int, default=3, help="runs per target (default 3)")
     ap.add_argument("--rate", type=int, default=10000, help="req/s (default 10000)")
     ap.add_argument("-c", "--connections", type=int, default=64)
@@ -455,9 +502,11 @@ def main():
     args = ap.parse_args()
     targets = [t for t in args.targets.split(",") if t]
     for t in targets:
-        if t not in ("backend", "proxy", "proxy-nolog"):
-            die(f"--targets: unknown target '{t}' (expected backend, proxy, proxy-nolog)")
-    for tool in (args.load, args.nginx):
+        if t not in ("backend", "proxy", "proxy-nolog", "gateway"):
+            die(f"--targets: unknown target '{t}' (expected backend, proxy, proxy-nolog, "
+                "gateway)")
+    for tool in (args.load, args.nginx) + ((args.gateway, args.control)
+                                           if "gateway" in targets else ()):
         if not (os.path.isfile(tool) and os.access(tool, os.X_OK)):
             die(f"{tool}: not found or not executable")
     if args.runs < 1 or not 1 <= args.duration <= 60 or args.rate < 1 or args.interval <= 0:
@@ -474,10 +523,13 @@ def main():
                   "port.proxy": args.port + 1, "workers.backend": args.backend_workers,
                   "workers.gateway": args.proxy_workers}
         with contextlib.ExitStack() as stack:
-            ports = {"backend": args.port, "proxy": args.port + 1, "proxy-nolog": args.port + 2}
+            ports = {"backend": args.port, "proxy": args.port + 1, "proxy-nolog": args.port + 2,
+                     "gateway": args.port + 3}
             pids = {"backend": stack.enter_context(nginx("backend", work, values, args.port))}
             for t in targets:
-                if t != "backend":
+                if t == "gateway":
+                    pids[t] = stack.enter_context(gateway(args, work, values, ports[t]))
+                elif t != "backend":
                     pids[t] = stack.enter_context(nginx(t, work, values, ports[t],
                                                         log=t == "proxy"))
             urls = {t: f"http://127.0.0.1:{p}/" for t, p in ports.items()}
