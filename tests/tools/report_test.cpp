@@ -226,6 +226,45 @@ TEST(ReportCli, WritesThreeFilesAndRejectsBadInput) {
   std::filesystem::remove_all(dir);
 }
 
+// macro_real_driver.json is gatebench-macro's own output (nginx-baseline and gateway-default, 3
+// rounds of 1 s; artifact lists emptied): the report and the gate read what the driver writes.
+TEST(ReportRealDriver, ReportAndCompareReadTheDriversFile) {
+  const auto set = load_result_set(test::data("macro_real_driver.json"));
+  ASSERT_TRUE(set.macro);
+  EXPECT_EQ(set.macro->schema, "gatebench.macro/2");
+  const MacroScenario* gw = set.macro->find("gateway-default");
+  ASSERT_NE(gw, nullptr);
+  EXPECT_EQ(gw->rounds.size(), 3u);
+  EXPECT_EQ(gw->baseline, "nginx-baseline");
+  ASSERT_TRUE(gw->cpu_us_per_request.target && gw->cpu_us_per_request.load &&
+              gw->cpu_us_per_request.backend);
+  ASSERT_NE(gw->interval("vs_nginx"), nullptr);
+  EXPECT_DOUBLE_EQ(gw->interval("vs_nginx")->level, 0.75);
+  for (const auto& r : gw->rounds) {
+    EXPECT_TRUE(r.ok());
+    EXPECT_TRUE(r.vs_nginx && r.p99_vs_nginx && r.cpu_us_per_request.target);
+    EXPECT_FALSE(r.per_second.empty());
+  }
+  const auto m = build_report_model(nullptr, &*set.macro, nullptr, default_attribution_rules());
+  const std::string md = report_markdown(m);
+  EXPECT_NE(md.find("| gateway-default | ok | 3/3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("75.0% (n = 3)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Status reasons"), std::string::npos);  // every round was ok
+  EXPECT_NE(report_html(m).find("gateway-default — req/s per second"), std::string::npos);
+  // Compared with itself: 3 rounds are too few for a verdict, and nothing regresses.
+  auto c = compare_result_sets(set, set, {});
+  EXPECT_FALSE(c.has_regression());
+  ASSERT_EQ(c.rows.size(), 3u);  // nginx-baseline is the baseline, not gated
+  for (const auto& r : c.rows) {
+    EXPECT_EQ(r.verdict, Verdict::too_few_rounds) << r.measure;
+    EXPECT_EQ(r.base_n, 3u);
+  }
+  CompareOptions opt;
+  opt.min_rounds = 3;
+  c = compare_result_sets(set, set, opt);
+  for (const auto& r : c.rows) EXPECT_EQ(r.verdict, Verdict::no_change) << r.measure;
+}
+
 // Opens report.html in headless Chromium and fails on any console message (script errors,
 // failed loads reported to the console) or a DOM without the report.
 TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {

@@ -15,8 +15,9 @@ constexpr const char* kHelp = R"(usage: gatebench report MICRO.json [MACRO.json]
 
 Writes DIR/report.json (schema gatebench.report/1, docs/report.md), DIR/report.md (for a CI job
 summary) and DIR/report.html (self-contained: inline SVG, no network). MICRO.json is Google
-Benchmark's JSON (gatebench micro); MACRO.json follows gatebench.macro/1. Either may be "-" to
-leave it out, but one is needed.
+Benchmark's JSON (gatebench micro); MACRO.json is gatebench-macro's (gatebench.macro/2, or /1).
+Either may be "-" to leave it out, but one is needed. Failed and skipped scenarios are reported
+with their reasons; the exit status does not depend on them (the gate is gatebench compare).
 
 options:
   -o, --out DIR          output directory (created)
@@ -49,7 +50,8 @@ int command_report(const CommandArgs& argv) {
   }
   if (pos.size() == 2 && pos[1] != "-") {
     macro_set = load_result_set(pos[1]);
-    if (!macro_set->macro) throw BadInput(pos[1] + ": expected macro.json (gatebench.macro/1)");
+    if (!macro_set->macro)
+      throw BadInput(pos[1] + ": expected macro.json (gatebench.macro/2 or /1)");
   }
   if (!micro_set && !macro_set)
     throw BadInput("report needs at least one of MICRO.json, MACRO.json");

@@ -8,6 +8,7 @@
 #include "tools/src/commands.hpp"
 #include "tools/src/micro_binary.hpp"
 #include "tools/src/process.hpp"
+#include "tools/src/results.hpp"
 
 namespace gatebench::tools {
 
@@ -29,9 +30,29 @@ options:
   --duration D        macro: measured run per scenario (passed to gatebench-macro)
   --connections N     macro: load-generator connections (passed to gatebench-macro)
   --scenarios LIST    macro: comma-separated scenarios (passed to gatebench-macro)
+  --rounds N          macro: rounds per scenario (passed to gatebench-macro)
+  --seed N            macro: seed of the round order (passed to gatebench-macro)
+  --scenario-dir DIR  macro: scenario files (passed to gatebench-macro)
   --no-micro          skip micro        --no-macro   skip macro
-exit: 0 ok, 1 a step failed, 2 bad input
+
+The report is written whenever a step left a result to report, also when a macro scenario
+failed: it shows every failed or skipped scenario with its reason.
+exit: 0 ok, 1 a step or a macro scenario failed (after the report is written), 2 bad input
 )";
+
+// Whether macro.json holds a failed scenario; a file that cannot be read counts as a failure.
+bool macro_failed(const std::string& file) {
+  try {
+    const ResultSet set = load_result_set(file);
+    if (!set.macro) return true;
+    for (const auto& s : set.macro->scenarios)
+      if (s.status == "failed") return true;
+    return false;
+  } catch (const BadInput& e) {
+    std::cerr << "gatebench run: " << e.what() << "\n";
+    return true;
+  }
+}
 
 }  // namespace
 
@@ -46,7 +67,9 @@ int command_macro(const CommandArgs& args) {
 }
 
 int command_run(const CommandArgs& argv) {
-  const Args args(argv, {"out", "filter", "repetitions", "duration", "connections", "scenarios"},
+  const Args args(argv,
+                  {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds",
+                   "seed", "scenario-dir"},
                   {"help", "full", "no-micro", "no-macro"});
   if (args.flag("help")) {
     std::cout << kRunHelp;
@@ -58,32 +81,56 @@ int command_run(const CommandArgs& argv) {
   const std::string out = args.value_or("out", "gatebench-results");
   std::filesystem::create_directories(out);
 
+  bool failed = false;
   std::string micro_json = "-", macro_json = "-";
   if (!args.flag("no-micro")) {
-    micro_json = out + "/micro.json";
-    CommandArgs micro = {"--out",         micro_json,
+    const std::string file = out + "/micro.json";
+    CommandArgs micro = {"--out",         file,
                          "--filter",      args.value_or("filter", "."),
                          "--repetitions", args.value_or("repetitions", "9")};
     std::cerr << "[gatebench run] micro ...\n";
-    if (const int rc = command_micro(micro); rc != 0) return rc;
+    const int rc = command_micro(micro);
+    if (rc == 2) return 2;
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench micro exited with code " << rc << "\n";
+      failed = true;
+    }
+    // A failed micro run may still have written its file; the report shows what it holds.
+    if (rc == 0 || std::filesystem::exists(file)) micro_json = file;
   }
   if (!args.flag("no-macro")) {
+    const std::string file = out + "/macro/macro.json";
     CommandArgs macro = {"--out", out + "/macro"};
     if (!args.flag("full")) macro.push_back("--quick");
-    for (const char* opt : {"duration", "connections", "scenarios"})
+    for (const char* opt :
+         {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir"})
       if (auto v = args.value(opt)) {
         macro.push_back(std::string("--") + opt);
         macro.push_back(*v);
       }
     std::cerr << "[gatebench run] macro ...\n";
-    if (const int rc = command_macro(macro); rc != 0) {
-      std::cerr << "gatebench run: gatebench-macro exited with code " << rc << "\n";
-      return rc == 2 ? 2 : 1;
+    std::filesystem::remove(file);  // never report a previous run's file
+    const int rc = command_macro(macro);
+    if (rc == 2) {
+      std::cerr << "gatebench run: gatebench-macro rejected its input (exit 2)\n";
+      return 2;
     }
-    macro_json = out + "/macro/macro.json";
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench-macro exited with code " << rc << "\n";
+      failed = true;
+    }
+    if (std::filesystem::exists(file)) {
+      macro_json = file;
+      failed = macro_failed(file) || failed;
+    }
+  }
+  if (micro_json == "-" && macro_json == "-") {
+    std::cerr << "gatebench run: no result to report\n";
+    return 1;
   }
   std::cerr << "[gatebench run] report ...\n";
-  return command_report({micro_json, macro_json, "-o", out});
+  const int rc = command_report({micro_json, macro_json, "-o", out});
+  return rc != 0 ? rc : failed ? 1 : 0;
 }
 
 }  // namespace gatebench::tools

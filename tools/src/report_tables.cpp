@@ -58,7 +58,8 @@ std::string rounds_text(const MacroScenario& s) {
 ReportTable throughput(const ReportModel& m) {
   ReportTable t{"Throughput and latency",
                 "Medians over the ok rounds (a failed scenario still shows what its ok rounds "
-                "measured); errors are summed over the rounds.",
+                "measured); peak MB is the driver's (the highest of the rounds); errors are "
+                "summed over the rounds that ran load.",
                 {"scenario", "status", "rounds ok", "req/s", "req/s per gateway CPU", "p50", "p90",
                  "p99", "p99.9", "CPU%", "peak MB", "errors", "error rate"},
                 {false, false, true, true, true, true, true, true, true, true, true, true, true},
@@ -163,8 +164,9 @@ ReportTable request_mix(const ReportModel& m) {
 
 ReportTable search_steps(const ReportModel& m) {
   ReportTable t{"Max-throughput steps",
-                "details.steps of the last ok round: step 0 is the closed-loop capacity, then "
-                "offered rates by bisection; a step passes with no errors, p99 within the "
+                "The scenario's details.steps (of the round the driver gives as its example): "
+                "step 0 is the closed-loop capacity, then offered rates by bisection; a step "
+                "passes with no errors, p99 within the "
                 "objective and ≥ 95% of the offered rate achieved.",
                 {"scenario", "step", "offered req/s", "achieved req/s", "p99", "errors", "pass"},
                 {false, true, true, true, true, true, false},

@@ -137,7 +137,8 @@ def macro2_baseline_failed(n):
     return macro2.document([
         macro2.scenario("nginx-baseline", nginx),
         macro2.scenario("gateway-default", gw, status="failed",
-                        reason="baseline nginx-baseline failed"),
+                        reason="baseline nginx-baseline failed: round 3: service nginx exited "
+                               "with code 1 during the measured run"),
     ], n)
 
 

@@ -1,0 +1,59 @@
+// `gatebench run` when a macro scenario fails: the report is still written, with the failure and
+// its reason, and the exit status is 1. The scenario's only service is `false`, which exits at
+// once, so the driver fails it within a second.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tool_test_support.hpp"
+#include "tools/src/json_file.hpp"
+
+namespace gatebench::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+// gatebench-macro of the same build tree (build/X/tools/src/gatebench -> build/X/macro/driver).
+fs::path macro_driver() {
+  return fs::path(GATEBENCH_EXE).parent_path().parent_path().parent_path() / "macro" / "driver" /
+         "gatebench-macro";
+}
+
+TEST(RunCli, FailedScenarioStillYieldsTheReportAndExitOne) {
+  if (!fs::exists(macro_driver()))
+    GTEST_SKIP() << macro_driver().string() << " not built (target gatebench-macro)";
+  const auto dir = test::scratch_dir("run-failed");
+  fs::create_directories(dir / "scenarios");
+  // A port no shipped scenario uses, so a concurrent macro run does not make this one skip.
+  std::ofstream(dir / "scenarios" / "broken.json") << R"({
+    "name": "broken", "description": "a service that exits at once",
+    "ports": {"backend": 28931},
+    "services": [{"name": "backend", "role": "backend", "binary": "false",
+                  "ready": {"port": "backend", "timeout_s": 2}}],
+    "load": {"port": "backend"}})";
+  const auto out = dir / "results";
+  const auto err = (dir / "err.txt").string();
+  const int rc = test::run_gatebench("run --no-micro --scenarios broken --scenario-dir " +
+                                         (dir / "scenarios").string() + " --out " + out.string(),
+                                     "/dev/null", err);
+  ASSERT_TRUE(fs::exists(out / "macro" / "macro.json")) << read_text_file(err);
+  const auto macro = load_json_file((out / "macro" / "macro.json").string());
+  const auto& scenario = macro["scenarios"][0];
+  if (scenario["status"] == "skipped")
+    GTEST_SKIP() << "driver skipped the scenario: " << scenario["reason"].dump();
+  EXPECT_EQ(scenario["status"], "failed");
+  EXPECT_EQ(rc, 1) << read_text_file(err);
+  for (const char* f : {"report.json", "report.md", "report.html"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  const std::string md = read_text_file((out / "report.md").string());
+  const std::string reason = scenario["reason"].get<std::string>();
+  EXPECT_FALSE(reason.empty());
+  EXPECT_NE(md.find("| broken | all | failed | " + reason), std::string::npos) << md;
+  // Bad input is still exit 2, with nothing run.
+  EXPECT_EQ(test::run_gatebench("run --no-micro --rounds x --out " + (dir / "bad").string()), 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gatebench::tools
