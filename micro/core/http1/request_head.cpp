@@ -27,8 +27,7 @@ const char* request_line_fault(std::string_view line) {
 // Splits "method SP target SP HTTP/1.x" (`line` without its CRLF); nullptr when it is valid.
 const char* parse_request_line(std::string_view line, RequestHead& out) {
   const char* const base = line.data();
-  std::size_t m = 0;
-  while (m < line.size() && is_tchar(base[m])) ++m;
+  const std::size_t m = detail::find_non_tchar(base, base + line.size());
   if (m == 0 || m == line.size() || base[m] != ' ') return request_line_fault(line);
   const std::size_t t = m + 1;
   const std::size_t sp2 = t + detail::find_target_stop(base + t, base + line.size());
