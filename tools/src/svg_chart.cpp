@@ -160,17 +160,22 @@ std::string svg_line_chart(const std::string& title, const std::vector<Series>& 
   s += text(14, top + ph / 2, ya.label, "middle",
             (" transform=\"rotate(-90 14 " + num(top + ph / 2) + ")\"").c_str());
   for (std::size_t i = 0; i < series.size(); ++i) {
-    std::string pts;
+    std::string pts, dot;
+    std::size_t drawn = 0;
     for (const auto& [x, y] : series[i].points) {
       if ((xa.log && x <= 0) || (ya.log && y <= 0)) continue;
       if (!pts.empty()) pts += ' ';
       pts += num(tx(x));
       pts += ',';
       pts += num(ty(y));
+      dot = "<circle cx=\"" + num(tx(x)) + "\" cy=\"" + num(ty(y)) + "\" r=\"3\"";
+      ++drawn;
     }
     const char* color = palette_color(series[i].color >= 0 ? series[i].color : static_cast<int>(i));
     s += "<polyline fill=\"none\" stroke=\"" + std::string(color) +
          "\" stroke-width=\"2\" points=\"" + pts + "\"/>";
+    // A one-point series (a 1 s round has one per-second entry) draws no line: mark the point.
+    if (drawn == 1) s += dot + " fill=\"" + color + "\"/>";
     const double ly = top + 14 + 18 * static_cast<double>(i);
     s += "<rect x=\"" + num(width - right + 12) + "\" y=\"" + num(ly - 9) +
          "\" width=\"12\" height=\"10\" fill=\"" + color + "\"/>";
