@@ -3,11 +3,14 @@
 // (bounded memory: 16 bytes per entry). Impls: gatecore (GcraLimiter, set-associative table),
 // naive (std::unordered_map GCRA, unbounded), limit (one dependent-free load + store at a random
 // 16-byte slot of an array the size of gatecore's table: the memory floor).
+// <keys>_seen (gatecore, naive): every key charged once beforehand, in a shuffled order.
 // Counters: items_per_second = requests/s; table_bytes = the structure's memory.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fixtures/rng.hpp"
@@ -30,13 +33,28 @@ std::vector<std::uint32_t> key_stream(std::size_t keys) {
 
 constexpr double kRate = 100000;  // per client: never triggered at 1M r/s over >= 1k clients
 
-void BM_ratelimit_gatecore(benchmark::State& state, std::size_t keys) {
+// The _seen cases first charge every one of the keys once, in a shuffled order, at time 0: a
+// steady state in which the limiter already holds every client. Without it the naive map
+// allocates its nodes in the order the 65,536-request stream then replays them over and over, so
+// its node loads walk memory sequentially, which no real traffic does.
+template <typename Limiter>
+void charge_every_key_once(Limiter& limiter, std::size_t keys) {
+  std::vector<std::uint32_t> all(keys);
+  for (std::size_t k = 0; k < keys; ++k)
+    all[k] = static_cast<std::uint32_t>(k) * 0x9E3779B1u + 0x0A000000u;
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("bench/ratelimit/seen");
+  for (std::size_t k = keys; k > 1; --k) std::swap(all[k - 1], all[rng.below(k)]);
+  for (const std::uint32_t key : all) limiter.allow(key, 0);
+}
+
+void BM_ratelimit_gatecore(benchmark::State& state, std::size_t keys, bool seen) {
   const auto stream = key_stream(keys);
   core::GcraLimiter limiter({.rate_per_second = kRate,
                              .burst = 100,
                              .table_entries = static_cast<std::uint32_t>(2 * keys)});
+  if (seen) charge_every_key_once(limiter, keys);
   std::size_t i = 0;
-  std::uint64_t now = 0;
+  std::uint64_t now = seen ? 1'000'000'000 : 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(limiter.allow(stream[i], now));
     now += 1000;
@@ -47,11 +65,12 @@ void BM_ratelimit_gatecore(benchmark::State& state, std::size_t keys) {
   state.counters["live_evictions"] = static_cast<double>(limiter.live_evictions());
 }
 
-void BM_ratelimit_naive(benchmark::State& state, std::size_t keys) {
+void BM_ratelimit_naive(benchmark::State& state, std::size_t keys, bool seen) {
   const auto stream = key_stream(keys);
   peers::NaiveGcra limiter(kRate, 100);
+  if (seen) charge_every_key_once(limiter, keys);
   std::size_t i = 0;
-  std::uint64_t now = 0;
+  std::uint64_t now = seen ? 1'000'000'000 : 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(limiter.allow(stream[i], now));
     now += 1000;
@@ -65,7 +84,11 @@ void BM_ratelimit_limit(benchmark::State& state, std::size_t keys) {
   const core::GcraLimiter sized({.rate_per_second = kRate,
                                  .burst = 100,
                                  .table_entries = static_cast<std::uint32_t>(2 * keys)});
-  std::vector<std::uint64_t> slots(sized.memory_bytes() / sizeof(std::uint64_t));
+  // The same kind of mapping as gatecore's table (huge pages from 2 MiB), so the floor has the
+  // same TLB reach.
+  const core::ZeroedPages pages(sized.memory_bytes());
+  const std::span<std::uint64_t> slots(static_cast<std::uint64_t*>(pages.data()),
+                                       pages.size() / sizeof(std::uint64_t));
   const std::size_t mask = slots.size() / 2 - 1;  // 16-byte slots, power of two
   std::size_t i = 0;
   std::uint64_t now = 0;
@@ -82,14 +105,17 @@ void BM_ratelimit_limit(benchmark::State& state, std::size_t keys) {
 
 }  // namespace
 
-// Names: ratelimit/<impl>/<keys> with keys spelled 1k / 100k / 1M.
+// Names: ratelimit/<impl>/<keys>[_seen] with keys spelled 1k / 100k / 1M.
 static const int kRegistered = [] {
   for (const auto& [label, keys] : std::initializer_list<std::pair<const char*, std::size_t>>{
            {"1k", 1'000}, {"100k", 100'000}, {"1M", 1'000'000}}) {
-    benchmark::RegisterBenchmark((std::string("ratelimit/gatecore/") + label).c_str(),
-                                 BM_ratelimit_gatecore, keys);
-    benchmark::RegisterBenchmark((std::string("ratelimit/naive/") + label).c_str(),
-                                 BM_ratelimit_naive, keys);
+    for (const bool seen : {false, true}) {
+      const std::string name = std::string(label) + (seen ? "_seen" : "");
+      benchmark::RegisterBenchmark(("ratelimit/gatecore/" + name).c_str(), BM_ratelimit_gatecore,
+                                   keys, seen);
+      benchmark::RegisterBenchmark(("ratelimit/naive/" + name).c_str(), BM_ratelimit_naive, keys,
+                                   seen);
+    }
     benchmark::RegisterBenchmark((std::string("ratelimit/limit/") + label).c_str(),
                                  BM_ratelimit_limit, keys);
   }

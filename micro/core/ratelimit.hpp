@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace gatebench::core {
 
@@ -19,6 +18,31 @@ struct GcraConfig {
   double rate_per_second = 1;             // sustained rate per key, > 0
   std::uint32_t burst = 0;                // requests allowed at once above the sustained rate
   std::uint32_t table_entries = 1 << 16;  // rounded up to a multiple of kWays, power of two sets
+};
+
+// Zeroed memory in its own anonymous mapping. Mappings of 2 MiB and more are aligned to 2 MiB and
+// advised onto transparent huge pages: a table touched at one random place per request spans
+// more 4 KiB pages than the TLB holds, so most requests would also pay a page walk
+// (docs/RESULTS.md, rate limit). Copies copy the contents. Throws std::bad_alloc when the mapping
+// fails.
+class ZeroedPages {
+ public:
+  explicit ZeroedPages(std::size_t bytes);
+  ZeroedPages(const ZeroedPages& other);
+  ZeroedPages& operator=(const ZeroedPages& other);
+  ZeroedPages(ZeroedPages&& other) noexcept;
+  ZeroedPages& operator=(ZeroedPages&& other) noexcept;
+  ~ZeroedPages();
+
+  void* data() const { return data_; }
+  std::size_t size() const { return bytes_; }
+  bool huge_pages() const { return huge_; }  // madvise(MADV_HUGEPAGE) accepted
+
+ private:
+  void swap(ZeroedPages& other) noexcept;
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  bool huge_ = false;
 };
 
 class GcraLimiter {
@@ -33,10 +57,12 @@ class GcraLimiter {
   bool allow(std::uint32_t key, std::uint64_t now_ns);
 
   // Hints that `key` is about to be charged (lets a batch overlap its cache misses).
-  void prefetch(std::uint32_t key) const { __builtin_prefetch(&sets_[set_of(key)]); }
+  void prefetch(std::uint32_t key) const { __builtin_prefetch(&sets()[set_of(key)]); }
 
-  std::size_t capacity() const { return sets_.size() * kWays; }
-  std::size_t memory_bytes() const { return sets_.size() * sizeof(Set); }
+  std::size_t capacity() const { return set_count_ * kWays; }
+  std::size_t memory_bytes() const { return set_count_ * sizeof(Set); }
+  // The table was advised onto transparent huge pages (2 MiB and larger tables).
+  bool huge_pages() const { return table_.huge_pages(); }
   // Live entries (arrival time still in the future) replaced because their set was full.
   std::uint64_t live_evictions() const { return live_evictions_; }
 
@@ -54,7 +80,10 @@ class GcraLimiter {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
   }
 
-  std::vector<Set> sets_;
+  Set* sets() const { return static_cast<Set*>(table_.data()); }
+
+  std::size_t set_count_;
+  ZeroedPages table_;
   unsigned shift_ = 64;
   std::uint64_t interval_ns_ = 0;   // 1 / rate
   std::uint64_t tolerance_ns_ = 0;  // burst * interval

@@ -1,8 +1,13 @@
-// GCRA limiter: the sustained rate and the burst as configured, bounded memory, eviction, and
-// agreement with the unbounded-map GCRA while no live entry is evicted.
+// GCRA limiter: the sustained rate and the burst as configured, bounded memory, eviction,
+// agreement with the unbounded-map GCRA while no live entry is evicted, copies, and the table's
+// zeroed, huge-page mapping.
 #include "micro/core/ratelimit.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <utility>
 
 #include "fixtures/rng.hpp"
 #include "micro/peers/rules_naive.hpp"
@@ -79,6 +84,43 @@ TEST(RateLimit, AgreesWithUnboundedGcra) {
     EXPECT_EQ(limiter.live_evictions(), 0u);
     EXPECT_GT(refused, 1000u);
   }
+}
+
+TEST(RateLimit, ACopyCarriesTheStateAndIsIndependent) {
+  GcraLimiter a({.rate_per_second = 1, .burst = 1, .table_entries = 1 << 18});  // 4 MiB table
+  EXPECT_TRUE(a.allow(5, 0));
+  EXPECT_TRUE(a.allow(5, 0));
+  GcraLimiter b = a;
+  EXPECT_FALSE(b.allow(5, 0));  // the copy remembers the two charges
+  EXPECT_TRUE(b.allow(6, 0));
+  EXPECT_TRUE(a.allow(6, 0));  // and charging the copy left the original alone
+  GcraLimiter c = std::move(b);
+  EXPECT_TRUE(c.allow(6, 0));  // the move keeps b's state: 6's second charge, then none
+  EXPECT_FALSE(c.allow(6, 0));
+  EXPECT_EQ(c.memory_bytes(), a.memory_bytes());
+}
+
+TEST(ZeroedPages, LargeMappingsAreZeroAlignedAndAdvisedOntoHugePages) {
+  constexpr std::size_t kBytes = std::size_t{6} << 20;
+  ZeroedPages pages(kBytes);
+  ASSERT_EQ(pages.size(), kBytes);
+  const auto* bytes = static_cast<const unsigned char*>(pages.data());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(bytes) % (std::size_t{2} << 20), 0u);
+  std::size_t nonzero = 0;
+  for (std::size_t i = 0; i < kBytes; i += 4096) nonzero += bytes[i] != 0;
+  EXPECT_EQ(nonzero, 0u);
+  // madvise(MADV_HUGEPAGE) fails only on kernels built without transparent huge pages.
+  if (std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {
+    std::fclose(f);
+    EXPECT_TRUE(pages.huge_pages());
+  }
+  static_cast<unsigned char*>(pages.data())[kBytes - 1] = 7;
+  const ZeroedPages copy = pages;
+  EXPECT_EQ(static_cast<const unsigned char*>(copy.data())[kBytes - 1], 7);
+  EXPECT_NE(copy.data(), pages.data());
+  const ZeroedPages small(100);  // below 2 MiB: plain pages
+  EXPECT_FALSE(small.huge_pages());
+  EXPECT_EQ(static_cast<const unsigned char*>(small.data())[99], 0);
 }
 
 }  // namespace
