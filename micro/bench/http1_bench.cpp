@@ -1,7 +1,7 @@
 // http1/<impl>/<case>: one HTTP/1.1 message per iteration, parsed from the same buffer (in L1,
 // as a proxy's read buffer is), gatecore against Boost.Beast, Node's http_parser, the naive
 // parser and the memchr floor. Cases: a short GET (curl's), a browser request (16 fields with
-// cookies, ~800 bytes), and a response with a chunked body (nginx's head, four 1000-byte chunks).
+// cookies, 854 bytes), and a response with a chunked body (nginx's head, four 1000-byte chunks).
 // items = messages, bytes = message bytes.
 #include <benchmark/benchmark.h>
 
