@@ -13,7 +13,8 @@ included) and compared with the real `gatebench compare --json`:
 
 A group never meets its own rounds on the other side, as a base run and a head run never share
 theirs. Every verdict is tallied per measure (CPU us per request, vs_nginx throughput,
-p99_vs_nginx) and printed as a Markdown table, beside the slowdown the knob really caused
+p99_vs_nginx; CPU is cpu_vs_load, relative to the load generator's CPU per request) and printed as
+a Markdown table, beside the slowdown the knob really caused
 (median CPU per request of the slowed variant over gateway-default's, same rounds).
 
 Example (what docs/gating.md reports):
@@ -30,7 +31,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MEASURES = ("cpu_us_per_request", "vs_nginx", "p99_vs_nginx")
+MEASURES = ("cpu_vs_load", "cpu_us_per_request", "vs_nginx", "p99_vs_nginx")
 
 
 def parse_args():
@@ -194,6 +195,8 @@ def main():
     for m in MEASURES:
         c = null[m]
         nn = sum(c.values())
+        if nn == 0:
+            continue  # compare gates CPU as one of the two measures
         row = [m, str(nn), str(c.get("regression", 0)), str(c.get("improvement", 0))]
         for label in ("small", "large"):
             total_pairs, t = injected[label]

@@ -121,7 +121,7 @@ TEST_P(CompareMacro2, KnownShiftsGiveTheirVerdicts) {
   const int n = GetParam();
   const auto c = compare_files("macro2_base_" + std::to_string(n) + ".json",
                                "macro2_head_" + std::to_string(n) + ".json");
-  const auto cpu = by_name(c, "cpu_us_per_request");
+  const auto cpu = by_name(c, "cpu_vs_load");
   const auto vs = by_name(c, "vs_nginx");
   const auto p99 = by_name(c, "p99_vs_nginx");
   EXPECT_EQ(cpu.count("nginx-baseline"), 0u);
@@ -202,7 +202,7 @@ TEST(CompareMacro2Rounds, MinimumChangesAreOptions) {
   opt.vs_nginx_threshold = 0.15;
   opt.p99_threshold = 0.40;
   const auto c = compare_files("macro2_base_5.json", "macro2_head_5.json", opt);
-  EXPECT_EQ(by_name(c, "cpu_us_per_request").at("gateway-protected")->verdict, Verdict::no_change);
+  EXPECT_EQ(by_name(c, "cpu_vs_load").at("gateway-protected")->verdict, Verdict::no_change);
   EXPECT_EQ(by_name(c, "vs_nginx").at("gateway-queue")->verdict, Verdict::no_change);
   EXPECT_EQ(by_name(c, "p99_vs_nginx").at("gateway-challenge-pass")->verdict, Verdict::no_change);
 }
@@ -375,7 +375,7 @@ TEST(CompareCli, WritesMarkdownAndJsonFiles) {
                                 test::data("macro2_base_5.json") + " " +
                                 test::data("macro2_head_5.json")),
             1);
-  EXPECT_NE(read_text_file(md).find("| gateway-protected | cpu_us_per_request |"),
+  EXPECT_NE(read_text_file(md).find("| gateway-protected | cpu_vs_load |"),
             std::string::npos);
   const auto j = load_json_file(js);
   EXPECT_EQ(j["regression"], true);
