@@ -199,7 +199,7 @@ def main():
             continue  # compare gates CPU as one of the two measures
         row = [m, str(nn), str(c.get("regression", 0)), str(c.get("improvement", 0))]
         for label in ("small", "large"):
-            total_pairs, t = injected[label]
+            t = injected[label][1]
             row.append(f"{t[m].get('regression', 0)} / {sum(t[m].values())}")
         print("| " + " | ".join(row) + " |")
     print("\nother verdicts (null):", {m: null[m] for m in MEASURES})

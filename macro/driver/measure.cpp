@@ -146,7 +146,6 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     sampling.target_cpu.add(0, 0);
     for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
   }
-  // An engine `stats` call costs ~0.1 s of CPU: containers are sampled at most once a second.
   const double full_every = std::max(0.01, ctx.options.sample_interval_s);
   const double limit_s = spec.duration_s + 30;
   std::optional<uint64_t> last_writes;
@@ -158,6 +157,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     auto status = load.exit_status();
     services.check_alive();
     if (spec.sample) {
+      // An engine `stats` call costs ~0.1 s of CPU: containers are sampled once a second.
       sampling.take(elapsed, elapsed - sampling.last_full_t >= full_every || status.has_value(),
                     elapsed - sampling.last_container_t >= 1.0 || status.has_value());
     }

@@ -27,7 +27,7 @@ std::optional<double> cpu_target(const MacroRound& r) {
 // The target's CPU per request in units of the load generator's, from the same window: the
 // generator's work per request is the same in both runs, so it measures how fast the machine ran
 // that round. Per round, absolute CPU per request varied by 8% on a quiet 2-vCPU VM (req/s and
-// CPU per request of every role moving together); this ratio by 3.5% (docs/gating.md).
+// CPU per request of every role moving together); this ratio by 3.9% (docs/gating.md).
 std::optional<double> cpu_vs_load(const MacroRound& r) {
   const auto& c = r.cpu_us_per_request;
   if (!c.target || !c.load || *c.load <= 0) return std::nullopt;
