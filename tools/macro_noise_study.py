@@ -60,6 +60,14 @@ def parse_args():
     return p.parse_args()
 
 
+def binary_of(service, scenario_dir):
+    """A scenario service's binary, read from its shared block (services/<use>.json) if it uses one."""
+    if "binary" in service or "use" not in service:
+        return service.get("binary")
+    with open(os.path.join(scenario_dir, "services", service["use"] + ".json")) as f:
+        return json.load(f).get("binary")
+
+
 def variant_scenarios(out, small, large):
     """A scenario directory: the shipped scenarios plus the two slowed copies of gateway-default."""
     src = os.path.join(ROOT, "macro", "scenarios")
@@ -74,7 +82,8 @@ def variant_scenarios(out, small, large):
         s["name"] = f"gateway-default-slow-{label}"
         s["description"] = f"gateway-default with {mixes} calibration mixes per request"
         for service in s["services"]:
-            if service["binary"] == "gatebench-gateway":
+            if binary_of(service, src) == "gatebench-gateway":
+                # On a {"use": block} entry the env variables are added to the block's.
                 service.setdefault("env", {})["GATEBENCH_GATEWAY_CALIBRATE_MIXES"] = str(mixes)
         with open(os.path.join(dst, s["name"] + ".json"), "w") as f:
             json.dump(s, f, indent=2)

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "macro/driver/scenario_blocks.hpp"
+
 namespace gatebench::macro {
 namespace {
 
@@ -347,6 +349,7 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   std::vector<Scenario> out;
   for (const auto& path : files) {
     json object = read_json(path);
+    resolve_service_blocks(object, path);
     const std::string file = path.string();
     if (object.is_object() && object.contains("name") && object["name"].is_string() &&
         object["name"].get<std::string>() != path.stem().string()) {

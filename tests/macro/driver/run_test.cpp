@@ -352,6 +352,9 @@ TEST(Run, AFailingScenarioStillYieldsMacroJson) {
   fs::remove_all(out);
   fs::create_directories(dir + "/configs");
   fs::copy_file(fs::path(source_dir()) / "macro/scenarios/direct.json", dir + "/direct.json");
+  fs::create_directories(dir + "/services");  // direct.json's {"use": "backend"}
+  fs::copy_file(fs::path(source_dir()) / "macro/scenarios/services/backend.json",
+                dir + "/services/backend.json");
   fs::copy_file(fs::path(source_dir()) / "macro/scenarios/configs/nginx-backend.conf",
                 dir + "/configs/nginx-backend.conf");
   {
