@@ -1,0 +1,17 @@
+// The one duration syntax of every gatebench command line: a number with an optional unit,
+// us, ms, s, m or h; a bare number is seconds ("20", "20s", "500ms", "1.5m", "250us").
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace gatebench::common {
+
+// Longest duration accepted, so that nanoseconds always fit and a typo such as "99999h" is caught.
+inline constexpr double kMaxDurationS = 30.0 * 24 * 3600;
+
+// Throws UsageError naming `what` (the option or field) when `text` is not a duration.
+std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);
+double parse_duration_s(std::string_view text, std::string_view what);
+
+}  // namespace gatebench::common

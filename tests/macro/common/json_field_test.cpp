@@ -1,0 +1,116 @@
+#include "macro/common/json_field.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "macro/common/usage_error.hpp"
+
+namespace gatebench::common {
+namespace {
+
+using nlohmann::json;
+
+const json kDoc = json::parse(R"({
+  "name": "x", "load": {"rate": "fast", "port": 80, "big": 18446744073709551615, "close": 1},
+  "list": ["a", 2], "env": {"A": "1", "B": false}, "a/b": {"c~d": 1}, "opt": null
+})");
+
+std::string error_of(const std::function<void(const JsonField&)>& read) {
+  try {
+    read(JsonField(kDoc, "macro/scenarios/x.json"));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(JsonField, ReadsValues) {
+  const JsonField root(kDoc, "f.json");
+  EXPECT_EQ(root.child("name").string(), "x");
+  EXPECT_EQ(root.child("load").child("port").integer(1, 65535), 80);
+  EXPECT_EQ(root.string_or("missing", "d"), "d");
+  EXPECT_EQ(root.child("load").integer_or("missing", 7, 0, 10), 7);
+  EXPECT_EQ(root.child("load").number_or("port", 0, 0, 100), 80);
+  EXPECT_TRUE(root.boolean_or("missing", true));
+  EXPECT_FALSE(root.child("opt").optional_string());
+  EXPECT_FALSE(root.child("missing").optional_number());
+  EXPECT_TRUE(root.child("missing").strings().empty());
+  EXPECT_EQ(root.child("load").keys().size(), 4u);
+  EXPECT_EQ(root.child("a/b").child("c~d").pointer(), "/a~1b/c~0d");
+  EXPECT_FALSE(root.child("missing").present());
+  EXPECT_EQ(root.child("list").size(), 2u);
+}
+
+TEST(JsonField, ErrorsNameFileAndPointer) {
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("rate").number(); }),
+            "macro/scenarios/x.json: /load/rate: expected a number");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("nope").string(); }),
+            "macro/scenarios/x.json: /load/nope: missing (expected a string)");
+  EXPECT_EQ(
+      error_of([](const JsonField& f) { f.child("load").child("port").integer(1024, 65535); }),
+      "macro/scenarios/x.json: /load/port: expected an integer from 1024 to 65535");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("big").integer(0, 10); }),
+            "macro/scenarios/x.json: /load/big: expected an integer from 0 to 10");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("port").number(0.5, 1.5); }),
+            "macro/scenarios/x.json: /load/port: expected a number from 0.5 to 1.5");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("name").integer(0, 1); }),
+            "macro/scenarios/x.json: /name: expected an integer");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").boolean_or("close", false); }),
+            "macro/scenarios/x.json: /load/close: expected true or false");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("list").strings(); }),
+            "macro/scenarios/x.json: /list/1: expected a string");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("name").strings(); }),
+            "macro/scenarios/x.json: /name: expected an array of strings");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("env").string_map(); }),
+            "macro/scenarios/x.json: /env/B: expected a string");
+  EXPECT_EQ(error_of([](const JsonField& f) {
+              f.allow_only({"name", "load"});
+            }),
+            "macro/scenarios/x.json: /a~1b: unknown field");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("ready").expect_object(); }),
+            "macro/scenarios/x.json: /ready: missing (expected an object)");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("name").expect_array(); }),
+            "macro/scenarios/x.json: /name: expected an array");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("list").at(0).fail("too short"); }),
+            "macro/scenarios/x.json: /list/0: too short");
+}
+
+TEST(JsonField, TheRootIsTheTopLevel) {
+  const json array = json::array();
+  try {
+    JsonField(array, "f.json").expect_object();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "f.json: (top level): expected an object");
+  }
+}
+
+TEST(JsonField, FilesThatCannotBeReadOrParsed) {
+  const auto dir = std::filesystem::temp_directory_path() / "gatebench-json-field-test";
+  std::filesystem::create_directories(dir);
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << "{\"a\": ";
+  try {
+    read_json_file(bad);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ": not valid JSON", 0), 0u) << e.what();
+  }
+  try {
+    read_json_file((dir / "missing.json").string());
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "missing.json").string() + ": cannot read");
+  }
+  const std::string good = (dir / "good.json").string();
+  std::ofstream(good) << R"({"a": [1]})";
+  EXPECT_EQ(read_json_file(good)["a"][0], 1);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gatebench::common
