@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/process.hpp"
+#include "macro/driver/children.hpp"
 #include "macro/driver/toolbox.hpp"
 
 namespace gatebench::macro {

@@ -2,24 +2,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
+
 namespace gatebench::macro {
 
 using nlohmann::json;
 
 namespace {
 
-double number_at(const json& object, const char* key, const std::string& source) {
-  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) {
-    throw LoadParseError(source + ": " + key + ": expected a number");
-  }
-  return object[key].get<double>();
-}
+using common::JsonField;
 
-std::optional<double> optional_at(const json& object, const char* key) {
-  if (object.is_object() && object.contains(key) && object[key].is_number()) {
-    return object[key].get<double>();
-  }
-  return std::nullopt;
+// Fields the generator may leave out (a run without responses has no percentiles).
+std::optional<double> optional_at(const JsonField& object, const char* key) {
+  const JsonField field = object.child(key);
+  if (!field.present() || !field.json().is_number()) return std::nullopt;
+  return field.json().get<double>();
 }
 
 uint64_t error_statuses(const json& status) {
@@ -31,31 +29,23 @@ uint64_t error_statuses(const json& status) {
   return n;
 }
 
-}  // namespace
-
-LoadResult parse_load_json(const std::string& text, const std::string& source,
-                           std::string* invalid_reasons) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw LoadParseError(source + ": not valid JSON: " + e.what());
-  }
+LoadResult read_load_json(const json& j, const std::string& source, std::string* invalid_reasons) {
+  const JsonField root(j, source);
   if (!j.is_object() || j.value("schema", "") != "gatebench.load/1") {
-    throw LoadParseError(source + ": schema: expected gatebench.load/1");
+    root.child("schema").fail("expected gatebench.load/1");
   }
   LoadResult r;
-  r.rps = number_at(j, "requests_per_s", source);
-  r.duration_s = number_at(j, "elapsed_s", source);
-  r.requests = static_cast<uint64_t>(number_at(j, "requests", source));
-  const json& lat = j.contains("latency_us") ? j["latency_us"] : json();
+  r.rps = root.child("requests_per_s").number();
+  r.duration_s = root.child("elapsed_s").number();
+  r.requests = static_cast<uint64_t>(root.child("requests").number());
+  const JsonField lat = root.child("latency_us");
   r.p50_us = optional_at(lat, "p50");
   r.p90_us = optional_at(lat, "p90");
   r.p99_us = optional_at(lat, "p99");
   r.p999_us = optional_at(lat, "p999");
   r.mean_us = optional_at(lat, "mean");
-  if (j.contains("errors"))
-    r.errors = static_cast<uint64_t>(number_at(j["errors"], "total", source));
+  if (root.has("errors"))
+    r.errors = static_cast<uint64_t>(root.child("errors").child("total").number());
   if (j.contains("templates") && j["templates"].is_array()) {
     for (const auto& t : j["templates"]) {
       const std::string name = t.value("name", "request");
@@ -71,13 +61,13 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
       r.counts[name + ".unexpected"] = static_cast<double>(unexpected);
     }
   }
-  if (auto handshakes =
-          j.contains("handshakes") ? optional_at(j["handshakes"], "per_s") : std::nullopt) {
+  if (auto handshakes = optional_at(root.child("handshakes"), "per_s")) {
     r.counts["handshakes_per_s"] = *handshakes;
   }
-  if (auto opened = optional_at(j, "connections_opened")) r.counts["connections_opened"] = *opened;
-  if (auto missed = optional_at(j, "missed")) r.counts["missed"] = *missed;
-  if (auto offered = optional_at(j, "offered_rate")) r.counts["offered_rate"] = *offered;
+  if (auto opened = optional_at(root, "connections_opened"))
+    r.counts["connections_opened"] = *opened;
+  if (auto missed = optional_at(root, "missed")) r.counts["missed"] = *missed;
+  if (auto offered = optional_at(root, "offered_rate")) r.counts["offered_rate"] = *offered;
   if (j.contains("window") && j["window"].is_object()) {
     const json& w = j["window"];
     if (w.contains("start_ns") && w["start_ns"].is_number_unsigned() && w.contains("end_ns") &&
@@ -89,9 +79,8 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
   }
   if (j.contains("series") && j["series"].is_array()) {
     for (std::size_t i = 0; i < j["series"].size(); ++i) {
-      const json& sec = j["series"][i];
-      const std::string where = source + ": series/" + std::to_string(i);
-      r.per_second.push_back({number_at(sec, "t", where), number_at(sec, "rps", where),
+      const JsonField sec = root.child("series").at(i);
+      r.per_second.push_back({sec.child("t").number(), sec.child("rps").number(),
                               optional_at(sec, "p99_us"), optional_at(sec, "errors").value_or(0)});
     }
   }
@@ -107,6 +96,18 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
     }
   }
   return r;
+}
+
+}  // namespace
+
+LoadResult parse_load_json(const std::string& text, const std::string& source,
+                           std::string* invalid_reasons) {
+  // Output of the load generator, not the user's input: a scenario failure, not exit 2.
+  try {
+    return read_load_json(common::parse_json_text(text, source), source, invalid_reasons);
+  } catch (const common::UsageError& e) {
+    throw LoadParseError(e.what());
+  }
 }
 
 }  // namespace gatebench::macro

@@ -11,12 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
-#include "macro/driver/process.hpp"
 #include "macro/driver/round_order.hpp"
 #include "macro/driver/runner.hpp"
 #include "macro/driver/scenario.hpp"
@@ -34,8 +34,9 @@ void check_cpus_exist(const CpuOverrides& overrides, int online) {
     if (!*set) continue;
     for (int cpu : (*set)->cpus) {
       if (cpu >= online) {
-        throw UsageError(std::string(name) + " CPUs: CPU " + std::to_string(cpu) +
-                         " does not exist (" + std::to_string(online) + " online)");
+        throw gatebench::common::UsageError(std::string(name) + " CPUs: CPU " +
+                                            std::to_string(cpu) + " does not exist (" +
+                                            std::to_string(online) + " online)");
       }
     }
   }
@@ -130,12 +131,9 @@ int run(const std::vector<std::string>& args) {
                                   (fs::path(scenario_dir) / "configs").string(),
                                   (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string()));
     }
-  } catch (const UsageError& e) {
+  } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
-    return 2;
-  } catch (const ScenarioError& e) {
-    std::cerr << "gatebench-macro: " << e.what() << "\n";
-    return 2;
+    return gatebench::common::kUsageExit;
   }
   const Options& options = *parsed;
   const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";

@@ -109,10 +109,10 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   SpawnSpec child;
   child.exe = load_plan.exe;
   child.args = load_plan.args(spec.duration_s, spec.rate, json_path, wrk_script_path(plan));
-  child.stdout_path = stdout_path;
-  child.stderr_path = stderr_path;
+  child.out = Stream::to_file(stdout_path);
+  child.err = Stream::to_file(stderr_path);
   child.cwd = plan.run_dir;
-  child.cpus = load_plan.cpus;
+  child.cpus = load_plan.cpus.cpus;
   write_text((dir / ("load-" + spec.label + ".cmd")).string(),
              shell_join(child.exe, child.args) + "\n");
 

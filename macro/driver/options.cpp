@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
+
 namespace gatebench::macro {
 
 std::string help_text() {
@@ -50,42 +53,9 @@ file (nothing started); 128+N interrupted by signal N (everything stopped, parti
 )";
 }
 
-double parse_seconds(std::string_view text, std::string_view what) {
-  struct Unit {
-    std::string_view suffix;
-    double scale;
-  };
-  static constexpr Unit kUnits[] = {{"ms", 1e-3}, {"us", 1e-6}, {"s", 1}, {"m", 60}, {"h", 3600}};
-  double scale = 1;
-  std::string_view number = text;
-  for (const auto& unit : kUnits) {
-    if (text.ends_with(unit.suffix)) {
-      number = text.substr(0, text.size() - unit.suffix.size());
-      scale = unit.scale;
-      break;
-    }
-  }
-  std::string s(number);
-  char* end = nullptr;
-  double value = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || value < 0 || value > 1e6) {
-    throw UsageError(std::string(what) + ": expected a duration like 20s, 500ms or 1m, got '" +
-                     std::string(text) + "'");
-  }
-  return value * scale;
-}
-
 namespace {
 
-long parse_integer(const std::string& text, const std::string& what, long min, long max) {
-  char* end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || value < min || value > max) {
-    throw UsageError(what + ": expected an integer from " + std::to_string(min) + " to " +
-                     std::to_string(max) + ", got '" + text + "'");
-  }
-  return value;
-}
+using common::UsageError;
 
 CpuSet parse_cpus(const std::string& text, const std::string& what) {
   try {
@@ -98,9 +68,37 @@ CpuSet parse_cpus(const std::string& text, const std::string& what) {
 }  // namespace
 
 std::optional<Options> parse_options(const std::vector<std::string>& args) {
+  using common::flag_option;
+  using common::value_option;
+  const common::CommandLine line(args, {value_option("scenarios"),
+                                        flag_option("list"),
+                                        value_option("duration"),
+                                        value_option("warmup"),
+                                        value_option("connections"),
+                                        value_option("threads"),
+                                        value_option("rounds"),
+                                        value_option("seed"),
+                                        value_option("max-error-rate"),
+                                        flag_option("quick"),
+                                        value_option("rate"),
+                                        value_option("slo-p99"),
+                                        flag_option("dry-run"),
+                                        value_option("out"),
+                                        value_option("runtime"),
+                                        value_option("load"),
+                                        value_option("scenario-dir"),
+                                        value_option("bin-dir"),
+                                        value_option("port-offset"),
+                                        value_option("load-cpus"),
+                                        value_option("backend-cpus"),
+                                        value_option("gateway-cpus"),
+                                        value_option("sample-interval"),
+                                        flag_option("help", 'h')});
+  if (line.flag("help")) return std::nullopt;
+  if (!line.positionals().empty()) {
+    throw UsageError("unexpected argument '" + line.positionals()[0] + "' (see --help)");
+  }
   Options o;
-  bool duration_given = false, warmup_given = false, connections_given = false,
-       rounds_given = false;
   for (const char* name :
        {"GATEBENCH_LOAD_CPUS", "GATEBENCH_BACKEND_CPUS", "GATEBENCH_GATEWAY_CPUS"}) {
     const char* value = std::getenv(name);
@@ -111,116 +109,68 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (n == "GATEBENCH_BACKEND_CPUS") o.cpus.backend = set;
     if (n == "GATEBENCH_GATEWAY_CPUS") o.cpus.gateway = set;
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string inline_value;
-    bool has_inline = false;
-    if (arg.starts_with("--")) {
-      if (size_t eq = arg.find('='); eq != std::string::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_inline = true;
-      }
+  if (auto list = line.value("scenarios")) {
+    for (size_t start = 0; start <= list->size();) {
+      size_t comma = list->find(',', start);
+      if (comma == std::string::npos) comma = list->size();
+      if (comma > start) o.scenarios.push_back(list->substr(start, comma - start));
+      start = comma + 1;
     }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size()) throw UsageError(arg + ": needs a value");
-      return args[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      return std::nullopt;
-    } else if (arg == "--scenarios") {
-      std::string list = value();
-      for (size_t start = 0; start <= list.size();) {
-        size_t comma = list.find(',', start);
-        if (comma == std::string::npos) comma = list.size();
-        if (comma > start) o.scenarios.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-      }
-      if (o.scenarios.empty()) throw UsageError("--scenarios: expected names separated by commas");
-    } else if (arg == "--list") {
-      o.list = true;
-    } else if (arg == "--duration") {
-      o.duration_s = parse_seconds(value(), "--duration");
-      if (o.duration_s < 0.1) throw UsageError("--duration: must be at least 100ms");
-      duration_given = true;
-    } else if (arg == "--warmup") {
-      o.warmup_s = parse_seconds(value(), "--warmup");
-      warmup_given = true;
-    } else if (arg == "--connections") {
-      o.connections = static_cast<int>(parse_integer(value(), "--connections", 1, 100000));
-      connections_given = true;
-    } else if (arg == "--threads") {
-      o.threads = static_cast<int>(parse_integer(value(), "--threads", 1, 1024));
-    } else if (arg == "--quick") {
-      o.quick = true;
-    } else if (arg == "--rounds") {
-      o.rounds = static_cast<int>(parse_integer(value(), "--rounds", 1, 1000));
-      rounds_given = true;
-    } else if (arg == "--seed") {
-      o.seed = static_cast<uint64_t>(parse_integer(value(), "--seed", 0, 2147483647));
-    } else if (arg == "--max-error-rate") {
-      const std::string v = value();
-      const bool pct = v.ends_with("%");
-      const std::string number = pct ? v.substr(0, v.size() - 1) : v;
-      char* end = nullptr;
-      double rate = std::strtod(number.c_str(), &end);
-      if (number.empty() || end != number.c_str() + number.size() || rate < 0 ||
-          rate > (pct ? 100 : 1)) {
-        throw UsageError("--max-error-rate: expected a share like 0.1% or 0.001, got '" + v + "'");
-      }
-      o.max_error_rate = pct ? rate / 100 : rate;
-    } else if (arg == "--rate") {
-      std::string v = value();
-      char* end = nullptr;
-      o.rate = std::strtod(v.c_str(), &end);
-      if (v.empty() || end != v.c_str() + v.size() || o.rate <= 0 || o.rate > 1e8) {
-        throw UsageError("--rate: expected requests per second in (0, 1e8], got '" + v + "'");
-      }
-    } else if (arg == "--slo-p99") {
-      o.slo_p99_us = parse_seconds(value(), "--slo-p99") * 1e6;
-      if (o.slo_p99_us <= 0) throw UsageError("--slo-p99: must be positive");
-    } else if (arg == "--dry-run") {
-      o.dry_run = true;
-    } else if (arg == "--out") {
-      o.out_dir = value();
-      if (o.out_dir.empty()) throw UsageError("--out: needs a directory");
-    } else if (arg == "--runtime") {
-      o.runtime = value();
-      if (o.runtime != "process" && o.runtime != "podman" && o.runtime != "docker") {
-        throw UsageError("--runtime: expected process, podman or docker, got '" + o.runtime + "'");
-      }
-    } else if (arg == "--load") {
-      o.load = value();
-      if (o.load != "gatebench" && o.load != "wrk") {
-        throw UsageError("--load: expected gatebench or wrk, got '" + o.load + "'");
-      }
-    } else if (arg == "--scenario-dir") {
-      o.scenario_dir = value();
-    } else if (arg == "--bin-dir") {
-      o.bin_dir = value();
-    } else if (arg == "--port-offset") {
-      o.port_offset = static_cast<int>(parse_integer(value(), "--port-offset", -60000, 60000));
-    } else if (arg == "--load-cpus") {
-      o.cpus.load = parse_cpus(value(), arg);
-    } else if (arg == "--backend-cpus") {
-      o.cpus.backend = parse_cpus(value(), arg);
-    } else if (arg == "--gateway-cpus") {
-      o.cpus.gateway = parse_cpus(value(), arg);
-    } else if (arg == "--sample-interval") {
-      o.sample_interval_s = parse_seconds(value(), "--sample-interval");
-      if (o.sample_interval_s < 0.01) throw UsageError("--sample-interval: must be at least 10ms");
-    } else {
-      throw UsageError("unknown option '" + args[i] + "' (see --help)");
+    if (o.scenarios.empty()) throw UsageError("--scenarios: expected names separated by commas");
+  }
+  o.list = line.flag("list");
+  if (auto d = line.duration_s("duration")) {
+    if (*d < 0.1) throw UsageError("--duration: must be at least 100ms");
+    o.duration_s = *d;
+  }
+  o.warmup_s = line.duration_s("warmup").value_or(o.warmup_s);
+  o.connections = static_cast<int>(line.integer("connections", 1, 100000).value_or(o.connections));
+  o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
+  o.quick = line.flag("quick");
+  o.rounds = static_cast<int>(line.integer("rounds", 1, 1000).value_or(o.rounds));
+  o.seed = static_cast<uint64_t>(line.integer("seed", 0, 2147483647).value_or(1));
+  if (auto v = line.value("max-error-rate")) {
+    // A share: "0.1%" or 0.001.
+    const bool pct = v->ends_with("%");
+    const std::string number = pct ? v->substr(0, v->size() - 1) : *v;
+    char* end = nullptr;
+    double rate = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || rate < 0 ||
+        rate > (pct ? 100 : 1)) {
+      throw UsageError("--max-error-rate: expected a share like 0.1% or 0.001, got '" + *v + "'");
     }
+    o.max_error_rate = pct ? rate / 100 : rate;
+  }
+  if (auto rate = line.number("rate")) {
+    if (*rate <= 0 || *rate > 1e8) throw UsageError("--rate: must be in (0, 1e8] requests/s");
+    o.rate = *rate;
+  }
+  if (auto slo = line.duration_s("slo-p99")) {
+    if (*slo <= 0) throw UsageError("--slo-p99: must be positive");
+    o.slo_p99_us = *slo * 1e6;
+  }
+  o.dry_run = line.flag("dry-run");
+  o.out_dir = line.value_or("out", o.out_dir);
+  if (o.out_dir.empty()) throw UsageError("--out: needs a directory");
+  o.runtime = line.choice("runtime", {"process", "podman", "docker"}).value_or(o.runtime);
+  o.load = line.choice("load", {"gatebench", "wrk"}).value_or(o.load);
+  o.scenario_dir = line.value_or("scenario-dir", "");
+  o.bin_dir = line.value_or("bin-dir", "");
+  o.port_offset = static_cast<int>(line.integer("port-offset", -60000, 60000).value_or(0));
+  if (auto v = line.value("load-cpus")) o.cpus.load = parse_cpus(*v, "--load-cpus");
+  if (auto v = line.value("backend-cpus")) o.cpus.backend = parse_cpus(*v, "--backend-cpus");
+  if (auto v = line.value("gateway-cpus")) o.cpus.gateway = parse_cpus(*v, "--gateway-cpus");
+  if (auto interval = line.duration_s("sample-interval")) {
+    if (*interval < 0.01) throw UsageError("--sample-interval: must be at least 10ms");
+    o.sample_interval_s = *interval;
   }
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.
-    if (!duration_given) o.duration_s = 2;
-    if (!warmup_given) o.warmup_s = 1;
-    if (!connections_given) o.connections = 16;
-    if (!rounds_given) o.rounds = 3;
+    if (!line.given("duration")) o.duration_s = 2;
+    if (!line.given("warmup")) o.warmup_s = 1;
+    if (!line.given("connections")) o.connections = 16;
+    if (!line.given("rounds")) o.rounds = 3;
   }
   return o;
 }

@@ -2,7 +2,6 @@
 // Command line of gatebench-macro (`gatebench macro`), validated before anything starts.
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,10 +9,6 @@
 #include "macro/driver/cpu_layout.hpp"
 
 namespace gatebench::macro {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct Options {
   std::vector<std::string> scenarios;  // empty: every scenario file
@@ -39,11 +34,9 @@ struct Options {
   bool list = false;
 };
 
-// Parses argv without argv[0]; nothing when --help was asked. Throws UsageError.
+// Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.
+// Durations use the common syntax (macro/common/duration.hpp).
 std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
-
-// "20s", "500ms", "1.5m", bare number = seconds. Throws UsageError naming `what`.
-double parse_seconds(std::string_view text, std::string_view what);
 
 }  // namespace gatebench::macro

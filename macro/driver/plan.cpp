@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
 #include "macro/driver/template.hpp"
 
 namespace gatebench::macro {
@@ -115,7 +117,8 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
     if (!known) {
       std::string list;
       for (const auto& s : all) list += (list.empty() ? "" : ", ") + s.name;
-      throw UsageError("--scenarios: no scenario named '" + name + "' (known: " + list + ")");
+      throw common::UsageError("--scenarios: no scenario named '" + name + "' (known: " + list +
+                               ")");
     }
   }
   std::vector<Scenario> out;
@@ -141,7 +144,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     for (const auto& [name, port] : s.ports) {
       int shifted = port + options.port_offset;
       if (shifted < 1024 || shifted > 65535) {
-        throw ScenarioError(s.file + ": ports." + name + ": " + std::to_string(port) +
+        throw ScenarioError(s.file + ": " + common::pointer_token("ports") +
+                            common::pointer_token(name) + ": " + std::to_string(port) +
                             " + offset " + std::to_string(options.port_offset) +
                             " is outside 1024-65535");
       }
@@ -192,7 +196,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
 
     for (size_t i = 0; i < s.services.size(); ++i) {
       const ServiceSpec& spec = s.services[i];
-      const std::string field = "services[" + std::to_string(i) + "]";
+      const std::string field = "/services/" + std::to_string(i);
       ServicePlan service;
       service.name = spec.name;
       service.role = spec.role;
@@ -201,13 +205,14 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       service.exe = need(spec.binary);
       for (size_t a = 0; a < spec.args.size(); ++a) {
         service.args.push_back(
-            render(spec.args[a], vars, s.file, field + ".args[" + std::to_string(a) + "]"));
+            render(spec.args[a], vars, s.file, field + "/args/" + std::to_string(a)));
       }
       for (const auto& [name, value] : spec.env) {
-        service.env[name] = render(value, vars, s.file, field + ".env." + name);
+        service.env[name] =
+            render(value, vars, s.file, field + "/env" + common::pointer_token(name));
       }
       for (size_t c = 0; c < spec.configs.size(); ++c) {
-        const std::string cfield = field + ".configs[" + std::to_string(c) + "].template";
+        const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
         std::string text =
             read_template(configs_dir, spec.configs[c].template_name, s.file, cfield);
         service.configs.emplace_back(

@@ -70,7 +70,7 @@ struct ScenarioPlan {
 };
 
 // Scenarios named on the command line (a group name selects its expansions), in file order;
-// every scenario when `names` is empty. Throws UsageError for an unknown name.
+// every scenario when `names` is empty. Throws common::UsageError for an unknown name.
 std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
                                        const std::vector<std::string>& names);
 

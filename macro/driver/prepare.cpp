@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "macro/driver/children.hpp"
 #include "macro/driver/net_probe.hpp"
-#include "macro/driver/process.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/stop_signal.hpp"
 #include "macro/driver/toolbox.hpp"

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "macro/common/json_field.hpp"
 #include "macro/driver/scenario_blocks.hpp"
 
 namespace gatebench::macro {
@@ -15,92 +14,18 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// Walks one JSON object and names the file and field in every complaint.
-class Fields {
- public:
-  Fields(const json& object, std::string file, std::string path)
-      : object_(object), file_(std::move(file)), path_(std::move(path)) {
-    if (!object_.is_object()) fail(path_.empty() ? "(top level)" : path_, "expected an object");
-  }
+using common::JsonField;
 
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw ScenarioError(file_ + ": " + field + ": " + what);
-  }
-  std::string field(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
+// A member that must be an object ("missing (expected an object)" otherwise).
+JsonField object_at(const JsonField& f, const char* key) {
+  JsonField child = f.child(key);
+  child.expect_object();
+  return child;
+}
 
-  void allow_only(std::initializer_list<const char*> keys) const {
-    for (const auto& [key, value] : object_.items()) {
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
-        fail(field(key), "unknown field");
-      }
-    }
-  }
-  bool has(const std::string& key) const { return object_.contains(key); }
-  const json& at(const std::string& key) const { return object_.at(key); }
-
-  std::string string(const std::string& key, std::optional<std::string> fallback = {}) const {
-    if (!has(key)) {
-      if (fallback) return *fallback;
-      fail(field(key), "missing (expected a string)");
-    }
-    if (!at(key).is_string()) fail(field(key), "expected a string");
-    return at(key).get<std::string>();
-  }
-  double number(const std::string& key, double fallback, double min, double max) const {
-    if (!has(key)) return fallback;
-    if (!at(key).is_number()) fail(field(key), "expected a number");
-    double value = at(key).get<double>();
-    if (value < min || value > max) {
-      std::ostringstream msg;
-      msg << "expected a number from " << min << " to " << max;
-      fail(field(key), msg.str());
-    }
-    return value;
-  }
-  int integer(const std::string& key, int fallback, int min, int max) const {
-    if (has(key) && !at(key).is_number_integer()) fail(field(key), "expected an integer");
-    return static_cast<int>(number(key, fallback, min, max));
-  }
-  bool boolean(const std::string& key, bool fallback) const {
-    if (!has(key)) return fallback;
-    if (!at(key).is_boolean()) fail(field(key), "expected true or false");
-    return at(key).get<bool>();
-  }
-  std::vector<std::string> strings(const std::string& key) const {
-    std::vector<std::string> out;
-    if (!has(key)) return out;
-    if (!at(key).is_array()) fail(field(key), "expected an array of strings");
-    for (size_t i = 0; i < at(key).size(); ++i) {
-      if (!at(key)[i].is_string()) {
-        fail(field(key) + "[" + std::to_string(i) + "]", "expected a string");
-      }
-      out.push_back(at(key)[i].get<std::string>());
-    }
-    return out;
-  }
-  std::map<std::string, std::string> string_map(const std::string& key) const {
-    std::map<std::string, std::string> out;
-    if (!has(key)) return out;
-    if (!at(key).is_object()) fail(field(key), "expected an object of strings");
-    for (const auto& [name, value] : at(key).items()) {
-      if (!value.is_string()) fail(field(key) + "." + name, "expected a string");
-      out[name] = value.get<std::string>();
-    }
-    return out;
-  }
-  Fields object(const std::string& key) const {
-    if (!has(key)) fail(field(key), "missing (expected an object)");
-    return Fields(at(key), file_, field(key));
-  }
-  const std::string& file() const { return file_; }
-
- private:
-  const json& object_;
-  std::string file_;
-  std::string path_;
-};
+int int_or(const JsonField& f, const char* key, int fallback, int min, int max) {
+  return static_cast<int>(f.integer_or(key, fallback, min, max));
+}
 
 bool is_name(const std::string& text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -117,121 +42,121 @@ bool is_relative_path(const std::string& text) {
   return true;
 }
 
-ReadyCheck parse_ready(const Fields& f, const std::map<std::string, int>& ports) {
+ReadyCheck parse_ready(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only({"port", "http", "timeout_s"});
   ReadyCheck ready;
-  ready.port = f.string("port");
-  if (!ports.contains(ready.port)) f.fail(f.field("port"), "'" + ready.port + "' is not in ports");
-  ready.http_path = f.string("http", "");
+  ready.port = f.child("port").string();
+  if (!ports.contains(ready.port)) f.child("port").fail("'" + ready.port + "' is not in ports");
+  ready.http_path = f.string_or("http", "");
   if (!ready.http_path.empty() && ready.http_path.front() != '/') {
-    f.fail(f.field("http"), "expected a path starting with /");
+    f.child("http").fail("expected a path starting with /");
   }
-  ready.timeout_s = f.number("timeout_s", 10, 0.1, 300);
+  ready.timeout_s = f.number_or("timeout_s", 10, 0.1, 300);
   return ready;
 }
 
-ServiceSpec parse_service(const Fields& f, const std::map<std::string, int>& ports) {
+ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only(
       {"name", "role", "binary", "args", "env", "configs", "dirs", "discard", "ready", "sample"});
   ServiceSpec service;
-  service.name = f.string("name");
-  if (!is_name(service.name)) f.fail(f.field("name"), "expected [a-z0-9_-]+");
-  std::string role = f.string("role");
+  service.name = f.child("name").string();
+  if (!is_name(service.name)) f.child("name").fail("expected [a-z0-9_-]+");
+  std::string role = f.child("role").string();
   auto parsed = parse_role(role);
-  if (!parsed || *parsed == Role::load) f.fail(f.field("role"), "expected backend or gateway");
+  if (!parsed || *parsed == Role::load) f.child("role").fail("expected backend or gateway");
   service.role = *parsed;
-  service.binary = f.string("binary");
-  if (!is_name(service.binary)) f.fail(f.field("binary"), "expected a tool name such as nginx");
-  service.args = f.strings("args");
-  service.env = f.string_map("env");
+  service.binary = f.child("binary").string();
+  if (!is_name(service.binary)) f.child("binary").fail("expected a tool name such as nginx");
+  service.args = f.child("args").strings();
+  service.env = f.child("env").string_map();
   if (f.has("configs")) {
-    if (!f.at("configs").is_array()) f.fail(f.field("configs"), "expected an array");
-    for (size_t i = 0; i < f.at("configs").size(); ++i) {
-      Fields c(f.at("configs")[i], f.file(), f.field("configs") + "[" + std::to_string(i) + "]");
+    const JsonField configs = f.child("configs");
+    configs.expect_array();
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const JsonField c = configs.at(i);
       c.allow_only({"template", "output"});
-      ConfigFile config{c.string("template"), c.string("output")};
+      ConfigFile config{c.child("template").string(), c.child("output").string()};
       if (!is_relative_path(config.template_name)) {
-        c.fail(c.field("template"), "expected a path inside the configs directory");
+        c.child("template").fail("expected a path inside the configs directory");
       }
       if (!is_relative_path(config.output)) {
-        c.fail(c.field("output"), "expected a path inside the run directory");
+        c.child("output").fail("expected a path inside the run directory");
       }
       service.configs.push_back(config);
     }
   }
   for (const char* key : {"dirs", "discard"}) {
-    std::vector<std::string> paths = f.strings(key);
+    std::vector<std::string> paths = f.child(key).strings();
     for (size_t i = 0; i < paths.size(); ++i) {
       if (!is_relative_path(paths[i])) {
-        f.fail(f.field(key) + "[" + std::to_string(i) + "]",
-               "expected a path inside the run directory");
+        f.child(key).at(i).fail("expected a path inside the run directory");
       }
     }
     (std::string_view(key) == "dirs" ? service.dirs : service.discard) = std::move(paths);
   }
-  service.ready = parse_ready(f.object("ready"), ports);
-  service.sample = f.boolean("sample", service.role == Role::gateway);
+  service.ready = parse_ready(object_at(f, "ready"), ports);
+  service.sample = f.boolean_or("sample", service.role == Role::gateway);
   return service;
 }
 
-PrepareStep parse_prepare(const Fields& f, const std::map<std::string, int>& ports) {
+PrepareStep parse_prepare(const JsonField& f, const std::map<std::string, int>& ports) {
+  f.expect_object();
   PrepareStep step;
-  step.step = f.string("step");
+  step.step = f.child("step").string();
   if (step.step == "tls-cert") {
     f.allow_only({"step", "cert", "key"});
-    step.params["cert"] = f.string("cert", "tls.crt");
-    step.params["key"] = f.string("key", "tls.key");
+    step.params["cert"] = f.string_or("cert", "tls.crt");
+    step.params["key"] = f.string_or("key", "tls.key");
     for (const auto& [name, path] : step.params) {
-      if (!is_relative_path(path))
-        f.fail(f.field(name), "expected a path inside the run directory");
+      if (!is_relative_path(path)) f.child(name).fail("expected a path inside the run directory");
     }
   } else if (step.step == "cookies") {
     f.allow_only({"step", "port", "get", "headers", "cookie"});
-    step.port = f.string("port");
-    if (!ports.contains(step.port)) f.fail(f.field("port"), "'" + step.port + "' is not in ports");
-    step.get = f.strings("get");
-    if (step.get.empty()) f.fail(f.field("get"), "expected a non-empty array of paths");
+    step.port = f.child("port").string();
+    if (!ports.contains(step.port)) f.child("port").fail("'" + step.port + "' is not in ports");
+    step.get = f.child("get").strings();
+    if (step.get.empty()) f.child("get").fail("expected a non-empty array of paths");
     for (size_t i = 0; i < step.get.size(); ++i) {
       if (step.get[i].empty() || step.get[i].front() != '/') {
-        f.fail(f.field("get") + "[" + std::to_string(i) + "]", "expected a path starting with /");
+        f.child("get").at(i).fail("expected a path starting with /");
       }
     }
-    step.headers = f.strings("headers");
+    step.headers = f.child("headers").strings();
     for (size_t i = 0; i < step.headers.size(); ++i) {
       if (step.headers[i].find(':') == std::string::npos) {
-        f.fail(f.field("headers") + "[" + std::to_string(i) + "]", "expected 'Name: value'");
+        f.child("headers").at(i).fail("expected 'Name: value'");
       }
     }
-    step.cookie = f.string("cookie");
-    if (!is_name(step.cookie)) f.fail(f.field("cookie"), "expected a cookie name [a-z0-9_-]+");
+    step.cookie = f.child("cookie").string();
+    if (!is_name(step.cookie)) f.child("cookie").fail("expected a cookie name [a-z0-9_-]+");
   } else {
-    f.fail(f.field("step"), "expected tls-cert or cookies");
+    f.child("step").fail("expected tls-cert or cookies");
   }
   return step;
 }
 
-LoadSpec parse_load(const Fields& f, const std::map<std::string, int>& ports) {
+LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only({"port", "scheme", "host", "path", "headers", "close", "mode", "rate", "requests",
                 "slo_p99_us", "connections", "tls_resume"});
   LoadSpec load;
-  load.port = f.string("port");
-  if (!ports.contains(load.port)) f.fail(f.field("port"), "'" + load.port + "' is not in ports");
-  load.scheme = f.string("scheme", "http");
+  load.port = f.child("port").string();
+  if (!ports.contains(load.port)) f.child("port").fail("'" + load.port + "' is not in ports");
+  load.scheme = f.string_or("scheme", "http");
   if (load.scheme != "http" && load.scheme != "https")
-    f.fail(f.field("scheme"), "expected http or https");
-  load.host = f.string("host", "127.0.0.1");
-  load.path = f.string("path", "/");
+    f.child("scheme").fail("expected http or https");
+  load.host = f.string_or("host", "127.0.0.1");
+  load.path = f.string_or("path", "/");
   if (load.path.empty() || load.path.front() != '/')
-    f.fail(f.field("path"), "expected a path starting with /");
-  load.headers = f.strings("headers");
+    f.child("path").fail("expected a path starting with /");
+  load.headers = f.child("headers").strings();
   for (size_t i = 0; i < load.headers.size(); ++i) {
     if (load.headers[i].find(':') == std::string::npos) {
-      f.fail(f.field("headers") + "[" + std::to_string(i) + "]", "expected 'Name: value'");
+      f.child("headers").at(i).fail("expected 'Name: value'");
     }
   }
-  load.close = f.boolean("close", false);
-  load.tls_resume = f.boolean("tls_resume", true);
-  std::string mode = f.string("mode", "closed");
+  load.close = f.boolean_or("close", false);
+  load.tls_resume = f.boolean_or("tls_resume", true);
+  std::string mode = f.string_or("mode", "closed");
   if (mode == "closed") {
     load.mode = LoadMode::closed;
   } else if (mode == "rate") {
@@ -239,50 +164,50 @@ LoadSpec parse_load(const Fields& f, const std::map<std::string, int>& ports) {
   } else if (mode == "search") {
     load.mode = LoadMode::search;
   } else {
-    f.fail(f.field("mode"), "expected closed, rate or search");
+    f.child("mode").fail("expected closed, rate or search");
   }
-  load.rate = f.number("rate", 10000, 1, 1e8);
-  load.requests = f.string("requests", "");
+  load.rate = f.number_or("rate", 10000, 1, 1e8);
+  load.requests = f.string_or("requests", "");
   if (!load.requests.empty() && !is_relative_path(load.requests)) {
-    f.fail(f.field("requests"), "expected a path inside the configs directory");
+    f.child("requests").fail("expected a path inside the configs directory");
   }
-  load.slo_p99_us = f.number("slo_p99_us", 0, 0, 1e9);
+  load.slo_p99_us = f.number_or("slo_p99_us", 0, 0, 1e9);
   if (load.mode == LoadMode::search && load.slo_p99_us <= 0) {
-    f.fail(f.field("slo_p99_us"), "mode search needs a p99 objective in microseconds");
+    f.child("slo_p99_us").fail("mode search needs a p99 objective in microseconds");
   }
-  load.connections = f.integer("connections", 0, 0, 100000);
+  load.connections = int_or(f, "connections", 0, 0, 100000);
   return load;
 }
 
 Scenario parse_object(const json& object, const std::string& file) {
-  Fields f(object, file, "");
+  const JsonField f(object, file);
   f.allow_only({"name", "description", "order", "requires", "ports", "services", "prepare", "load",
                 "baseline", "latency_baseline"});
   Scenario s;
   s.file = file;
-  s.name = f.string("name");
-  s.description = f.string("description");
-  s.order = f.integer("order", 100, 0, 100000);
-  s.requires_tools = f.strings("requires");
+  s.name = f.child("name").string();
+  s.description = f.child("description").string();
+  s.order = int_or(f, "order", 100, 0, 100000);
+  s.requires_tools = f.child("requires").strings();
   for (size_t i = 0; i < s.requires_tools.size(); ++i) {
-    if (!is_name(s.requires_tools[i])) {
-      f.fail("requires[" + std::to_string(i) + "]", "expected a tool name");
-    }
+    if (!is_name(s.requires_tools[i])) f.child("requires").at(i).fail("expected a tool name");
   }
-  Fields ports = f.object("ports");
-  for (const auto& [name, value] : f.at("ports").items()) {
-    if (!is_name(name)) ports.fail(ports.field(name), "expected a name [a-z0-9_-]+");
-    s.ports[name] = ports.integer(name, 0, 1024, 65535);
+  const JsonField ports = object_at(f, "ports");
+  for (const std::string& name : ports.keys()) {
+    if (!is_name(name)) ports.child(name).fail("expected a name [a-z0-9_-]+");
+    s.ports[name] = static_cast<int>(ports.child(name).integer(1024, 65535));
   }
-  if (s.ports.empty()) f.fail("ports", "expected at least one port");
-  if (!f.has("services") || !f.at("services").is_array() || f.at("services").empty()) {
-    f.fail("services", "expected a non-empty array");
+  if (s.ports.empty()) ports.fail("expected at least one port");
+  const JsonField services = f.child("services");
+  if (!services.present() || !services.json().is_array() || services.size() == 0) {
+    services.fail("expected a non-empty array");
   }
   std::set<std::string> names;
-  for (size_t i = 0; i < f.at("services").size(); ++i) {
-    Fields sf(f.at("services")[i], file, "services[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < services.size(); ++i) {
+    const JsonField sf = services.at(i);
+    sf.expect_object();
     ServiceSpec service = parse_service(sf, s.ports);
-    if (!names.insert(service.name).second) sf.fail(sf.field("name"), "duplicate service name");
+    if (!names.insert(service.name).second) sf.child("name").fail("duplicate service name");
     s.services.push_back(std::move(service));
   }
   // Without a gateway the backend is what the scenario measures (direct).
@@ -292,26 +217,16 @@ Scenario parse_object(const json& object, const std::string& file) {
     for (auto& svc : s.services) svc.sample = true;
   }
   if (f.has("prepare")) {
-    if (!f.at("prepare").is_array()) f.fail("prepare", "expected an array");
-    for (size_t i = 0; i < f.at("prepare").size(); ++i) {
-      s.prepare.push_back(parse_prepare(
-          Fields(f.at("prepare")[i], file, "prepare[" + std::to_string(i) + "]"), s.ports));
+    const JsonField prepare = f.child("prepare");
+    prepare.expect_array();
+    for (size_t i = 0; i < prepare.size(); ++i) {
+      s.prepare.push_back(parse_prepare(prepare.at(i), s.ports));
     }
   }
-  s.load = parse_load(f.object("load"), s.ports);
-  s.baseline = f.string("baseline", "nginx-baseline");
-  s.latency_baseline = f.string("latency_baseline", "");
+  s.load = parse_load(object_at(f, "load"), s.ports);
+  s.baseline = f.string_or("baseline", "nginx-baseline");
+  s.latency_baseline = f.string_or("latency_baseline", "");
   return s;
-}
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(path.string() + ": cannot read");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ScenarioError(path.string() + ": not valid JSON: " + e.what());
-  }
 }
 
 }  // namespace
@@ -323,13 +238,7 @@ Role Scenario::target_role() const {
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& file) {
-  json object;
-  try {
-    object = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ScenarioError(file + ": not valid JSON: " + e.what());
-  }
-  return parse_object(object, file);
+  return parse_object(common::parse_json_text(text, file), file);
 }
 
 std::vector<Scenario> load_scenarios(const std::string& dir) {
@@ -348,13 +257,14 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   std::vector<std::pair<fs::path, json>> derived;
   std::vector<Scenario> out;
   for (const auto& path : files) {
-    json object = read_json(path);
+    json object = common::read_json_file(path.string());
     resolve_service_blocks(object, path);
     const std::string file = path.string();
     if (object.is_object() && object.contains("name") && object["name"].is_string() &&
         object["name"].get<std::string>() != path.stem().string()) {
-      throw ScenarioError(file + ": name: expected '" + path.stem().string() +
-                          "' (the file name without .json)");
+      JsonField(object, file)
+          .child("name")
+          .fail("expected '" + path.stem().string() + "' (the file name without .json)");
     }
     if (object.is_object() && object.contains("over")) {
       derived.emplace_back(path, std::move(object));
@@ -366,26 +276,27 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   }
   for (const auto& [path, object] : derived) {
     const std::string file = path.string();
-    Fields f(object, file, "");
+    const JsonField f(object, file);
     f.allow_only({"name", "description", "order", "over", "load"});
-    std::vector<std::string> over = f.strings("over");
-    if (over.empty()) f.fail("over", "expected a non-empty array of scenario names");
-    Fields load = f.object("load");
+    std::vector<std::string> over = f.child("over").strings();
+    if (over.empty()) f.child("over").fail("expected a non-empty array of scenario names");
+    object_at(f, "load");
+    const std::string name = f.child("name").string();
     for (size_t i = 0; i < over.size(); ++i) {
       auto base = plain.find(over[i]);
       if (base == plain.end()) {
-        f.fail("over[" + std::to_string(i) + "]", "no scenario named '" + over[i] + "'");
+        f.child("over").at(i).fail("no scenario named '" + over[i] + "'");
       }
       json merged = base->second;
-      merged["name"] = f.string("name") + "/" + over[i];
-      merged["description"] = f.string("description") + " (" + over[i] + ")";
-      merged["order"] = f.integer("order", 100, 0, 100000);
+      merged["name"] = name + "/" + over[i];
+      merged["description"] = f.child("description").string() + " (" + over[i] + ")";
+      merged["order"] = int_or(f, "order", 100, 0, 100000);
       merged["load"].update(object.at("load"));
       // A derived scenario compares with the same derivation of the nginx baseline.
-      merged["baseline"] = f.string("name") + "/nginx-baseline";
+      merged["baseline"] = name + "/nginx-baseline";
       Scenario s = parse_object(merged, file + " (over " + over[i] + ")");
       s.file = file;
-      s.group = f.string("name");
+      s.group = name;
       out.push_back(std::move(s));
     }
   }

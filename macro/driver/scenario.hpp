@@ -1,18 +1,17 @@
 #pragma once
 // Scenario files (macro/scenarios/*.json, format in docs/scenarios.md): the model and its loader.
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "macro/common/usage_error.hpp"
 #include "macro/driver/cpu_layout.hpp"
 
 namespace gatebench::macro {
 
-// "<file>: <field>: <what was expected>"; the driver exits 2 on it before starting anything.
-struct ScenarioError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// "<file>: <JSON pointer>: <what was expected>"; the driver exits 2 on it before starting
+// anything. The common bad-input type under the name the scenario code reads best with.
+using ScenarioError = common::UsageError;
 
 struct ConfigFile {
   std::string template_name;  // relative to the configs directory

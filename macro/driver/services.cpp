@@ -28,10 +28,10 @@ void Services::start(const ServicePlan& service) {
   spec.exe = service.exe;
   spec.args = service.args;
   spec.env = service.env;
-  spec.stdout_path = service.stdout_path;
-  spec.stderr_path = service.stderr_path;
+  spec.out = Stream::to_file(service.stdout_path);
+  spec.err = Stream::to_file(service.stderr_path);
   spec.cwd = plan_.run_dir;
-  spec.cpus = service.cpus;
+  spec.cpus = service.cpus.cpus;
   std::string container;
   if (ctx_.engine != nullptr) {
     ContainerRun run;
@@ -53,7 +53,7 @@ void Services::start(const ServicePlan& service) {
     spec.exe = ctx_.engine->exe;
     spec.args = container_run_args(*ctx_.engine, run);
     spec.env.clear();
-    spec.cpus = CpuSet{};
+    spec.cpus.clear();
   }
   try {
     running_.push_back({&service, ChildProcess::spawn(spec), container});

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "macro/driver/children.hpp"
 #include "macro/driver/plan.hpp"
-#include "macro/driver/process.hpp"
 #include "macro/driver/run_context.hpp"
 
 namespace gatebench::macro {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "macro/driver/process.hpp"
+#include "macro/driver/children.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -53,7 +53,7 @@ TEST(Cli, BadScenarioFileFailsBeforeAnythingStarts) {
     "load": {"port": "backend"}})";
   CaptureResult r = run_driver({"--scenario-dir", dir, "--out", out});
   EXPECT_EQ(exit_code(r), 2) << r.output;
-  EXPECT_NE(r.output.find(dir + "/broken.json: services[0].ready.timeout_s: expected a number"),
+  EXPECT_NE(r.output.find(dir + "/broken.json: /services/0/ready/timeout_s: expected a number"),
             std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(out));
@@ -73,7 +73,7 @@ TEST(Cli, TemplateErrorFailsBeforeAnythingStarts) {
     "load": {"port": "backend"}})";
   CaptureResult r = run_driver({"--scenario-dir", dir, "--out", out});
   EXPECT_EQ(exit_code(r), 2) << r.output;
-  EXPECT_NE(r.output.find(dir + "/t.json: services[0].configs[0].template b.conf:2: unknown "
+  EXPECT_NE(r.output.find(dir + "/t.json: /services/0/configs/0/template b.conf:2: unknown "
                                 "variable ${nowhere}"),
             std::string::npos)
       << r.output;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/process.hpp"
+#include "macro/driver/children.hpp"
 
 namespace gatebench::macro::testing {
 

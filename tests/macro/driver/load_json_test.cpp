@@ -63,12 +63,12 @@ TEST(LoadJson, ErrorsNameTheSource) {
     return std::string("no error");
   };
   EXPECT_EQ(error("{").rfind("run/load.json: not valid JSON", 0), 0u);
-  EXPECT_EQ(error(R"({"schema": "other"})"), "run/load.json: schema: expected gatebench.load/1");
+  EXPECT_EQ(error(R"({"schema": "other"})"), "run/load.json: /schema: expected gatebench.load/1");
   EXPECT_EQ(error(R"({"schema": "gatebench.load/1", "elapsed_s": 1, "requests": 1})"),
-            "run/load.json: requests_per_s: expected a number");
+            "run/load.json: /requests_per_s: missing (expected a number)");
   EXPECT_EQ(error(R"({"schema": "gatebench.load/1", "elapsed_s": 1, "requests": 1,
                       "requests_per_s": 1, "series": [{"t": 0, "rps": 1}, {"t": 1}]})"),
-            "run/load.json: series/1: rps: expected a number");
+            "run/load.json: /series/1/rps: missing (expected a number)");
 }
 
 }  // namespace

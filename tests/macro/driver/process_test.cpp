@@ -1,5 +1,3 @@
-#include "macro/driver/process.hpp"
-
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include "macro/driver/children.hpp"
+#include "macro/driver/cpu_layout.hpp"
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/proc_sampler.hpp"
 
@@ -44,7 +44,7 @@ TEST(Process, StopReachesTheWholeGroup) {
   for (int i = 0; i < 200 && members_of_group(pgid).size() < 3; ++i)
     std::this_thread::sleep_for(5ms);
   EXPECT_GE(members_of_group(pgid).size(), 3u);
-  EXPECT_TRUE(child.group_alive());
+  EXPECT_TRUE(child.alive());
   EXPECT_TRUE(child.stop(200ms));
   EXPECT_TRUE(members_of_group(pgid).empty());
   EXPECT_TRUE(stray_children().empty());
@@ -56,7 +56,7 @@ TEST(Process, ExitStatusAndOutputFiles) {
   spec.exe = "/bin/sh";
   spec.args = {"-c", "echo hello $GB_TEST_VAR; exit 3"};
   spec.env = {{"GB_TEST_VAR", "world"}};
-  spec.stdout_path = out;
+  spec.out = Stream::to_file(out);
   ChildProcess child = ChildProcess::spawn(spec);
   auto status = wait_exit(child, 5000ms);
   ASSERT_TRUE(status.has_value());
@@ -86,8 +86,8 @@ TEST(Process, PinsTheChild) {
   SpawnSpec spec;
   spec.exe = "/bin/sh";
   spec.args = {"-c", "grep Cpus_allowed_list /proc/self/status"};
-  spec.stdout_path = out;
-  spec.cpus = parse_cpu_set("0");
+  spec.out = Stream::to_file(out);
+  spec.cpus = parse_cpu_set("0").cpus;
   ChildProcess child = ChildProcess::spawn(spec);
   ASSERT_TRUE(wait_exit(child, 5000ms).has_value());
   std::ifstream in(out);
@@ -100,7 +100,7 @@ TEST(Process, PinsTheChild) {
 TEST(Process, PinningToAMissingCpuFails) {
   SpawnSpec spec;
   spec.exe = "/bin/true";
-  spec.cpus = parse_cpu_set("4000");
+  spec.cpus = parse_cpu_set("4000").cpus;
   EXPECT_THROW(ChildProcess::spawn(spec), SpawnError);
 }
 

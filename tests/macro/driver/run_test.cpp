@@ -133,7 +133,7 @@ TEST(Run, SigtermMidRunStopsEverything) {
       "--load",   "wrk", "--scenarios",   "direct,nginx-baseline",       "--duration", "60s",
       "--warmup", "0",   "--port-offset", std::to_string(kSignalOffset), "--out",      out,
       "--rounds", "1"};
-  spec.stderr_path = out + "/driver.stderr";
+  spec.err = Stream::to_file(out + "/driver.stderr");
   ChildProcess driver = ChildProcess::spawn(spec);
   // Wait for the first scenario's measured run (the round's order is shuffled): its services and
   // wrk are all up then.
@@ -413,7 +413,7 @@ TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
                std::to_string(kPodmanOffset),
                "--out",
                out + "/quick"};
-  spec.stderr_path = out + "/quick.stderr";
+  spec.err = Stream::to_file(out + "/quick.stderr");
   ChildProcess quick = ChildProcess::spawn(spec);
   const std::string quick_prefix = "gb-" + std::to_string(quick.pid()) + "-";
   std::optional<int> status;
@@ -446,7 +446,7 @@ TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
                "0",          "--port-offset", std::to_string(kPodmanOffset),
                "--out",      out + "/term",   "--rounds",
                "1"};
-  spec.stderr_path = out + "/term.stderr";
+  spec.err = Stream::to_file(out + "/term.stderr");
   ChildProcess term = ChildProcess::spawn(spec);
   const std::string term_prefix = "gb-" + std::to_string(term.pid()) + "-";
   bool measuring = false;

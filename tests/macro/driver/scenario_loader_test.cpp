@@ -71,37 +71,37 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
   const Case cases[] = {
       {"{", "bad.json: not valid JSON"},
       {"[]", "bad.json: (top level): expected an object"},
-      {variant(R"("description": "d",)", ""), "bad.json: description: missing"},
-      {variant(R"("name": "x")", R"("name": 3)"), "bad.json: name: expected a string"},
-      {variant(R"("ports": {)", R"("extra": 1, "ports": {)"), "bad.json: extra: unknown field"},
-      {variant("18081", "80"), "bad.json: ports.proxy: expected a number from 1024 to 65535"},
-      {variant("18081", "1.5"), "bad.json: ports.proxy: expected an integer"},
+      {variant(R"("description": "d",)", ""), "bad.json: /description: missing"},
+      {variant(R"("name": "x")", R"("name": 3)"), "bad.json: /name: expected a string"},
+      {variant(R"("ports": {)", R"("extra": 1, "ports": {)"), "bad.json: /extra: unknown field"},
+      {variant("18081", "80"), "bad.json: /ports/proxy: expected an integer from 1024 to 65535"},
+      {variant("18081", "1.5"), "bad.json: /ports/proxy: expected an integer"},
       {variant(R"("role": "gateway")", R"("role": "load")"),
-       "bad.json: services[1].role: expected backend or gateway"},
+       "bad.json: /services/1/role: expected backend or gateway"},
       {variant(R"("ready": {"port": "proxy"})", R"("ready": {"port": "nope"})"),
-       "bad.json: services[1].ready.port: 'nope' is not in ports"},
-      {variant(R"(, "ready": {"port": "proxy"})", ""), "bad.json: services[1].ready: missing"},
+       "bad.json: /services/1/ready/port: 'nope' is not in ports"},
+      {variant(R"(, "ready": {"port": "proxy"})", ""), "bad.json: /services/1/ready: missing"},
       {variant(R"("http": "/")", R"("http": "x")"),
-       "bad.json: services[0].ready.http: expected a path starting with /"},
+       "bad.json: /services/0/ready/http: expected a path starting with /"},
       {variant(R"("output": "b.conf")", R"("output": "../b.conf")"),
-       "bad.json: services[0].configs[0].output: expected a path inside the run directory"},
+       "bad.json: /services/0/configs/0/output: expected a path inside the run directory"},
       {variant(R"("args": ["-c", "${run_dir}/b.conf"])", R"("args": ["-c", 1])"),
-       "bad.json: services[0].args[1]: expected a string"},
+       "bad.json: /services/0/args/1: expected a string"},
       {variant(R"("name": "proxy")", R"("name": "backend")"),
-       "bad.json: services[1].name: duplicate service name"},
+       "bad.json: /services/1/name: duplicate service name"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "mode": "fast"})"),
-       "bad.json: load.mode: expected closed, rate or search"},
+       "bad.json: /load/mode: expected closed, rate or search"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "mode": "search"})"),
-       "bad.json: load.slo_p99_us: mode search needs a p99 objective"},
+       "bad.json: /load/slo_p99_us: mode search needs a p99 objective"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "headers": ["X"]})"),
-       "bad.json: load.headers[0]: expected 'Name: value'"},
+       "bad.json: /load/headers/0: expected 'Name: value'"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "scheme": "ftp"})"),
-       "bad.json: load.scheme: expected http or https"},
+       "bad.json: /load/scheme: expected http or https"},
       {variant(R"("load": {"port": "proxy"})",
                R"("load": {"port": "proxy"}, "prepare": [{"step": "x"}])"),
-       "bad.json: prepare[0].step: expected tls-cert"},
+       "bad.json: /prepare/0/step: expected tls-cert"},
       {variant(R"("load": {"port": "proxy"})", R"("lod": {"port": "proxy"})"),
-       "bad.json: lod: unknown field"},
+       "bad.json: /lod: unknown field"},
   };
   for (const auto& c : cases) {
     std::string error = error_of(c.text);
@@ -148,7 +148,7 @@ TEST_F(ScenarioDir, NameMustMatchTheFile) {
     load_scenarios(dir_.string());
     FAIL() << "expected an error";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("y.json: name: expected 'y'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("y.json: /name: expected 'y'"), std::string::npos)
         << e.what();
   }
 }
@@ -160,7 +160,7 @@ TEST_F(ScenarioDir, OverNamesAnUnknownScenario) {
     load_scenarios(dir_.string());
     FAIL() << "expected an error";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("r.json: over[1]: no scenario named 'zz'"),
+    EXPECT_NE(std::string(e.what()).find("r.json: /over/1: no scenario named 'zz'"),
               std::string::npos)
         << e.what();
   }
