@@ -4,11 +4,13 @@
 One long gatebench-macro run interleaves, round after round (each round in its own seeded order),
 nginx-baseline, gateway-default, and gateway-default with a known amount of extra CPU work per
 request (the gateway's calibration knob, GATEBENCH_GATEWAY_CALIBRATE_MIXES; docs/gateway.md) for
-a small and a large slowdown. Its rounds are then cut into consecutive groups of --group rounds;
+a small and a large slowdown, and the scenarios of --null-only (gateway-protected), which get A/A
+comparisons only. Its rounds are then cut into consecutive groups of --group rounds;
 each group is written as a macro.json of its own (the baseline's rounds of the same group
 included) and compared with the real `gatebench compare --json`:
 
-  null comparisons:  group i vs group j (i < j) of the same variant, for every variant;
+  null comparisons:  group i vs group j (i < j) of the same variant, for every variant
+                     (gateway-default, its two slowed copies; --null-only's in a table of their own);
   injected:          gateway-default group i vs slowed group j (i != j), for each slowdown.
 
 A group never meets its own rounds on the other side, as a base run and a head run never share
@@ -41,11 +43,14 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=60, help="rounds of the one macro run (default 60)")
     p.add_argument("--group", type=int, default=5,
                    help="rounds per synthetic run, i.e. the gate's --rounds (default 5)")
-    p.add_argument("--small", type=int, default=800,
-                   help="calibration mixes of the small slowdown (default 800, ~5%% of "
-                        "gateway-default's CPU per request here)")
-    p.add_argument("--large", type=int, default=1600,
-                   help="calibration mixes of the large slowdown (default 1600, ~10%%)")
+    p.add_argument("--small", type=int, default=540,
+                   help="calibration mixes of the small slowdown (default 540, aimed at ~5%% of "
+                        "gateway-default's CPU per request on a quiet machine; the table says what it caused)")
+    p.add_argument("--large", type=int, default=1300,
+                   help="calibration mixes of the large slowdown (default 1300, aimed at ~10%%)")
+    p.add_argument("--null-only", default="gateway-protected",
+                   help="comma-separated scenarios that get null (A/A) comparisons only "
+                        "(default gateway-protected; '' for none)")
     p.add_argument("--duration", default="2s", help="measured run per scenario (default 2s, --quick's)")
     p.add_argument("--warmup", default="1s", help="warm-up per scenario (default 1s, --quick's)")
     p.add_argument("--connections", default="16", help="load connections (default 16, --quick's)")
@@ -91,11 +96,16 @@ def variant_scenarios(out, small, large):
     return dst, names
 
 
+def null_only(args):
+    return [n for n in args.null_only.split(",") if n]
+
+
 def run_macro(args, scenario_dir, names):
     exe = os.path.join(args.build, "macro", "driver", "gatebench-macro")
     run_dir = os.path.join(args.out, "run")
     cmd = [exe, "--scenario-dir", scenario_dir, "--scenarios",
-           ",".join(["nginx-baseline", "gateway-default", names["small"], names["large"]]),
+           ",".join(["nginx-baseline", "gateway-default", names["small"], names["large"]] +
+                    null_only(args)),
            "--rounds", str(args.rounds), "--seed", args.seed, "--duration", args.duration,
            "--warmup", args.warmup, "--connections", args.connections, "--out", run_dir]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
@@ -126,7 +136,7 @@ def group_file(doc, scenario, rename, rounds, path):
         json.dump(out, f)
 
 
-def compare(gatebench, base, head, extra):
+def compare(gatebench, base, head, extra, name):
     cmd = [gatebench, "compare", base, head, "--json", "/dev/stdout", "--quiet"] + extra
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode not in (0, 1):
@@ -134,7 +144,7 @@ def compare(gatebench, base, head, extra):
     doc = json.loads(res.stdout[res.stdout.index("{"):])
     verdicts = {}
     for row in doc["rows"]:
-        if row["section"] == "macro" and row["name"] == "gateway-default":
+        if row["section"] == "macro" and row["name"] == name:
             verdicts[row["measure"]] = row["verdict"]
     return verdicts
 
@@ -165,11 +175,16 @@ def main():
     gdir = os.path.join(args.out, "groups")
     os.makedirs(gdir, exist_ok=True)
     variants = {"default": "gateway-default", "small": names["small"], "large": names["large"]}
+    # The compared name: a slowed copy stands in for gateway-default, as a head build would.
+    compared = {v: "gateway-default" for v in variants}
+    for extra_name in null_only(args):
+        variants[extra_name] = extra_name
+        compared[extra_name] = extra_name
     files = {}
     for v, scenario in variants.items():
         for gi, rounds in enumerate(groups):
             path = os.path.join(gdir, f"{v}-{gi}.json")
-            group_file(doc, scenario, "gateway-default", set(rounds), path)
+            group_file(doc, scenario, compared[v], set(rounds), path)
             files[(v, gi)] = path
     gatebench = os.path.join(args.build, "tools", "src", "gatebench")
     extra = args.compare_args.split()
@@ -177,14 +192,19 @@ def main():
     def tally(pairs):
         counts = {m: {} for m in MEASURES}
         for a, b in pairs:
-            for m, verdict in compare(gatebench, files[a], files[b], extra).items():
+            for m, verdict in compare(gatebench, files[a], files[b], extra,
+                                      compared[a[0]]).items():
                 if m in counts:
                     counts[m][verdict] = counts[m].get(verdict, 0) + 1
         return counts
 
     n = len(groups)
-    null_pairs = [((v, i), (v, j)) for v in variants for i, j in itertools.combinations(range(n), 2)]
-    null = tally(null_pairs)
+    def null_pairs(vs):
+        return [((v, i), (v, j)) for v in vs for i, j in itertools.combinations(range(n), 2)]
+
+    injected_variants = ("default", "small", "large")
+    null = tally(null_pairs(injected_variants))
+    null_extra = {v: tally(null_pairs([v])) for v in null_only(args)}
     injected = {}
     for label in ("small", "large"):
         pairs = [(("default", i), (label, j)) for i in range(n) for j in range(n) if i != j]
@@ -212,8 +232,16 @@ def main():
             row.append(f"{t[m].get('regression', 0)} / {sum(t[m].values())}")
         print("| " + " | ".join(row) + " |")
     print("\nother verdicts (null):", {m: null[m] for m in MEASURES})
+    for v, c in null_extra.items():
+        print(f"\n{v}, null comparisons only:\n")
+        print("| measure | null comparisons | false regressions | false improvements |")
+        print("|---|---:|---:|---:|")
+        for m in MEASURES:
+            nn = sum(c[m].values())
+            if nn:
+                print(f"| {m} | {nn} | {c[m].get('regression', 0)} | {c[m].get('improvement', 0)} |")
     summary = {"rounds": total, "group": args.group, "groups": n, "shifts": shifts,
-               "null": null, "injected": {k: v[1] for k, v in injected.items()},
+               "null": null, "null_only": null_extra, "injected": {k: v[1] for k, v in injected.items()},
                "small_mixes": args.small, "large_mixes": args.large}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
