@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "macro/common/usage_error.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/report.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/runner.hpp"
 #include "macro/load/url.hpp"
-#include "macro/load/usage_error.hpp"
 
 namespace {
 
@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
     rlimit lim{};
     getrlimit(RLIMIT_NOFILE, &lim);
     if (static_cast<rlim_t>(options.connections) + 64 > lim.rlim_cur)
-      throw UsageError("--connections " + std::to_string(options.connections) +
-                       " exceeds the open-file limit (" + std::to_string(lim.rlim_cur) + ")");
-  } catch (const UsageError& e) {
+      throw gatebench::common::UsageError("--connections " + std::to_string(options.connections) +
+                                          " exceeds the open-file limit (" +
+                                          std::to_string(lim.rlim_cur) + ")");
+  } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-load: " << e.what() << "\n";
     return 2;
   }

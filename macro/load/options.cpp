@@ -2,35 +2,12 @@
 
 #include <sched.h>
 
-#include <charconv>
-#include <cmath>
 #include <string>
 
-#include "macro/load/usage_error.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::load {
-namespace {
-
-double parse_number(std::string_view text, std::string_view what) {
-  double value = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(value))
-    throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a number");
-  return value;
-}
-
-long parse_count(std::string_view text, std::string_view what, long lo, long hi) {
-  long value = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
-    throw UsageError(std::string(what) + ": '" + std::string(text) + "' is not a whole number");
-  if (value < lo || value > hi)
-    throw UsageError(std::string(what) + ": " + std::string(text) + " is out of range [" +
-                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return value;
-}
-
-}  // namespace
 
 std::uint64_t effective_spin_ns(const Options& options, int cpus) {
   if (!options.spin_auto) return options.spin_ns;
@@ -47,34 +24,6 @@ int usable_cpus() {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
   return CPU_COUNT(&set);
-}
-
-std::uint64_t parse_duration_ns(std::string_view text, std::string_view what) {
-  std::size_t unit_at = text.size();
-  while (unit_at > 0 && ((text[unit_at - 1] >= 'a' && text[unit_at - 1] <= 'z') ||
-                         (text[unit_at - 1] >= 'A' && text[unit_at - 1] <= 'Z')))
-    --unit_at;
-  const std::string_view unit = text.substr(unit_at);
-  double scale = 0;
-  if (unit.empty() || unit == "s")
-    scale = 1e9;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "m")
-    scale = 60e9;
-  else if (unit == "h")
-    scale = 3600e9;
-  else
-    throw UsageError(std::string(what) + ": unknown unit '" + std::string(unit) + "' in '" +
-                     std::string(text) + "' (use us, ms, s, m or h)");
-  const double value = parse_number(text.substr(0, unit_at), what);
-  if (value < 0) throw UsageError(std::string(what) + ": '" + std::string(text) + "' is negative");
-  const double ns = value * scale;
-  if (ns > 30.0 * 24 * 3600e9)
-    throw UsageError(std::string(what) + ": '" + std::string(text) + "' is longer than 30 days");
-  return static_cast<std::uint64_t>(std::llround(ns));
 }
 
 std::string help_text() {
@@ -117,115 +66,71 @@ Exit status: 0 done (see "valid" in the JSON), 1 failure, 2 bad command line or 
 }
 
 std::optional<Options> parse_options(const std::vector<std::string>& args) {
+  using common::flag_option;
+  using common::UsageError;
+  using common::value_option;
+  const common::CommandLine line(
+      args, {value_option("threads", 't'), value_option("connections", 'c'),
+             value_option("duration", 'd'), value_option("warmup"), value_option("rate", 'R'),
+             value_option("requests-total"), value_option("spin"), value_option("io"),
+             value_option("sched"), flag_option("close"), value_option("timeout"),
+             flag_option("tls-resume"), flag_option("no-tls-resume"), value_option("header", 'H'),
+             value_option("requests"), value_option("json"), flag_option("no-progress"),
+             flag_option("quiet", 'q'), flag_option("help", 'h')});
+  if (line.flag("help")) return std::nullopt;
   Options o;
-  bool have_url = false;
-  bool have_connections = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string inline_value;
-    bool has_inline = false;
-    if (arg.starts_with("--")) {
-      const std::size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg.resize(eq);
-        has_inline = true;
-      }
-    } else if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-') {
-      // wrk style "-t4" and "-c64".
-      inline_value = arg.substr(2);
-      arg.resize(2);
-      has_inline = true;
-    }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size()) throw UsageError("option " + arg + " needs a value");
-      return args[++i];
-    };
-    auto no_value = [&] {
-      if (has_inline) throw UsageError("option " + arg + " takes no value");
-    };
-    if (arg == "-h" || arg == "--help") {
-      return std::nullopt;
-    } else if (arg == "-t" || arg == "--threads") {
-      o.threads = static_cast<int>(parse_count(value(), "--threads", 1, 1024));
-    } else if (arg == "-c" || arg == "--connections") {
-      o.connections = static_cast<int>(parse_count(value(), "--connections", 1, 1'000'000));
-      have_connections = true;
-    } else if (arg == "-d" || arg == "--duration") {
-      o.duration_ns = parse_duration_ns(value(), "--duration");
-      if (o.duration_ns < 1'000'000) throw UsageError("--duration: must be at least 1ms");
-      o.duration_given = true;
-    } else if (arg == "--warmup") {
-      o.warmup_ns = parse_duration_ns(value(), "--warmup");
-    } else if (arg == "-R" || arg == "--rate") {
-      const std::string v = value();
-      o.rate = parse_number(v, "--rate");
-      if (o.rate <= 0 || o.rate > 1e8) throw UsageError("--rate: must be in (0, 1e8] requests/s");
-    } else if (arg == "--requests-total") {
-      o.requests_total = static_cast<std::uint64_t>(
-          parse_count(value(), "--requests-total", 1, 1'000'000'000'000L));
-    } else if (arg == "--spin") {
-      const std::string v = value();
-      o.spin_auto = v == "auto";
-      if (!o.spin_auto) {
-        o.spin_ns = parse_duration_ns(v, "--spin");
-        if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
-      }
-    } else if (arg == "--io") {
-      o.io = value();
-      if (o.io != "auto" && o.io != "uring" && o.io != "epoll")
-        throw UsageError("--io: expected auto, uring or epoll, got '" + o.io + "'");
-    } else if (arg == "--sched") {
-      o.sched = value();
-      if (o.sched != "auto" && o.sched != "batch" && o.sched != "normal")
-        throw UsageError("--sched: expected auto, batch or normal, got '" + o.sched + "'");
-    } else if (arg == "--close") {
-      no_value();
-      o.close = true;
-    } else if (arg == "--timeout") {
-      o.timeout_ns = parse_duration_ns(value(), "--timeout");
-      if (o.timeout_ns < 1'000'000) throw UsageError("--timeout: must be at least 1ms");
-    } else if (arg == "--tls-resume") {
-      no_value();
-      o.tls_resume = true;
-    } else if (arg == "--no-tls-resume") {
-      no_value();
-      o.tls_resume = false;
-    } else if (arg == "-H" || arg == "--header") {
-      const std::string h = value();
-      const std::size_t colon = h.find(':');
-      if (colon == 0 || colon == std::string::npos)
-        throw UsageError("--header '" + h + "': expected 'Name: value'");
-      for (std::size_t k = 0; k < colon; ++k) {
-        const char c = h[k];
-        if (c <= ' ' || c >= 127 ||
-            std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos)
-          throw UsageError("--header '" + h + "': invalid character in the header name");
-      }
-      if (h.find_first_of("\r\n") != std::string::npos)
-        throw UsageError("--header: line breaks are not allowed");
-      o.headers.push_back(h);
-    } else if (arg == "--requests") {
-      o.requests_path = value();
-    } else if (arg == "--json") {
-      o.json_path = value();
-    } else if (arg == "--no-progress") {
-      no_value();
-      o.progress = false;
-    } else if (arg == "-q" || arg == "--quiet") {
-      no_value();
-      o.quiet = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      throw UsageError("unknown option " + arg + " (see --help)");
-    } else {
-      if (have_url) throw UsageError("more than one URL: '" + o.url + "' and '" + arg + "'");
-      o.url = arg;
-      have_url = true;
-    }
+  o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
+  o.connections =
+      static_cast<int>(line.integer("connections", 1, 1'000'000).value_or(o.connections));
+  if (auto d = line.duration_ns("duration")) {
+    if (*d < 1'000'000) throw UsageError("--duration: must be at least 1ms");
+    o.duration_ns = *d;
+    o.duration_given = true;
   }
-  if (!have_url) throw UsageError("missing URL (see --help)");
-  if (!have_connections && o.connections < o.threads) o.connections = o.threads;
+  o.warmup_ns = line.duration_ns("warmup").value_or(o.warmup_ns);
+  if (auto rate = line.number("rate")) {
+    if (*rate <= 0 || *rate > 1e8) throw UsageError("--rate: must be in (0, 1e8] requests/s");
+    o.rate = *rate;
+  }
+  o.requests_total =
+      static_cast<std::uint64_t>(line.integer("requests-total", 1, 1'000'000'000'000L).value_or(0));
+  if (auto spin = line.value("spin"); spin && *spin != "auto") {
+    o.spin_auto = false;
+    o.spin_ns = *line.duration_ns("spin");
+    if (o.spin_ns > 10'000'000) throw UsageError("--spin: at most 10ms");
+  }
+  o.io = line.choice("io", {"auto", "uring", "epoll"}).value_or(o.io);
+  o.sched = line.choice("sched", {"auto", "batch", "normal"}).value_or(o.sched);
+  o.close = line.flag("close");
+  if (auto timeout = line.duration_ns("timeout")) {
+    if (*timeout < 1'000'000) throw UsageError("--timeout: must be at least 1ms");
+    o.timeout_ns = *timeout;
+  }
+  o.tls_resume = line.last_of({"tls-resume", "no-tls-resume"}).value_or("") != "no-tls-resume";
+  for (const std::string& h : line.values("header")) {
+    const std::size_t colon = h.find(':');
+    if (colon == 0 || colon == std::string::npos)
+      throw UsageError("--header '" + h + "': expected 'Name: value'");
+    for (std::size_t k = 0; k < colon; ++k) {
+      const char c = h[k];
+      if (c <= ' ' || c >= 127 ||
+          std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos)
+        throw UsageError("--header '" + h + "': invalid character in the header name");
+    }
+    if (h.find_first_of("\r\n") != std::string::npos)
+      throw UsageError("--header: line breaks are not allowed");
+    o.headers.push_back(h);
+  }
+  o.requests_path = line.value_or("requests", "");
+  o.json_path = line.value_or("json", "");
+  o.progress = !line.flag("no-progress");
+  o.quiet = line.flag("quiet");
+  const auto& urls = line.positionals();
+  if (urls.empty()) throw UsageError("missing URL (see --help)");
+  if (urls.size() > 1)
+    throw UsageError("more than one URL: '" + urls[0] + "' and '" + urls[1] + "'");
+  o.url = urls[0];
+  if (!line.given("connections") && o.connections < o.threads) o.connections = o.threads;
   if (o.connections < o.threads)
     throw UsageError("--connections (" + std::to_string(o.connections) +
                      ") must be at least --threads (" + std::to_string(o.threads) + ")");

@@ -39,7 +39,8 @@ struct Options {
 };
 
 // Parses argv (without argv[0]). Returns nullopt when --help was asked (the text is printed by
-// the caller through help_text()). Throws UsageError with a precise message otherwise.
+// the caller through help_text()). Throws common::UsageError with a precise message otherwise;
+// durations use the common syntax (macro/common/duration.hpp).
 std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
 
@@ -56,8 +57,5 @@ int usable_cpus();  // CPUs in this process's affinity mask
 // instead of being switched out for every one (docs/load.md, "Scheduling"). Open loop keeps the
 // normal policy because there a late wake-up is a late send.
 bool effective_sched_batch(const Options& options);
-
-// "10s", "250ms", "1.5m", "2h", "500us", bare number = seconds. Throws UsageError naming `what`.
-std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);
 
 }  // namespace gatebench::load

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "macro/load/usage_error.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::load {
 namespace {
@@ -48,7 +48,7 @@ bool has_line_break(std::string_view s) {
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
-  throw UsageError(where + ": " + what);
+  throw common::UsageError(where + ": " + what);
 }
 
 std::string need_string(const json& v, const std::string& where) {
@@ -215,7 +215,7 @@ RequestSet RequestSet::single(const Target& target, const std::vector<std::strin
 RequestSet RequestSet::load(const std::string& path, const Target& target,
                             const std::vector<std::string>& headers, bool close) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open");
+  if (!in) throw common::UsageError(path + ": cannot open");
   std::stringstream ss;
   ss << in.rdbuf();
   return parse(ss.str(), path, target, headers, close);
@@ -228,7 +228,7 @@ RequestSet RequestSet::parse(const std::string& text, const std::string& source,
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw UsageError(source + ": not valid JSON: " + e.what());
+    throw common::UsageError(source + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object()) bad(source, "expected an object with a \"requests\" array");
   if (doc.contains("schema") &&

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "macro/load/usage_error.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::load {
 
@@ -20,7 +20,7 @@ Target parse_url(const std::string& url) {
     t.tls = true;
     rest.remove_prefix(8);
   } else {
-    throw UsageError("URL '" + url + "': must start with http:// or https://");
+    throw common::UsageError("URL '" + url + "': must start with http:// or https://");
   }
   const std::size_t slash = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, slash);
@@ -29,16 +29,17 @@ Target parse_url(const std::string& url) {
   const std::size_t hash = path.find('#');
   if (hash != std::string::npos) path.resize(hash);
   if (authority.find('@') != std::string_view::npos)
-    throw UsageError("URL '" + url + "': user information is not supported");
+    throw common::UsageError("URL '" + url + "': user information is not supported");
   std::string_view port_text;
   if (authority.starts_with("[")) {
     const std::size_t close = authority.find(']');
     if (close == std::string_view::npos)
-      throw UsageError("URL '" + url + "': unterminated IPv6 address");
+      throw common::UsageError("URL '" + url + "': unterminated IPv6 address");
     t.host = std::string(authority.substr(1, close - 1));
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') throw UsageError("URL '" + url + "': bad text after IPv6 address");
+      if (after.front() != ':')
+        throw common::UsageError("URL '" + url + "': bad text after IPv6 address");
       port_text = after.substr(1);
     }
   } else {
@@ -46,7 +47,7 @@ Target parse_url(const std::string& url) {
     t.host = std::string(authority.substr(0, colon));
     if (colon != std::string_view::npos) port_text = authority.substr(colon + 1);
   }
-  if (t.host.empty()) throw UsageError("URL '" + url + "': missing host");
+  if (t.host.empty()) throw common::UsageError("URL '" + url + "': missing host");
   t.port = t.tls ? 443 : 80;
   if (!port_text.empty() || authority.ends_with(":")) {
     unsigned value = 0;
@@ -54,7 +55,7 @@ Target parse_url(const std::string& url) {
         std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
     if (ec != std::errc() || p != port_text.data() + port_text.size() || value == 0 ||
         value > 65535)
-      throw UsageError("URL '" + url + "': port must be a number from 1 to 65535");
+      throw common::UsageError("URL '" + url + "': port must be a number from 1 to 65535");
     t.port = static_cast<std::uint16_t>(value);
   }
   t.path = path;
@@ -77,7 +78,7 @@ void resolve(Target& target) {
   const std::string port = std::to_string(target.port);
   const int rc = getaddrinfo(target.host.c_str(), port.c_str(), &hints, &found);
   if (rc != 0 || found == nullptr)
-    throw UsageError("cannot resolve host '" + target.host + "': " + gai_strerror(rc));
+    throw common::UsageError("cannot resolve host '" + target.host + "': " + gai_strerror(rc));
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
   std::memcpy(&target.addr, found->ai_addr, found->ai_addrlen);
   target.addr_len = found->ai_addrlen;

@@ -19,9 +19,10 @@ struct Target {
   socklen_t addr_len = 0;
 };
 
-// Parses http(s)://host[:port][/path][?query]; throws UsageError naming what is wrong.
+// Parses http(s)://host[:port][/path][?query]; throws common::UsageError naming what is wrong.
 Target parse_url(const std::string& url);
-// Resolves target.host (first address getaddrinfo returns); throws UsageError when it cannot.
+// Resolves target.host (first address getaddrinfo returns); throws common::UsageError when it
+// cannot.
 void resolve(Target& target);
 
 }  // namespace gatebench::load

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "macro/common/duration.hpp"
+#include "macro/common/usage_error.hpp"
 #include "macro/load/options.hpp"
-#include "macro/load/usage_error.hpp"
 #include "tests/macro/load/test_server.hpp"
 
 namespace gatebench::load {
@@ -16,7 +17,7 @@ namespace {
 std::string parse_error(const std::vector<std::string>& args) {
   try {
     parse_options(args);
-  } catch (const UsageError& e) {
+  } catch (const common::UsageError& e) {
     return e.what();
   }
   return "";
@@ -104,14 +105,14 @@ TEST(Options, SchedAutoIsBatchInClosedLoopOnly) {
 }
 
 TEST(Options, Durations) {
-  EXPECT_EQ(parse_duration_ns("1.5s", "d"), 1'500'000'000ULL);
-  EXPECT_EQ(parse_duration_ns("3", "d"), 3'000'000'000ULL);
-  EXPECT_EQ(parse_duration_ns("250us", "d"), 250'000ULL);
-  EXPECT_EQ(parse_duration_ns("1h", "d"), 3600'000'000'000ULL);
-  EXPECT_THROW(parse_duration_ns("5 parsecs", "d"), UsageError);
-  EXPECT_THROW(parse_duration_ns("s", "d"), UsageError);
-  EXPECT_THROW(parse_duration_ns("-1s", "d"), UsageError);
-  EXPECT_THROW(parse_duration_ns("99999h", "d"), UsageError);
+  EXPECT_EQ(common::parse_duration_ns("1.5s", "d"), 1'500'000'000ULL);
+  EXPECT_EQ(common::parse_duration_ns("3", "d"), 3'000'000'000ULL);
+  EXPECT_EQ(common::parse_duration_ns("250us", "d"), 250'000ULL);
+  EXPECT_EQ(common::parse_duration_ns("1h", "d"), 3600'000'000'000ULL);
+  EXPECT_THROW(common::parse_duration_ns("5 parsecs", "d"), common::UsageError);
+  EXPECT_THROW(common::parse_duration_ns("s", "d"), common::UsageError);
+  EXPECT_THROW(common::parse_duration_ns("-1s", "d"), common::UsageError);
+  EXPECT_THROW(common::parse_duration_ns("99999h", "d"), common::UsageError);
 }
 
 TEST(Options, ErrorsArePrecise) {

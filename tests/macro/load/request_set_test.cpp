@@ -5,8 +5,8 @@
 #include <array>
 
 #include "fixtures/rng.hpp"
+#include "macro/common/usage_error.hpp"
 #include "macro/load/url.hpp"
-#include "macro/load/usage_error.hpp"
 
 namespace gatebench::load {
 namespace {
@@ -19,7 +19,7 @@ Target target() {
 std::string error_of(const std::string& text) {
   try {
     RequestSet::parse(text, "mix.json", target(), {}, false);
-  } catch (const UsageError& e) {
+  } catch (const common::UsageError& e) {
     return e.what();
   }
   return "";
@@ -110,7 +110,7 @@ TEST(RequestSet, MissingFile) {
   try {
     RequestSet::load("/nonexistent/mix.json", target(), {}, false);
     FAIL() << "no error";
-  } catch (const UsageError& e) {
+  } catch (const common::UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "/nonexistent/mix.json: cannot open");
   }
 }
@@ -131,10 +131,10 @@ TEST(Url, Parts) {
   EXPECT_EQ(parse_url("http://h?x=1").path, "/?x=1");
   for (const char* bad : {"ftp://h/", "http://", "http://h:0/", "http://h:99999/", "http://h:x/",
                           "http://u@h/", "http://[::1/", "http://h:/"}) {
-    EXPECT_THROW(parse_url(bad), UsageError) << bad;
+    EXPECT_THROW(parse_url(bad), common::UsageError) << bad;
   }
   Target unresolvable = parse_url("http://no-such-host.invalid/");
-  EXPECT_THROW(resolve(unresolvable), UsageError);
+  EXPECT_THROW(resolve(unresolvable), common::UsageError);
 }
 
 }  // namespace
