@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <span>
 
-#include "micro/core/access_log_write.hpp"
+#include "micro/core/access_log/write.hpp"
 
 namespace gatebench::gateway {
 namespace {

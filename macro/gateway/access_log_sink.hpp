@@ -10,7 +10,7 @@
 #include <memory>
 #include <string_view>
 
-#include "micro/core/access_log_record.hpp"
+#include "micro/core/access_log/record.hpp"
 
 namespace gatebench::gateway {
 

@@ -62,7 +62,7 @@ struct Config {
   std::uint16_t unknown_host_status = 421;
   std::vector<HostConfig> hosts;
   int default_host = -1;  // host answering any name not listed elsewhere ("*" in names)
-  std::shared_ptr<const core::TokenKeyRing> tokens;  // null when no "tokens" section
+  std::shared_ptr<const tokens::TokenKeyRing> tokens;  // null when no "tokens" section
 };
 
 // Throws ConfigError naming the file and field.

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "macro/gateway/access_log_sink.hpp"
-#include "micro/core/access_log_tsv.hpp"
+#include "micro/core/access_log/tsv.hpp"
 
 namespace gatebench::gateway {
 namespace {

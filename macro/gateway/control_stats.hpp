@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "micro/core/access_log_record.hpp"
+#include "micro/core/access_log/record.hpp"
 
 namespace gatebench::gateway {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "macro/gateway/config_json.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/loader.hpp"
 
 namespace gatebench::gateway {
 namespace {
@@ -17,21 +17,21 @@ std::string read_file(const Field& f, const std::string& path) {
   return s.str();
 }
 
-std::shared_ptr<const core::Ipv4Table> build_table(const Field& f,
-                                                   const std::vector<core::CidrEntry>& entries) {
+std::shared_ptr<const cidr::Ipv4Table> build_table(const Field& f,
+                                                   const std::vector<cidr::CidrEntry>& entries) {
   try {
-    return std::make_shared<const core::Ipv4Table>(core::Ipv4Table::build(entries));
+    return std::make_shared<const cidr::Ipv4Table>(cidr::Ipv4Table::build(entries));
   } catch (const std::exception& e) {
     f.fail(e.what());
   }
 }
 
 // Entries of a CIDR list file with every value replaced by `value`.
-std::vector<core::CidrEntry> list_entries(const Field& f, const std::string& path,
-                                          core::CidrValue value) {
+std::vector<cidr::CidrEntry> list_entries(const Field& f, const std::string& path,
+                                          cidr::CidrValue value) {
   std::string text = read_file(f, path);
-  core::CidrListParse parsed = core::parse_cidr_list(text, value);
-  if (!parsed.ok()) f.fail(core::format_diagnostic(path, parsed.errors.front()));
+  cidr::CidrListParse parsed = cidr::parse_cidr_list(text, value);
+  if (!parsed.ok()) f.fail(cidr::format_diagnostic(path, parsed.errors.front()));
   for (auto& e : parsed.entries) e.value = value;
   return parsed.entries;
 }
@@ -39,8 +39,8 @@ std::vector<core::CidrEntry> list_entries(const Field& f, const std::string& pat
 IpListFeature load_ip_lists(const Field& arr) {
   arr.expect_array();
   IpListFeature out;
-  std::vector<core::CidrEntry> deny;
-  std::vector<core::CidrEntry> allow;
+  std::vector<cidr::CidrEntry> deny;
+  std::vector<cidr::CidrEntry> allow;
   std::vector<std::string> allow_ids;
   for (std::size_t i = 0; i < arr.size(); ++i) {
     Field l = arr.at(i);
@@ -51,7 +51,7 @@ IpListFeature load_ip_lists(const Field& arr) {
     Field file = l.required("file");
     std::string path = file.path_string();
     if (action == "deny") {
-      auto e = list_entries(file, path, static_cast<core::CidrValue>(out.deny_ids.size()));
+      auto e = list_entries(file, path, static_cast<cidr::CidrValue>(out.deny_ids.size()));
       deny.insert(deny.end(), e.begin(), e.end());
       out.deny_ids.push_back(id);
     } else if (action == "allow") {
@@ -79,8 +79,8 @@ CountryFeature load_countries(const Field& c) {
   Field table = c.required("table");
   std::string path = table.path_string();
   std::string text = read_file(table, path);
-  core::CidrListParse parsed = core::parse_cidr_list(text, 0);
-  if (!parsed.ok()) table.fail(core::format_diagnostic(path, parsed.errors.front()));
+  cidr::CidrListParse parsed = cidr::parse_cidr_list(text, 0);
+  if (!parsed.ok()) table.fail(cidr::format_diagnostic(path, parsed.errors.front()));
   for (const auto& e : parsed.entries) {
     if (e.value > 0xFFFF || e.value < 0x4141) {
       table.fail(path + ": every entry needs a two-letter country code");
@@ -97,19 +97,19 @@ CountryFeature load_countries(const Field& c) {
         !std::isupper(static_cast<unsigned char>(code[1]))) {
       codes.at(i).fail("expected a two-letter upper-case country code");
     }
-    out.codes.push_back(core::pack_country(code));
+    out.codes.push_back(cidr::pack_country(code));
     if (!out.allow_mode) out.ids.push_back("country:" + code);
   }
   if (out.allow_mode) out.ids.push_back("country-not-allowed");
   return out;
 }
 
-RulesFeature load_rules(const Field& f, const Field& host, std::optional<core::GcraConfig>& rl) {
+RulesFeature load_rules(const Field& f, const Field& host, std::optional<rules::GcraConfig>& rl) {
   std::string path = f.path_string();
-  core::RuleSet set;
+  rules::RuleSet set;
   try {
-    set = core::load_rule_set(read_file(f, path), path);
-  } catch (const core::RuleLoadError& e) {
+    set = rules::load_rule_set(read_file(f, path), path);
+  } catch (const rules::RuleLoadError& e) {
     f.fail(e.what());
   }
   // The rule file's rate limit is applied by the gateway after the rules (the documented order),
@@ -118,47 +118,47 @@ RulesFeature load_rules(const Field& f, const Field& host, std::optional<core::G
     if (host.has("rate_limit")) {
       f.fail("the rule file has a rate_limit and so has the host: keep one");
     }
-    rl = core::GcraConfig{set.rate_limit.rate_per_second, set.rate_limit.burst,
-                          set.rate_limit.table_entries};
+    rl = rules::GcraConfig{set.rate_limit.rate_per_second, set.rate_limit.burst,
+                           set.rate_limit.table_entries};
     set.rate_limit.enabled = false;
   }
   if (host.has("exploits")) {
     std::string mode = host.child("exploits").string();
     if (mode == "off") {
-      set.exploit_mode = core::ExploitMode::kOff;
+      set.exploit_mode = rules::ExploitMode::kOff;
     } else if (mode == "detect") {
-      set.exploit_mode = core::ExploitMode::kDetect;
+      set.exploit_mode = rules::ExploitMode::kDetect;
     } else if (mode == "block") {
-      set.exploit_mode = core::ExploitMode::kBlock;
+      set.exploit_mode = rules::ExploitMode::kBlock;
     } else {
       host.child("exploits").fail("expected \"off\", \"detect\" or \"block\"");
     }
   }
   if (!host.has("challenge")) {
     for (const auto& r : set.rules) {
-      if (r.action == core::RuleAction::kChallenge) {
+      if (r.action == rules::RuleAction::kChallenge) {
         f.fail("rule \"" + r.id + "\" has action challenge but the host has no \"challenge\"");
       }
     }
   }
   RulesFeature out;
   try {
-    out.compiled = std::make_shared<const core::CompiledRuleSet>(set);
+    out.compiled = std::make_shared<const rules::CompiledRuleSet>(set);
   } catch (const std::exception& e) {
     f.fail(e.what());
   }
   for (const auto& r : set.rules) out.rule_ids.push_back(r.id);
   out.exploit_mode = set.exploit_mode;
-  for (int c = 0; c < core::kExploitCategoryCount; ++c) {
+  for (int c = 0; c < rules::kExploitCategoryCount; ++c) {
     out.exploit_ids[static_cast<std::size_t>(c)] =
-        std::string("exploit:") + core::to_string(static_cast<core::ExploitCategory>(c));
+        std::string("exploit:") + rules::to_string(static_cast<rules::ExploitCategory>(c));
   }
   return out;
 }
 
-core::GcraConfig load_rate_limit(const Field& f) {
+rules::GcraConfig load_rate_limit(const Field& f) {
   f.allow_keys({"rate_per_second", "burst", "table_entries"});
-  core::GcraConfig g;
+  rules::GcraConfig g;
   g.rate_per_second = f.required("rate_per_second").number(1e-6, 1e9);
   g.burst = static_cast<std::uint32_t>(f.integer_or("burst", 0, 0, 1000000000));
   g.table_entries = static_cast<std::uint32_t>(f.integer_or("table_entries", 65536, 4, 1 << 26));
@@ -240,12 +240,12 @@ HostFeatures load_host_features(const Field& host, int host_index, bool has_keys
   return f;
 }
 
-std::shared_ptr<const core::TokenKeyRing> load_token_keys(const Field& tokens) {
+std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens) {
   tokens.allow_keys({"secret_hex", "key_id"});
   Field hex = tokens.required("secret_hex");
   std::string s = hex.string();
-  if (s.size() % 2 != 0 || s.size() < 2 * core::kTokenMinSecretSize) {
-    hex.fail("expected at least " + std::to_string(2 * core::kTokenMinSecretSize) +
+  if (s.size() % 2 != 0 || s.size() < 2 * tokens::kTokenMinSecretSize) {
+    hex.fail("expected at least " + std::to_string(2 * tokens::kTokenMinSecretSize) +
              " hex digits (a 256-bit secret)");
   }
   std::vector<std::uint8_t> secret;
@@ -258,7 +258,7 @@ std::shared_ptr<const core::TokenKeyRing> load_token_keys(const Field& tokens) {
     };
     secret.push_back(static_cast<std::uint8_t>(nib(s[i]) * 16 + nib(s[i + 1])));
   }
-  auto ring = std::make_shared<core::TokenKeyRing>();
+  auto ring = std::make_shared<tokens::TokenKeyRing>();
   ring->rotate(static_cast<std::uint8_t>(tokens.integer_or("key_id", 1, 0, 255)), secret);
   return ring;
 }

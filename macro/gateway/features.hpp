@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "micro/core/cidr_table.hpp"
-#include "micro/core/exploit_patterns.hpp"
-#include "micro/core/ratelimit.hpp"
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_set.hpp"
-#include "micro/core/token_key_ring.hpp"
+#include "micro/core/cidr/table.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/exploit_patterns.hpp"
+#include "micro/core/rules/ratelimit.hpp"
+#include "micro/core/rules/set.hpp"
+#include "micro/core/tokens/key_ring.hpp"
 
 namespace gatebench::gateway {
 
@@ -71,31 +71,31 @@ struct ChallengeFeature {
 
 struct IpListFeature {
   // Value of an entry = index into ids; one table for all deny lists, one for all allow lists.
-  std::shared_ptr<const core::Ipv4Table> deny;
-  std::shared_ptr<const core::Ipv4Table> allow;  // null: no allow list (everyone may pass)
+  std::shared_ptr<const cidr::Ipv4Table> deny;
+  std::shared_ptr<const cidr::Ipv4Table> allow;  // null: no allow list (everyone may pass)
   std::vector<std::string> deny_ids;
   std::string allow_id;  // rule id reported when an address is in no allow list
 };
 
 struct CountryFeature {
-  std::shared_ptr<const core::Ipv4Table> table;  // address -> packed country code
-  std::vector<core::CidrValue> codes;            // packed codes of the deny or allow set
+  std::shared_ptr<const cidr::Ipv4Table> table;  // address -> packed country code
+  std::vector<cidr::CidrValue> codes;            // packed codes of the deny or allow set
   std::vector<std::string> ids;                  // "country:XX" per code (deny) or one id (allow)
   bool allow_mode = false;                       // true: only these countries pass
 };
 
 struct RulesFeature {
-  std::shared_ptr<const core::CompiledRuleSet> compiled;
+  std::shared_ptr<const rules::CompiledRuleSet> compiled;
   std::vector<std::string> rule_ids;  // RuleSet::rules[i].id
-  core::ExploitMode exploit_mode = core::ExploitMode::kOff;
-  std::array<std::string, core::kExploitCategoryCount> exploit_ids;  // "exploit:<category>"
+  rules::ExploitMode exploit_mode = rules::ExploitMode::kOff;
+  std::array<std::string, rules::kExploitCategoryCount> exploit_ids;  // "exploit:<category>"
 };
 
 struct HostFeatures {
   std::optional<IpListFeature> ip_lists;
   std::optional<CountryFeature> countries;
   std::optional<RulesFeature> rules;
-  std::optional<core::GcraConfig> rate_limit;
+  std::optional<rules::GcraConfig> rate_limit;
   std::optional<QueueFeature> queue;
   std::optional<ChallengeFeature> challenge;
   bool any() const { return ip_lists || countries || rules || rate_limit || queue || challenge; }
@@ -106,6 +106,6 @@ struct HostFeatures {
 HostFeatures load_host_features(const Field& host, int host_index, bool has_keys);
 
 // Reads "tokens": {"secret_hex": "...", "key_id": 1}.
-std::shared_ptr<const core::TokenKeyRing> load_token_keys(const Field& tokens);
+std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens);
 
 }  // namespace gatebench::gateway

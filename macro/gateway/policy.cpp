@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "micro/core/token.hpp"
+#include "micro/core/tokens/token.hpp"
 
 namespace gatebench::gateway {
 namespace {
@@ -56,9 +56,9 @@ int hex(char c) {
   return -1;
 }
 
-core::RequestView make_view(const PolicyRequest& r, std::string_view path, std::string_view query,
-                            PolicyScratch& s) {
-  core::RequestView v;
+rules::RequestView make_view(const PolicyRequest& r, std::string_view path, std::string_view query,
+                             PolicyScratch& s) {
+  rules::RequestView v;
   v.method = r.req.method;
   v.scheme = r.https ? "https" : "http";
   std::string_view host = r.req.host;
@@ -69,10 +69,10 @@ core::RequestView make_view(const PolicyRequest& r, std::string_view path, std::
   v.query = query;
   for (std::uint16_t i = 0; i < r.req.fields.count; ++i) {
     const HeaderLine& h = r.req.fields.lines[i];
-    s.header_views[i] = core::HeaderView{r.head.substr(h.line_off, h.name_len),
-                                         r.head.substr(h.value_off, h.value_len)};
+    s.header_views[i] = rules::HeaderView{r.head.substr(h.line_off, h.name_len),
+                                          r.head.substr(h.value_off, h.value_len)};
   }
-  v.headers = std::span<const core::HeaderView>(s.header_views.data(), r.req.fields.count);
+  v.headers = std::span<const rules::HeaderView>(s.header_views.data(), r.req.fields.count);
   v.client_ip = r.client_ip;
   return v;
 }
@@ -128,10 +128,10 @@ std::string_view safe_return_path(std::string_view query, std::span<char> out) {
   return path;
 }
 
-HostPolicy::HostPolicy(const HostConfig& host, const core::TokenKeyRing* keys)
+HostPolicy::HostPolicy(const HostConfig& host, const tokens::TokenKeyRing* keys)
     : host_(host), keys_(keys) {
   const HostFeatures& f = *host.features;
-  if (f.rules) rules_ = std::make_unique<core::RuleEvaluator>(*f.rules->compiled);
+  if (f.rules) rules_ = std::make_unique<rules::RuleEvaluator>(*f.rules->compiled);
   if (f.rate_limit) limiter_.emplace(*f.rate_limit);
 }
 
@@ -159,9 +159,9 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
 
   // 1. IP lists.
   if (f.ip_lists) {
-    core::CidrValue v = f.ip_lists->deny->lookup(r.client_ip);
-    if (v != core::kNoMatch) return block(f.ip_lists->deny_ids[v], s);
-    if (f.ip_lists->allow && f.ip_lists->allow->lookup(r.client_ip) == core::kNoMatch) {
+    cidr::CidrValue v = f.ip_lists->deny->lookup(r.client_ip);
+    if (v != cidr::kNoMatch) return block(f.ip_lists->deny_ids[v], s);
+    if (f.ip_lists->allow && f.ip_lists->allow->lookup(r.client_ip) == cidr::kNoMatch) {
       return block(f.ip_lists->allow_id, s);
     }
   }
@@ -169,10 +169,10 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   char country[2] = {0, 0};
   std::string_view country_view;
   if (f.countries) {
-    core::CidrValue c = f.countries->table->lookup(r.client_ip);
-    if (c != core::kNoMatch) {
-      country[0] = core::country_first(c);
-      country[1] = core::country_second(c);
+    cidr::CidrValue c = f.countries->table->lookup(r.client_ip);
+    if (c != cidr::kNoMatch) {
+      country[0] = cidr::country_first(c);
+      country[1] = cidr::country_second(c);
       country_view = std::string_view(country, 2);
     }
     const auto& codes = f.countries->codes;
@@ -187,32 +187,33 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   bool challenge_rule = false;
   bool trusted = false;
   if (rules_) {
-    core::RequestView view = make_view(r, path, query, s);
+    rules::RequestView view = make_view(r, path, query, s);
     view.country = country_view;
-    core::Verdict v = rules_->evaluate(view, r.now_ns);
+    rules::Verdict v = rules_->evaluate(view, r.now_ns);
     const RulesFeature& rf = *f.rules;
     std::string_view rule_id = v.rule >= 0
                                    ? std::string_view(rf.rule_ids[static_cast<std::size_t>(v.rule)])
                                    : std::string_view();
     std::string_view exploit_id = rf.exploit_ids[static_cast<std::size_t>(v.exploit)];
-    if (v.decision == core::Decision::kBlock) {
-      return block(v.action == core::RuleAction::kBlock || v.exploit == core::ExploitCategory::kNone
-                       ? rule_id
-                       : exploit_id,
-                   s);
+    if (v.decision == rules::Decision::kBlock) {
+      return block(
+          v.action == rules::RuleAction::kBlock || v.exploit == rules::ExploitCategory::kNone
+              ? rule_id
+              : exploit_id,
+          s);
     }
-    if (v.decision == core::Decision::kChallenge) {
+    if (v.decision == rules::Decision::kChallenge) {
       challenge_rule = true;
       d.rule_id = rule_id;
-    } else if (v.action == core::RuleAction::kAllow) {
+    } else if (v.action == rules::RuleAction::kAllow) {
       // An allow rule vouches for the request: later checks do not run.
       trusted = true;
       d.action = access_log::Action::allow;
       d.rule_id = rule_id;
-    } else if (v.exploit != core::ExploitCategory::kNone) {
+    } else if (v.exploit != rules::ExploitCategory::kNone) {
       d.action = access_log::Action::detect;  // detect mode: logged, not blocked
       d.rule_id = exploit_id;
-    } else if (v.action == core::RuleAction::kLog) {
+    } else if (v.action == rules::RuleAction::kLog) {
       d.action = access_log::Action::detect;
       d.rule_id = rule_id;
     }
@@ -248,11 +249,11 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
                            PolicyScratch& s) {
   const QueueFeature& qf = *host_.features->queue;
   Decision d;
-  core::AdmissionClaims claims{};
+  tokens::AdmissionClaims claims{};
   std::string_view cookie = find_cookie(r.req.cookie, kQueueCookie);
   bool admitted =
       !cookie.empty() &&
-      core::verify_admission(*keys_, cookie, r.now_s, &claims) == core::VerifyStatus::ok &&
+      tokens::verify_admission(*keys_, cookie, r.now_s, &claims) == tokens::VerifyStatus::ok &&
       claims.queue_id == qf.queue_id;
   if (path == kQueueStatusPath) {
     d.respond = true;
@@ -293,7 +294,7 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
           (Buf(s.headers) << "Retry-After: " << std::uint64_t{qf.refresh_s} << "\r\n").view();
       return d;
     }
-    core::TokenText token = core::mint_admission(
+    tokens::TokenText token = tokens::mint_admission(
         *keys_, static_cast<std::uint32_t>(r.now_s + qf.admission_ttl_s), qf.queue_id, *ticket);
     Buf h(s.headers);
     h << "Set-Cookie: " << kQueueCookie << "=" << token.view()
@@ -335,19 +336,19 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
   const ChallengeFeature& cf = *host_.features->challenge;
   Decision d;
   std::string_view pass = find_cookie(r.req.cookie, kPassCookie);
-  bool passed = !pass.empty() && core::verify_pass(*keys_, pass, r.now_s, r.client_ip,
-                                                   r.req.user_agent) == core::VerifyStatus::ok;
+  bool passed = !pass.empty() && tokens::verify_pass(*keys_, pass, r.now_s, r.client_ip,
+                                                     r.req.user_agent) == tokens::VerifyStatus::ok;
   if (passed && path != kChallengeVerifyPath) return d;
   d.respond = true;
   d.action = access_log::Action::challenge;
   d.rule_id = rule_id;
   if (path == kChallengeVerifyPath) {
     std::string_view nonce = find_cookie(r.req.cookie, kNonceCookie);
-    core::AdmissionClaims claims{};
-    bool ok = passed ||
-              (!nonce.empty() &&
-               core::verify_admission(*keys_, nonce, r.now_s, &claims) == core::VerifyStatus::ok &&
-               claims.queue_id == cf.nonce_queue_id);
+    tokens::AdmissionClaims claims{};
+    bool ok = passed || (!nonce.empty() &&
+                         tokens::verify_admission(*keys_, nonce, r.now_s, &claims) ==
+                             tokens::VerifyStatus::ok &&
+                         claims.queue_id == cf.nonce_queue_id);
     if (!ok) {
       d.action = access_log::Action::block;
       d.rule_id = "challenge-failed";
@@ -355,7 +356,7 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
       d.response.body = "challenge failed: no valid challenge cookie\n";
       return d;
     }
-    core::TokenText token = core::mint_pass(
+    tokens::TokenText token = tokens::mint_pass(
         *keys_, static_cast<std::uint32_t>(r.now_s + cf.pass_ttl_s), r.client_ip, r.req.user_agent);
     Buf h(s.headers);
     h << "Set-Cookie: " << kPassCookie << "=" << token.view()
@@ -370,7 +371,7 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
   }
   // The challenge page: a short-lived signed nonce in a cookie; a client that keeps cookies and
   // follows the refresh to the verify endpoint earns the pass cookie.
-  core::TokenText nonce = core::mint_admission(
+  tokens::TokenText nonce = tokens::mint_admission(
       *keys_, static_cast<std::uint32_t>(r.now_s + cf.nonce_ttl_s), cf.nonce_queue_id, r.now_ns);
   Buf h(s.headers);
   h << "Set-Cookie: " << kNonceCookie << "=" << nonce.view()

@@ -12,8 +12,8 @@
 
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/http_head.hpp"
-#include "micro/core/access_log_record.hpp"
-#include "micro/core/request.hpp"
+#include "micro/core/access_log/record.hpp"
+#include "micro/core/rules/request.hpp"
 
 namespace gatebench::gateway {
 
@@ -54,12 +54,12 @@ struct PolicyScratch {
   std::array<char, 8192> body;
   std::array<char, 2048> headers;
   std::array<char, 4096> decoded;
-  std::array<core::HeaderView, kMaxHeaderFields> header_views;
+  std::array<rules::HeaderView, kMaxHeaderFields> header_views;
 };
 
 class HostPolicy {
  public:
-  HostPolicy(const HostConfig& host, const core::TokenKeyRing* keys);
+  HostPolicy(const HostConfig& host, const tokens::TokenKeyRing* keys);
   ~HostPolicy();
   HostPolicy(const HostPolicy&) = delete;
   HostPolicy& operator=(const HostPolicy&) = delete;
@@ -74,9 +74,9 @@ class HostPolicy {
                      std::string_view rule_id, PolicyScratch& s);
 
   const HostConfig& host_;
-  const core::TokenKeyRing* keys_;
-  std::unique_ptr<core::RuleEvaluator> rules_;
-  std::optional<core::GcraLimiter> limiter_;
+  const tokens::TokenKeyRing* keys_;
+  std::unique_ptr<rules::RuleEvaluator> rules_;
+  std::optional<rules::GcraLimiter> limiter_;
 };
 
 // The value of cookie `name` in a Cookie header, or an empty view.

@@ -8,7 +8,7 @@
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"
-#include "micro/core/access_log_write.hpp"
+#include "micro/core/access_log/write.hpp"
 
 namespace gatebench::gateway {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 #include "micro/peers/access_log_limit.hpp"
 #include "micro/peers/access_log_nlohmann.hpp"
 #include "micro/peers/access_log_re2.hpp"

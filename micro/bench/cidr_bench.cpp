@@ -25,7 +25,7 @@
 #include "fixtures/cidr_lists.hpp"
 #include "fixtures/geoip_country.hpp"
 #include "fixtures/rng.hpp"
-#include "micro/core/cidr_table.hpp"
+#include "micro/core/cidr/table.hpp"
 #include "micro/peers/cidr_linear.hpp"
 #include "micro/peers/geoip_country_lookup.hpp"
 #include "micro/peers/nginx_trie.hpp"
@@ -46,7 +46,7 @@ const std::vector<std::uint32_t>& addresses() {
 
 // A table's entries, or why there are none (geoip_country without data).
 struct TableData {
-  std::vector<core::CidrEntry> entries;
+  std::vector<cidr::CidrEntry> entries;
   std::string missing;
 };
 
@@ -78,8 +78,8 @@ const T& structure(const std::string& table) {
   static std::map<std::string, std::unique_ptr<T>> cache;
   auto& slot = cache[table];
   if (!slot) {
-    if constexpr (std::is_same_v<T, core::Ipv4Table>) {
-      slot = std::make_unique<T>(core::Ipv4Table::build(table_data(table).entries));
+    if constexpr (std::is_same_v<T, cidr::Ipv4Table>) {
+      slot = std::make_unique<T>(cidr::Ipv4Table::build(table_data(table).entries));
     } else {
       slot = std::make_unique<T>(table_data(table).entries);
     }
@@ -120,9 +120,9 @@ void bench_peer(benchmark::State& state, const std::string& table) {
 
 void bench_gatecore(benchmark::State& state, const std::string& table) {
   if (skip_if_missing(state, table)) return;
-  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  const cidr::Ipv4Table& t = structure<cidr::Ipv4Table>(table);
   const std::vector<std::uint32_t>& a = addresses();
-  std::vector<core::CidrValue> out(a.size());
+  std::vector<cidr::CidrValue> out(a.size());
   for (auto _ : state) {
     t.lookup_batch(a, out);
     benchmark::DoNotOptimize(out.data());
@@ -133,14 +133,14 @@ void bench_gatecore(benchmark::State& state, const std::string& table) {
 
 void bench_gatecore_single(benchmark::State& state, const std::string& table) {
   if (skip_if_missing(state, table)) return;
-  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  const cidr::Ipv4Table& t = structure<cidr::Ipv4Table>(table);
   run_single(state, t);
   finish(state, t.memory_bytes());
 }
 
 void bench_gatecore_dependent(benchmark::State& state, const std::string& table) {
   if (skip_if_missing(state, table)) return;
-  const core::Ipv4Table& t = structure<core::Ipv4Table>(table);
+  const cidr::Ipv4Table& t = structure<cidr::Ipv4Table>(table);
   const std::vector<std::uint32_t>& a = addresses();
   // Zero at run time, unknown to the compiler: the next address waits for the previous result.
   std::uint32_t zero = 0;
@@ -186,9 +186,9 @@ void bench_limit_dependent(benchmark::State& state, const std::string& table) {
   // list (allocated the same way). A structure of that size cannot answer dependent lookups
   // faster than one such load each; gatecore's lookups make two (index, leaf).
   if (skip_if_missing(state, table)) return;
-  const std::size_t bytes = structure<core::Ipv4Table>(table).memory_bytes();
-  using Line = core::Ipv4Table::Line;
-  std::vector<Line, core::HugePageAllocator<Line>> buffer(bytes / sizeof(Line));
+  const std::size_t bytes = structure<cidr::Ipv4Table>(table).memory_bytes();
+  using Line = cidr::Ipv4Table::Line;
+  std::vector<Line, cidr::HugePageAllocator<Line>> buffer(bytes / sizeof(Line));
   std::vector<std::uint32_t> order(buffer.size());
   fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("bench/cidr/limit_dependent");
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;

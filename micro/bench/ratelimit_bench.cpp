@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/ratelimit.hpp"
+#include "micro/core/rules/ratelimit.hpp"
 #include "micro/peers/rules_naive.hpp"
 
 namespace {
@@ -49,9 +49,9 @@ void charge_every_key_once(Limiter& limiter, std::size_t keys) {
 
 void BM_ratelimit_gatecore(benchmark::State& state, std::size_t keys, bool seen) {
   const auto stream = key_stream(keys);
-  core::GcraLimiter limiter({.rate_per_second = kRate,
-                             .burst = 100,
-                             .table_entries = static_cast<std::uint32_t>(2 * keys)});
+  rules::GcraLimiter limiter({.rate_per_second = kRate,
+                              .burst = 100,
+                              .table_entries = static_cast<std::uint32_t>(2 * keys)});
   if (seen) charge_every_key_once(limiter, keys);
   std::size_t i = 0;
   std::uint64_t now = seen ? 1'000'000'000 : 0;
@@ -81,12 +81,12 @@ void BM_ratelimit_naive(benchmark::State& state, std::size_t keys, bool seen) {
 
 void BM_ratelimit_limit(benchmark::State& state, std::size_t keys) {
   const auto stream = key_stream(keys);
-  const core::GcraLimiter sized({.rate_per_second = kRate,
-                                 .burst = 100,
-                                 .table_entries = static_cast<std::uint32_t>(2 * keys)});
+  const rules::GcraLimiter sized({.rate_per_second = kRate,
+                                  .burst = 100,
+                                  .table_entries = static_cast<std::uint32_t>(2 * keys)});
   // The same kind of mapping as gatecore's table (huge pages from 2 MiB), so the floor has the
   // same TLB reach.
-  const core::ZeroedPages pages(sized.memory_bytes());
+  const rules::ZeroedPages pages(sized.memory_bytes());
   const std::span<std::uint64_t> slots(static_cast<std::uint64_t*>(pages.data()),
                                        pages.size() / sizeof(std::uint64_t));
   const std::size_t mask = slots.size() / 2 - 1;  // 16-byte slots, power of two

@@ -14,8 +14,8 @@
 #include "fixtures/rule_sets.hpp"
 #include "fixtures/traffic.hpp"
 #include "micro/bench/bench_traffic.hpp"
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/loader.hpp"
 #include "micro/peers/rules_naive.hpp"
 
 namespace {
@@ -26,12 +26,12 @@ using bench::traffic;
 // Requests are 10 us apart: 100k r/s in all, far under the protected set's per-client limit.
 constexpr std::uint64_t kTickNs = 10'000;
 
-const core::RuleSet& rule_set(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<core::RuleSet>> cache;
+const rules::RuleSet& rule_set(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<rules::RuleSet>> cache;
   auto& slot = cache[name];
   if (!slot)
     slot =
-        std::make_unique<core::RuleSet>(core::load_rule_set(fixtures::rule_set_json(name), name));
+        std::make_unique<rules::RuleSet>(rules::load_rule_set(fixtures::rule_set_json(name), name));
   return *slot;
 }
 
@@ -55,8 +55,8 @@ void run(benchmark::State& state, Engine& engine, const fixtures::Traffic& t, En
   state.SetBytesProcessed(static_cast<std::int64_t>(passes * static_cast<double>(total_bytes(t))));
   double malicious = 0, caught = 0, false_positives = 0;
   for (std::size_t k = 0; k < t.size(); ++k) {
-    const bool attack = t.request(k).label != core::ExploitCategory::kNone;
-    const bool blocked = audit.evaluate(t.view(k), k * kTickNs).decision == core::Decision::kBlock;
+    const bool attack = t.request(k).label != rules::ExploitCategory::kNone;
+    const bool blocked = audit.evaluate(t.view(k), k * kTickNs).decision == rules::Decision::kBlock;
     malicious += attack;
     caught += attack && blocked;
     false_positives += !attack && blocked;
@@ -67,9 +67,9 @@ void run(benchmark::State& state, Engine& engine, const fixtures::Traffic& t, En
 }
 
 void BM_rules_gatecore(benchmark::State& state, std::string set_name, std::string kind) {
-  const core::CompiledRuleSet compiled(rule_set(set_name));
-  core::RuleEvaluator evaluator(compiled);
-  core::RuleEvaluator audit(compiled);
+  const rules::CompiledRuleSet compiled(rule_set(set_name));
+  rules::RuleEvaluator evaluator(compiled);
+  rules::RuleEvaluator audit(compiled);
   run(state, evaluator, traffic(kind), audit);
 }
 

@@ -53,7 +53,7 @@ const Audit& audit(const std::string& kind, peers::ModSecurityCrs& engine) {
   const fixtures::Traffic& t = traffic(kind);
   Audit a;
   for (std::size_t k = 0; k < t.size(); ++k) {
-    const bool attack = t.request(k).label != core::ExploitCategory::kNone;
+    const bool attack = t.request(k).label != rules::ExploitCategory::kNone;
     const bool blocked = engine.evaluate(t.view(k)).blocked;
     a.malicious += attack;
     a.caught += attack && blocked;

@@ -1,10 +1,10 @@
 // token/<impl>/<kind>: verifying a signed admission or pass cookie.
-//   gatecore      precomputed HMAC inner/outer states, two compressions (token.hpp)
-//   hmac_oneshot  OpenSSL HMAC() + CRYPTO_memcmp per call
-//   evp_mac       OpenSSL EVP_MAC with one reused context per key
-//   limit         two chained SHA-256 compressions (OpenSSL's SHA256_Transform), nothing else
+//   gatecore      precomputed HMAC inner/outer states, two compressions
+//   (micro/core/tokens/token.hpp) hmac_oneshot  OpenSSL HMAC() + CRYPTO_memcmp per call evp_mac
+//   OpenSSL EVP_MAC with one reused context per key limit         two chained SHA-256 compressions
+//   (OpenSSL's SHA256_Transform), nothing else
 // jwt/<impl>/hs256: verifying a ~200-character HS256 bearer token (fixtures::make_sized_jwt).
-//   gatecore   jwt_hs256.hpp: no allocation, precomputed HMAC states
+//   gatecore   micro/core/tokens/jwt_hs256.hpp: no allocation, precomputed HMAC states
 //   nlohmann   std::string segments, nlohmann::json, OpenSSL HMAC() + CRYPTO_memcmp
 //   limit      the compressions HMAC-SHA256 needs for that signing input with precomputed key
 //              states: ceil((input + 9) / 64) inner blocks + 1 outer block (4 for ~157 bytes)
@@ -17,16 +17,16 @@
 #include <vector>
 
 #include "fixtures/token_fixtures.hpp"
-#include "micro/core/jwt_hs256.hpp"
-#include "micro/core/token.hpp"
+#include "micro/core/tokens/jwt_hs256.hpp"
+#include "micro/core/tokens/token.hpp"
 #include "micro/peers/token_jwt_nlohmann.hpp"
 #include "micro/peers/token_limit.hpp"
 #include "micro/peers/token_openssl_peers.hpp"
 
 namespace {
 
-using gatebench::core::TokenKeyRing;
-using gatebench::core::VerifyStatus;
+using gatebench::tokens::TokenKeyRing;
+using gatebench::tokens::VerifyStatus;
 namespace fx = gatebench::fixtures;
 namespace peers = gatebench::peers;
 
@@ -56,11 +56,12 @@ struct TokenSet {
         ring.rotate(2, fx::token_secret(2));  // a quarter under the previous key
       const auto expiry = static_cast<std::uint32_t>(kNow + 60 + rng.below(3600));
       admission.emplace_back(
-          gatebench::core::mint_admission(ring, expiry, static_cast<std::uint32_t>(rng.below(64)),
-                                          rng.next())
+          gatebench::tokens::mint_admission(ring, expiry, static_cast<std::uint32_t>(rng.below(64)),
+                                            rng.next())
               .view());
       pass.emplace_back(
-          gatebench::core::mint_pass(ring, expiry, clients[i].ipv4, clients[i].user_agent).view());
+          gatebench::tokens::mint_pass(ring, expiry, clients[i].ipv4, clients[i].user_agent)
+              .view());
     }
     limit_blocks.resize(kTokens * 128);
     for (auto& b : limit_blocks) b = static_cast<std::uint8_t>(rng.next());
@@ -93,14 +94,14 @@ void run(benchmark::State& state, Verify&& verify) {
 void BM_gatecore_admission(benchmark::State& state) {
   const TokenSet& t = tokens();
   run(state, [&](std::size_t i) {
-    return gatebench::core::verify_admission(t.ring, t.admission[i], kNow);
+    return gatebench::tokens::verify_admission(t.ring, t.admission[i], kNow);
   });
 }
 void BM_gatecore_pass(benchmark::State& state) {
   const TokenSet& t = tokens();
   run(state, [&](std::size_t i) {
-    return gatebench::core::verify_pass(t.ring, t.pass[i], kNow, t.clients[i].ipv4,
-                                        t.clients[i].user_agent);
+    return gatebench::tokens::verify_pass(t.ring, t.pass[i], kNow, t.clients[i].ipv4,
+                                          t.clients[i].user_agent);
   });
 }
 void BM_oneshot_admission(benchmark::State& state) {
@@ -136,7 +137,7 @@ void BM_limit(benchmark::State& state) {
 constexpr std::size_t kJwtSize = 200;
 
 struct JwtSet {
-  gatebench::core::JwtKeyRing ring;
+  gatebench::tokens::JwtKeyRing ring;
   peers::NlohmannJwtVerifier nlohmann;
   std::vector<std::string> tokens;
   std::size_t compressions = 0;
@@ -166,7 +167,8 @@ const JwtSet& jwts() {
 void BM_jwt_gatecore(benchmark::State& state) {
   const JwtSet& j = jwts();
   run(state, [&](std::size_t i) {
-    return gatebench::core::verify_jwt_hs256(j.ring, j.tokens[i], static_cast<std::int64_t>(kNow));
+    return gatebench::tokens::verify_jwt_hs256(j.ring, j.tokens[i],
+                                               static_cast<std::int64_t>(kNow));
   });
   state.counters["token_bytes"] = static_cast<double>(j.tokens[0].size());
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "micro/core/access_log_record.hpp"
+#include "micro/core/access_log/record.hpp"
 
 namespace gatebench::peers {
 

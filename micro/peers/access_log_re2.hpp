@@ -1,8 +1,8 @@
 // The naive peer of access-log parsing: one RE2 regular expression per format with a capture
 // per field, the way a control plane is usually first written. Oracle of the differential
 // tests and the "re2" column of the benchmarks. Same record type and batch contract as
-// micro/core/access_log.hpp, except that a rejected line's reason is always bad_syntax and its
-// offset is the line start (a regex cannot say which field failed).
+// micro/core/access_log/access_log.hpp, except that a rejected line's reason is always bad_syntax
+// and its offset is the line start (a regex cannot say which field failed).
 #pragma once
 
 #include <re2/re2.h>
@@ -11,7 +11,7 @@
 #include <span>
 #include <string_view>
 
-#include "micro/core/access_log_record.hpp"
+#include "micro/core/access_log/record.hpp"
 
 namespace gatebench::peers {
 

@@ -9,7 +9,7 @@
 #include <span>
 #include <string_view>
 
-#include "micro/core/access_log_record.hpp"
+#include "micro/core/access_log/record.hpp"
 
 namespace gatebench::peers {
 

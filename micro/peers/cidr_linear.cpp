@@ -2,16 +2,16 @@
 
 namespace gatebench::peers {
 
-LinearCidrScan::LinearCidrScan(std::span<const core::CidrEntry> entries) {
+LinearCidrScan::LinearCidrScan(std::span<const cidr::CidrEntry> entries) {
   entries_.reserve(entries.size());
-  for (const core::CidrEntry& e : entries) {
+  for (const cidr::CidrEntry& e : entries) {
     entries_.push_back(
-        {e.prefix.address, core::prefix_mask(e.prefix.length), e.prefix.length, e.value});
+        {e.prefix.address, cidr::prefix_mask(e.prefix.length), e.prefix.length, e.value});
   }
 }
 
-core::CidrValue LinearCidrScan::lookup(std::uint32_t address) const noexcept {
-  core::CidrValue best = core::kNoMatch;
+cidr::CidrValue LinearCidrScan::lookup(std::uint32_t address) const noexcept {
+  cidr::CidrValue best = cidr::kNoMatch;
   std::uint32_t best_length = 0;
   bool found = false;
   for (const Entry& e : entries_) {

@@ -6,17 +6,17 @@
 #include <span>
 #include <vector>
 
-#include "micro/core/cidr_prefix.hpp"
+#include "micro/core/cidr/prefix.hpp"
 
 namespace gatebench::peers {
 
 class LinearCidrScan {
  public:
   // Entries must be normalised (as the list parser gives them).
-  explicit LinearCidrScan(std::span<const core::CidrEntry> entries);
+  explicit LinearCidrScan(std::span<const cidr::CidrEntry> entries);
 
   // Longest matching prefix; among equal prefixes the one given last wins (the table's rule).
-  core::CidrValue lookup(std::uint32_t address) const noexcept;
+  cidr::CidrValue lookup(std::uint32_t address) const noexcept;
   std::size_t memory_bytes() const noexcept { return entries_.size() * sizeof(Entry); }
 
  private:
@@ -24,7 +24,7 @@ class LinearCidrScan {
     std::uint32_t address;
     std::uint32_t mask;
     std::uint32_t length;
-    core::CidrValue value;
+    cidr::CidrValue value;
   };
   std::vector<Entry> entries_;
 };

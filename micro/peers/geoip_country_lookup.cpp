@@ -38,22 +38,22 @@ GeoipCountryLookup::GeoipCountryLookup(const std::string& path) {
   }
   handle_ = std::make_unique<Handle>(gi);
   const unsigned countries = GeoIP_num_countries();
-  code_by_id_.assign(countries, core::kNoMatch);
+  code_by_id_.assign(countries, cidr::kNoMatch);
   for (unsigned id = 1; id < countries; ++id) {
     const char* code = GeoIP_code_by_id(static_cast<int>(id));
     if (code != nullptr && code[0] != '\0' && code[1] != '\0' && code[2] == '\0') {
-      code_by_id_[id] = core::pack_country(code[0], code[1]);
+      code_by_id_[id] = cidr::pack_country(code[0], code[1]);
     }
   }
 }
 
 GeoipCountryLookup::~GeoipCountryLookup() = default;
 
-core::CidrValue GeoipCountryLookup::lookup(std::uint32_t address) const noexcept {
+cidr::CidrValue GeoipCountryLookup::lookup(std::uint32_t address) const noexcept {
   GeoIPLookup gl{};
   const int id = GeoIP_id_by_ipnum_gl(handle_->gi, address, &gl);
   return id > 0 && static_cast<std::size_t>(id) < code_by_id_.size() ? code_by_id_[id]
-                                                                     : core::kNoMatch;
+                                                                     : cidr::kNoMatch;
 }
 
 #else
@@ -63,8 +63,8 @@ struct GeoipCountryLookup::Handle {};
 GeoipCountryLookup::GeoipCountryLookup(const std::string&)
     : reason_("built without libgeoip (apt-get install libgeoip-dev geoip-database)") {}
 GeoipCountryLookup::~GeoipCountryLookup() = default;
-core::CidrValue GeoipCountryLookup::lookup(std::uint32_t) const noexcept {
-  return core::kNoMatch;
+cidr::CidrValue GeoipCountryLookup::lookup(std::uint32_t) const noexcept {
+  return cidr::kNoMatch;
 }
 
 #endif

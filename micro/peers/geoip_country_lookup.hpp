@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "micro/core/cidr_prefix.hpp"
+#include "micro/core/cidr/prefix.hpp"
 
 namespace gatebench::peers {
 
@@ -24,14 +24,14 @@ class GeoipCountryLookup {
   bool available() const noexcept { return handle_ != nullptr; }
   const std::string& reason() const noexcept { return reason_; }
 
-  // The packed country code (core::pack_country) or kNoMatch for addresses the database does
+  // The packed country code (cidr::pack_country) or kNoMatch for addresses the database does
   // not place. Only when available().
-  core::CidrValue lookup(std::uint32_t address) const noexcept;
+  cidr::CidrValue lookup(std::uint32_t address) const noexcept;
 
  private:
   struct Handle;
   std::unique_ptr<Handle> handle_;
-  std::vector<core::CidrValue> code_by_id_;  // libgeoip country id -> packed code
+  std::vector<cidr::CidrValue> code_by_id_;  // libgeoip country id -> packed code
   std::string reason_;
 };
 

@@ -2,11 +2,11 @@
 
 namespace gatebench::peers {
 
-NginxTrie::NginxTrie(std::span<const core::CidrEntry> entries) : root_(&nodes_.emplace_back()) {
-  for (const core::CidrEntry& e : entries) insert(e.prefix, e.value);
+NginxTrie::NginxTrie(std::span<const cidr::CidrEntry> entries) : root_(&nodes_.emplace_back()) {
+  for (const cidr::CidrEntry& e : entries) insert(e.prefix, e.value);
 }
 
-void NginxTrie::insert(core::Ipv4Prefix prefix, core::CidrValue value) {
+void NginxTrie::insert(cidr::Ipv4Prefix prefix, cidr::CidrValue value) {
   Node* node = root_;
   std::uint32_t bit = 0x80000000u;
   for (unsigned depth = 0; depth < prefix.length; ++depth, bit >>= 1) {
@@ -20,11 +20,11 @@ void NginxTrie::insert(core::Ipv4Prefix prefix, core::CidrValue value) {
   node->value = value;
 }
 
-core::CidrValue NginxTrie::lookup(std::uint32_t address) const noexcept {
-  core::CidrValue value = core::kNoMatch;
+cidr::CidrValue NginxTrie::lookup(std::uint32_t address) const noexcept {
+  cidr::CidrValue value = cidr::kNoMatch;
   std::uint32_t bit = 0x80000000u;
   for (const Node* node = root_; node != nullptr; bit >>= 1) {
-    if (node->value != core::kNoMatch) value = node->value;
+    if (node->value != cidr::kNoMatch) value = node->value;
     // bit reaches 0 below a /32 leaf, whose children are always null.
     node = (address & bit) ? node->right : node->left;
   }

@@ -8,18 +8,18 @@
 #include <deque>
 #include <span>
 
-#include "micro/core/cidr_prefix.hpp"
+#include "micro/core/cidr/prefix.hpp"
 
 namespace gatebench::peers {
 
 class NginxTrie {
  public:
-  explicit NginxTrie(std::span<const core::CidrEntry> entries);
+  explicit NginxTrie(std::span<const cidr::CidrEntry> entries);
   NginxTrie(const NginxTrie&) = delete;  // nodes point at each other
   NginxTrie& operator=(const NginxTrie&) = delete;
 
   // Longest matching prefix; a prefix inserted again overwrites its value (last wins).
-  core::CidrValue lookup(std::uint32_t address) const noexcept;
+  cidr::CidrValue lookup(std::uint32_t address) const noexcept;
   std::size_t memory_bytes() const noexcept { return nodes_.size() * sizeof(Node); }
   std::size_t node_count() const noexcept { return nodes_.size(); }
 
@@ -28,9 +28,9 @@ class NginxTrie {
     Node* right = nullptr;
     Node* left = nullptr;
     Node* parent = nullptr;
-    core::CidrValue value = core::kNoMatch;
+    cidr::CidrValue value = cidr::kNoMatch;
   };
-  void insert(core::Ipv4Prefix prefix, core::CidrValue value);
+  void insert(cidr::Ipv4Prefix prefix, cidr::CidrValue value);
 
   std::deque<Node> nodes_;  // stable addresses, allocated in blocks like nginx's pool pages
   Node* root_;

@@ -179,7 +179,7 @@ ModSecurityCrs::ModSecurityCrs(const ModSecurityCrsConfig& config)
   }
 }
 
-ModSecurityVerdict ModSecurityCrs::evaluate(const core::RequestView& request) {
+ModSecurityVerdict ModSecurityCrs::evaluate(const rules::RequestView& request) {
   State& s = *state_;
   const std::uint32_t ip = request.client_ip;
   std::snprintf(s.client, sizeof s.client, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xFFu,
@@ -194,7 +194,7 @@ ModSecurityVerdict ModSecurityCrs::evaluate(const core::RequestView& request) {
   modsecurity::Transaction transaction(&s.engine, &s.rules, nullptr);
   transaction.processConnection(s.client, 40000, "127.0.0.1", request.scheme == "https" ? 443 : 80);
   transaction.processURI(s.uri.c_str(), s.method.c_str(), "1.1");
-  for (const core::HeaderView& h : request.headers) {
+  for (const rules::HeaderView& h : request.headers) {
     transaction.addRequestHeader(bytes(h.name), h.name.size(), bytes(h.value), h.value.size());
   }
   transaction.processRequestHeaders();
@@ -222,7 +222,7 @@ ModSecurityCrs::ModSecurityCrs(const ModSecurityCrsConfig& config) {
   throw std::runtime_error("modsecurity: " + missing_reason(config));
 }
 
-ModSecurityVerdict ModSecurityCrs::evaluate(const core::RequestView&) {
+ModSecurityVerdict ModSecurityCrs::evaluate(const rules::RequestView&) {
   return {};
 }
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "micro/core/request.hpp"
+#include "micro/core/rules/request.hpp"
 
 namespace gatebench::peers {
 
@@ -42,7 +42,7 @@ class ModSecurityCrs {
   ModSecurityCrs& operator=(const ModSecurityCrs&) = delete;
 
   // Runs one request through a new Transaction (phases 1 and 2; no response, no logging phase).
-  ModSecurityVerdict evaluate(const core::RequestView& request);
+  ModSecurityVerdict evaluate(const rules::RequestView& request);
 
   // The library's own identification ("ModSecurity v3.0.9 (Linux)").
   std::string version() const;

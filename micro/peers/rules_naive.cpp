@@ -5,14 +5,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "micro/core/request_ascii.hpp"
+#include "micro/core/rules/request_ascii.hpp"
 
 namespace gatebench::peers {
 namespace {
 
 std::string lower_copy(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = core::lower_ascii(c);
+  for (char& c : out) c = rules::lower_ascii(c);
   return out;
 }
 
@@ -31,11 +31,11 @@ bool NaiveGcra::allow(std::uint32_t key, std::uint64_t now_ns) {
   return true;
 }
 
-NaiveRuleEngine::NaiveRuleEngine(const core::RuleSet& rules) : rules_(rules) {
-  for (const core::Rule& rule : rules_.rules) {
+NaiveRuleEngine::NaiveRuleEngine(const rules::RuleSet& rules) : rules_(rules) {
+  for (const rules::Rule& rule : rules_.rules) {
     auto& row = regexes_.emplace_back();
-    for (const core::RuleCondition& c : rule.conditions) {
-      if (c.op != core::RuleOperator::kRegex) {
+    for (const rules::RuleCondition& c : rule.conditions) {
+      if (c.op != rules::RuleOperator::kRegex) {
         row.push_back(nullptr);
         continue;
       }
@@ -54,14 +54,14 @@ NaiveRuleEngine::NaiveRuleEngine(const core::RuleSet& rules) : rules_(rules) {
 
 NaiveRuleEngine::~NaiveRuleEngine() = default;
 
-bool NaiveRuleEngine::test(const core::RuleCondition& c, std::size_t rule_index,
-                           const core::RequestView& r) const {
-  using core::RuleField;
-  using core::RuleOperator;
+bool NaiveRuleEngine::test(const rules::RuleCondition& c, std::size_t rule_index,
+                           const rules::RequestView& r) const {
+  using rules::RuleField;
+  using rules::RuleOperator;
   if (c.op == RuleOperator::kInList) {
     const auto& list = rules_.ip_lists.at(c.list);
     bool in = false;
-    for (const core::Ipv4Prefix& p : list) in = in || p.contains(r.client_ip);
+    for (const cidr::Ipv4Prefix& p : list) in = in || p.contains(r.client_ip);
     return in != c.negate;
   }
   std::string_view value;
@@ -88,7 +88,7 @@ bool NaiveRuleEngine::test(const core::RuleCondition& c, std::size_t rule_index,
       value = r.body;
       break;
     case RuleField::kHeader:
-      if (!core::find_header(r, c.header, value)) return c.negate;
+      if (!rules::find_header(r, c.header, value)) return c.negate;
       break;
     case RuleField::kClientIp:
       return c.negate;  // only in_list applies, handled above
@@ -127,30 +127,30 @@ bool NaiveRuleEngine::test(const core::RuleCondition& c, std::size_t rule_index,
   return result != c.negate;
 }
 
-core::Verdict NaiveRuleEngine::evaluate(const core::RequestView& request, std::uint64_t now_ns) {
-  core::Verdict v;
+rules::Verdict NaiveRuleEngine::evaluate(const rules::RequestView& request, std::uint64_t now_ns) {
+  rules::Verdict v;
   if (limiter_ && !limiter_->allow(request.client_ip, now_ns)) {
-    v.decision = core::Decision::kBlock;
+    v.decision = rules::Decision::kBlock;
     v.rate_limited = true;
     return v;
   }
   for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
-    const core::Rule& rule = rules_.rules[i];
+    const rules::Rule& rule = rules_.rules[i];
     bool in_scope = rule.hosts.empty();
     for (const std::string& h : rule.hosts) in_scope = in_scope || lower_copy(request.host) == h;
     if (!in_scope) continue;
     bool all = true;
-    for (const core::RuleCondition& c : rule.conditions) all = all && test(c, i, request);
+    for (const rules::RuleCondition& c : rule.conditions) all = all && test(c, i, request);
     if (all) {
       v.rule = static_cast<std::int32_t>(i);
       v.action = rule.action;
       break;
     }
   }
-  if (core::exploit_scan_follows(v.action) && rules_.exploit_mode != core::ExploitMode::kOff) {
+  if (rules::exploit_scan_follows(v.action) && rules_.exploit_mode != rules::ExploitMode::kOff) {
     v.exploit = exploit_.scan(request);
   }
-  v.decision = core::decide(v.action, v.exploit, rules_.exploit_mode);
+  v.decision = rules::decide(v.action, v.exploit, rules_.exploit_mode);
   return v;
 }
 

@@ -1,7 +1,7 @@
 // The naive rule engine: every rule in order, every condition of it, each regex on its own, no
 // host index, no prefilter, case-insensitivity by copying and lower-casing per comparison,
-// IP lists by a linear scan. It follows rule_verdict.hpp's order and is the differential oracle
-// of RuleEvaluator (and the "naive" benchmark peer).
+// IP lists by a linear scan. It follows micro/core/rules/verdict.hpp's order and is the
+// differential oracle of RuleEvaluator (and the "naive" benchmark peer).
 #pragma once
 
 #include <re2/re2.h>
@@ -11,15 +11,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "micro/core/request.hpp"
-#include "micro/core/rule_set.hpp"
-#include "micro/core/rule_verdict.hpp"
+#include "micro/core/rules/request.hpp"
+#include "micro/core/rules/set.hpp"
+#include "micro/core/rules/verdict.hpp"
 #include "micro/peers/exploit_naive.hpp"
 
 namespace gatebench::peers {
 
 // GCRA over an unbounded hash map: the rate limit without the fixed table's eviction. Agrees
-// with core::GcraLimiter as long as the table never replaces a live entry.
+// with rules::GcraLimiter as long as the table never replaces a live entry.
 class NaiveGcra {
  public:
   NaiveGcra(double rate_per_second, std::uint32_t burst);
@@ -33,16 +33,16 @@ class NaiveGcra {
 
 class NaiveRuleEngine {
  public:
-  explicit NaiveRuleEngine(const core::RuleSet& rules);
+  explicit NaiveRuleEngine(const rules::RuleSet& rules);
   ~NaiveRuleEngine();
 
-  core::Verdict evaluate(const core::RequestView& request, std::uint64_t now_ns);
+  rules::Verdict evaluate(const rules::RequestView& request, std::uint64_t now_ns);
 
  private:
-  bool test(const core::RuleCondition& condition, std::size_t rule_index,
-            const core::RequestView& request) const;
+  bool test(const rules::RuleCondition& condition, std::size_t rule_index,
+            const rules::RequestView& request) const;
 
-  core::RuleSet rules_;
+  rules::RuleSet rules_;
   std::vector<std::vector<std::unique_ptr<RE2>>> regexes_;  // [rule][condition], null if not regex
   NaiveExploitMatcher exploit_;
   std::unique_ptr<NaiveGcra> limiter_;

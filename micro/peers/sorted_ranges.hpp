@@ -6,23 +6,23 @@
 #include <span>
 #include <vector>
 
-#include "micro/core/cidr_prefix.hpp"
+#include "micro/core/cidr/prefix.hpp"
 
 namespace gatebench::peers {
 
 class SortedRanges {
  public:
-  explicit SortedRanges(std::span<const core::CidrEntry> entries);
+  explicit SortedRanges(std::span<const cidr::CidrEntry> entries);
 
-  core::CidrValue lookup(std::uint32_t address) const noexcept;
+  cidr::CidrValue lookup(std::uint32_t address) const noexcept;
   std::size_t memory_bytes() const noexcept {
-    return starts_.size() * sizeof(std::uint32_t) + values_.size() * sizeof(core::CidrValue);
+    return starts_.size() * sizeof(std::uint32_t) + values_.size() * sizeof(cidr::CidrValue);
   }
   std::size_t range_count() const noexcept { return starts_.size(); }
 
  private:
   std::vector<std::uint32_t> starts_;  // starts_[0] == 0
-  std::vector<core::CidrValue> values_;
+  std::vector<cidr::CidrValue> values_;
 };
 
 }  // namespace gatebench::peers

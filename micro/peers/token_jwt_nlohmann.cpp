@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "micro/core/jwt_hs256.hpp"
+#include "micro/core/tokens/jwt_hs256.hpp"
 
 namespace gatebench::peers {
 namespace {
 
-using core::VerifyStatus;
+using tokens::VerifyStatus;
 
 // Textbook decoder; canonical form is checked by re-encoding, independently of gatecore's
 // bit-level checks.
@@ -65,7 +65,7 @@ VerifyStatus NlohmannJwtVerifier::verify(std::string_view token_view, std::int64
   const auto signature = b64url_decode(token.substr(dot2 + 1));
   if (!signature || signature->size() != 32) return VerifyStatus::malformed;
   const auto header_text = b64url_decode(token.substr(0, dot1));
-  if (!header_text || header_text->size() > core::kJwtMaxHeaderBytes)
+  if (!header_text || header_text->size() > tokens::kJwtMaxHeaderBytes)
     return VerifyStatus::malformed;
   const nlohmann::json header = nlohmann::json::parse(*header_text, nullptr, false);
   if (header.is_discarded() || !header.is_object()) return VerifyStatus::malformed;
@@ -98,7 +98,7 @@ VerifyStatus NlohmannJwtVerifier::verify(std::string_view token_view, std::int64
   }
 
   const auto claims_text = b64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
-  if (!claims_text || claims_text->size() > core::kJwtMaxClaimsBytes)
+  if (!claims_text || claims_text->size() > tokens::kJwtMaxClaimsBytes)
     return VerifyStatus::malformed;
   const nlohmann::json claims = nlohmann::json::parse(*claims_text, nullptr, false);
   if (claims.is_discarded() || !claims.is_object()) return VerifyStatus::malformed;

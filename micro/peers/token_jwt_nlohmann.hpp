@@ -1,7 +1,7 @@
 // The straightforward HS256 JWT verifier: std::string segments, a textbook base64url decoder,
 // nlohmann::json for header and claims, OpenSSL's one-shot HMAC() and CRYPTO_memcmp. It is the
 // peer of jwt/gatecore/hs256 and the oracle of its differential test, so it applies the same
-// contract (micro/core/jwt_hs256.hpp) in the plainest way, allocations and all.
+// contract (micro/core/tokens/jwt_hs256.hpp) in the plainest way, allocations and all.
 //
 // Known, documented differences from gatecore (the differential test avoids them): nlohmann
 // keeps the last of duplicate members where gatecore refuses duplicates of alg/kid/crit/exp/nbf;
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/token_status.hpp"
+#include "micro/core/tokens/status.hpp"
 
 namespace gatebench::peers {
 
@@ -23,7 +23,7 @@ class NlohmannJwtVerifier {
  public:
   // The ring's order matters as in JwtKeyRing: the last added key is the current one.
   void add_key(std::string_view kid, std::span<const std::uint8_t> secret);
-  core::VerifyStatus verify(std::string_view token, std::int64_t now) const;
+  tokens::VerifyStatus verify(std::string_view token, std::int64_t now) const;
 
  private:
   struct Key {

@@ -7,23 +7,23 @@
 
 #include <stdexcept>
 
-#include "micro/core/token_format.hpp"
-#include "micro/core/token_key_ring.hpp"
+#include "micro/core/tokens/format.hpp"
+#include "micro/core/tokens/key_ring.hpp"
 
 namespace gatebench::peers {
 namespace {
 
-using core::DecodedToken;
-using core::TokenKind;
-using core::VerifyStatus;
+using tokens::DecodedToken;
+using tokens::TokenKind;
+using tokens::VerifyStatus;
 
-// The order of checks is gatecore's (token.hpp); only `compute_tag` differs.
+// The order of checks is gatecore's (micro/core/tokens/token.hpp); only `compute_tag` differs.
 template <typename Keys, typename ComputeTag>
 VerifyStatus verify(const Keys& keys, std::string_view token, TokenKind kind, std::uint64_t now,
                     const std::uint32_t* ipv4, std::string_view user_agent,
                     ComputeTag&& compute_tag) {
   DecodedToken decoded;
-  const VerifyStatus syntax = core::decode_token(token, kind, decoded);
+  const VerifyStatus syntax = tokens::decode_token(token, kind, decoded);
   if (syntax != VerifyStatus::ok) return syntax;
   const auto* key = [&]() -> const typename Keys::value_type* {
     for (const auto& k : keys) {
@@ -34,19 +34,19 @@ VerifyStatus verify(const Keys& keys, std::string_view token, TokenKind kind, st
   if (key == nullptr) return VerifyStatus::unknown_key;
   unsigned char tag[EVP_MAX_MD_SIZE];
   if (!compute_tag(*key, decoded.signed_part(), tag)) return VerifyStatus::bad_signature;
-  if (CRYPTO_memcmp(tag, decoded.tag().data(), core::kTokenTagSize) != 0) {
+  if (CRYPTO_memcmp(tag, decoded.tag().data(), tokens::kTokenTagSize) != 0) {
     return VerifyStatus::bad_signature;
   }
   if (now >= decoded.expiry) return VerifyStatus::expired;
   if (ipv4 != nullptr &&
-      core::client_binding(key->binding, *ipv4, user_agent) != decoded.binding()) {
+      tokens::client_binding(key->binding, *ipv4, user_agent) != decoded.binding()) {
     return VerifyStatus::wrong_binding;
   }
   return VerifyStatus::ok;
 }
 
-core::SipKey binding_key(std::uint8_t id, std::span<const std::uint8_t> secret) {
-  return core::TokenKey(id, secret).binding;
+tokens::SipKey binding_key(std::uint8_t id, std::span<const std::uint8_t> secret) {
+  return tokens::TokenKey(id, secret).binding;
 }
 
 }  // namespace

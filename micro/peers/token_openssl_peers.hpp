@@ -1,7 +1,8 @@
 // Verifiers of gatecore's signed tokens that compute the tag with OpenSSL instead of gatecore's
 // precomputed HMAC states: the peers of the token benchmarks and the oracles of the token
-// differential test. Syntax, expiry and binding checks are gatecore's own (token_format.hpp,
-// token_binding.hpp), so the benchmarks differ in the MAC alone.
+// differential test. Syntax, expiry and binding checks are gatecore's own
+// (micro/core/tokens/format.hpp, micro/core/tokens/binding.hpp), so the benchmarks differ in the
+// MAC alone.
 //
 //   hmac_oneshot  HMAC() per call (key schedule, both pads and four compressions every time),
 //                 then CRYPTO_memcmp.
@@ -17,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/token_binding.hpp"
-#include "micro/core/token_status.hpp"
+#include "micro/core/tokens/binding.hpp"
+#include "micro/core/tokens/status.hpp"
 
 struct evp_mac_ctx_st;
 
@@ -27,15 +28,15 @@ namespace gatebench::peers {
 class HmacOneshotTokenVerifier {
  public:
   void add_key(std::uint8_t id, std::span<const std::uint8_t> secret);
-  core::VerifyStatus verify_admission(std::string_view token, std::uint64_t now) const;
-  core::VerifyStatus verify_pass(std::string_view token, std::uint64_t now, std::uint32_t ipv4,
-                                 std::string_view user_agent) const;
+  tokens::VerifyStatus verify_admission(std::string_view token, std::uint64_t now) const;
+  tokens::VerifyStatus verify_pass(std::string_view token, std::uint64_t now, std::uint32_t ipv4,
+                                   std::string_view user_agent) const;
 
  private:
   struct Key {
     std::uint8_t id;
     std::vector<std::uint8_t> secret;
-    core::SipKey binding;
+    tokens::SipKey binding;
   };
   std::vector<Key> keys_;
 };
@@ -49,9 +50,9 @@ class EvpMacTokenVerifier {
 
   // Throws std::runtime_error when OpenSSL cannot provide HMAC-SHA256.
   void add_key(std::uint8_t id, std::span<const std::uint8_t> secret);
-  core::VerifyStatus verify_admission(std::string_view token, std::uint64_t now) const;
-  core::VerifyStatus verify_pass(std::string_view token, std::uint64_t now, std::uint32_t ipv4,
-                                 std::string_view user_agent) const;
+  tokens::VerifyStatus verify_admission(std::string_view token, std::uint64_t now) const;
+  tokens::VerifyStatus verify_pass(std::string_view token, std::uint64_t now, std::uint32_t ipv4,
+                                   std::string_view user_agent) const;
 
  private:
   struct CtxFree {
@@ -60,7 +61,7 @@ class EvpMacTokenVerifier {
   struct Key {
     std::uint8_t id;
     std::unique_ptr<evp_mac_ctx_st, CtxFree> ctx;
-    core::SipKey binding;
+    tokens::SipKey binding;
   };
   std::vector<Key> keys_;
 };

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 
 namespace gatebench::access_log::fuzz {
 

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/cidr.hpp"
+#include "micro/core/cidr/cidr.hpp"
 
 namespace {
 
-using namespace gatebench::core;
+using namespace gatebench::cidr;
 
 CidrValue linear_lookup(const std::vector<CidrEntry>& entries, std::uint32_t a) {
   CidrValue best = kNoMatch;

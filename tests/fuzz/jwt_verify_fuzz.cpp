@@ -8,17 +8,17 @@
 #include <vector>
 
 #include "fixtures/token_fixtures.hpp"
-#include "micro/core/jwt_hs256.hpp"
+#include "micro/core/tokens/jwt_hs256.hpp"
 
 namespace {
 
-namespace core = gatebench::core;
+namespace tokens = gatebench::tokens;
 namespace fx = gatebench::fixtures;
 
 constexpr std::int64_t kNow = fx::kTokenNow;
 
 struct Minted {
-  core::JwtKeyRing ring;
+  tokens::JwtKeyRing ring;
   std::vector<std::string> tokens;
 
   Minted() {
@@ -46,8 +46,8 @@ const Minted& minted() {
 
 void check(const std::string& text) {
   const Minted& m = minted();
-  core::JwtTimes times;
-  if (core::verify_jwt_hs256(m.ring, text, kNow, &times) != core::VerifyStatus::ok) return;
+  tokens::JwtTimes times;
+  if (tokens::verify_jwt_hs256(m.ring, text, kNow, &times) != tokens::VerifyStatus::ok) return;
   for (const auto& t : m.tokens) {
     if (t == text) return;
   }

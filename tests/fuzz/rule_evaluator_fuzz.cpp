@@ -5,7 +5,7 @@
 //   - no crash or sanitizer report;
 //   - the exploit prefilter never changes a result: scanning a raw field equals running the
 //     automaton on its decoded text, and a decoded text without trigger bytes matches nothing;
-//   - the decision follows rule_verdict.hpp from the rule action and exploit category;
+//   - the decision follows micro/core/rules/verdict.hpp from the rule action and exploit category;
 //   - the verdict equals the naive engine's (micro/peers/rules_naive.cpp, compiled in), except
 //     where either one rate-limits: the evaluator's fixed-size limiter table may evict a client
 //     that the naive engine's unbounded map remembers, which is documented, not a bug.
@@ -18,9 +18,9 @@
 
 #include "fixtures/rule_random.hpp"
 #include "fixtures/rule_sets.hpp"
-#include "micro/core/exploit_scanner.hpp"
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/exploit_scanner.hpp"
+#include "micro/core/rules/loader.hpp"
 #include "micro/peers/rules_naive.hpp"
 
 namespace {
@@ -33,10 +33,10 @@ void check(bool ok) {
 
 struct Engine {
   explicit Engine(const std::string& json)
-      : set(core::load_rule_set(json, "fuzz")), compiled(set), evaluator(compiled), naive(set) {}
-  core::RuleSet set;
-  core::CompiledRuleSet compiled;
-  core::RuleEvaluator evaluator;
+      : set(rules::load_rule_set(json, "fuzz")), compiled(set), evaluator(compiled), naive(set) {}
+  rules::RuleSet set;
+  rules::CompiledRuleSet compiled;
+  rules::RuleEvaluator evaluator;
   peers::NaiveRuleEngine naive;
 };
 
@@ -44,8 +44,8 @@ struct Engine {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static Engine protected_set(fixtures::rule_set_json("protected"));
-  static const core::ExploitMatcher matcher;
-  static core::ExploitScanner scanner(matcher);
+  static const rules::ExploitMatcher matcher;
+  static rules::ExploitScanner scanner(matcher);
 
   std::uint32_t ip = 0;
   for (std::size_t i = 0; i < 4 && i < size; ++i) ip = (ip << 8) | data[i];
@@ -58,14 +58,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
   }
   auto part = [&](std::size_t i) { return i < parts.size() ? parts[i] : std::string_view(); };
-  std::vector<core::HeaderView> headers;
+  std::vector<rules::HeaderView> headers;
   for (std::size_t i = 7; i < parts.size(); ++i) {
     const std::size_t colon = parts[i].find(':');
     headers.push_back({parts[i].substr(0, colon), colon == std::string_view::npos
                                                       ? std::string_view()
                                                       : parts[i].substr(colon + 1)});
   }
-  core::RequestView request;
+  rules::RequestView request;
   request.method = part(0);
   request.scheme = part(1);
   request.host = part(2);
@@ -77,12 +77,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   request.client_ip = ip;
 
   std::string decoded;
-  for (const core::ExploitField& f : core::exploit_fields(request)) {
+  for (const rules::ExploitField& f : rules::exploit_fields(request)) {
     decoded.resize(f.raw.size());
-    decoded.resize(core::percent_decode_lower(f.raw, decoded.data(), f.plus).size());
-    const core::ExploitCategory want = matcher.match_decoded(decoded);
+    decoded.resize(rules::percent_decode_lower(f.raw, decoded.data(), f.plus).size());
+    const rules::ExploitCategory want = matcher.match_decoded(decoded);
     check(scanner.scan_field(f.raw, f.plus) == want);
-    if (!core::exploit_may_match(decoded)) check(want == core::ExploitCategory::kNone);
+    if (!rules::exploit_may_match(decoded)) check(want == rules::ExploitCategory::kNone);
   }
 
   // Compiling a rule set builds its exploit automata: too slow per input, so a fixed pool.
@@ -95,12 +95,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   Engine& random_set = *random_sets[size == 0 ? 0 : data[size - 1] % random_sets.size()];
   for (Engine* e : {&protected_set, &random_set}) {
-    const core::Verdict v = e->evaluator.evaluate(request, size * 1000);
-    const core::Verdict naive = e->naive.evaluate(request, size * 1000);
+    const rules::Verdict v = e->evaluator.evaluate(request, size * 1000);
+    const rules::Verdict naive = e->naive.evaluate(request, size * 1000);
     if (v.rate_limited || naive.rate_limited) continue;
     check(v == naive);
-    check(v.decision == core::decide(v.action, v.exploit, e->set.exploit_mode));
-    check((v.rule >= 0) == (v.action != core::RuleAction::kNone));
+    check(v.decision == rules::decide(v.action, v.exploit, e->set.exploit_mode));
+    check((v.rule >= 0) == (v.action != rules::RuleAction::kNone));
   }
   return 0;
 }

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/request_ascii.hpp"
-#include "micro/core/rule_literal_set.hpp"
+#include "micro/core/rules/literal_set.hpp"
+#include "micro/core/rules/request_ascii.hpp"
 
 namespace {
 
@@ -19,14 +19,14 @@ void check(bool ok) {
 
 std::string folded(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = gatebench::core::lower_ascii(c);
+  for (char& c : out) c = gatebench::rules::lower_ascii(c);
   return out;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using gatebench::core::LiteralSet;
+  using gatebench::rules::LiteralSet;
   std::string_view in(reinterpret_cast<const char*>(data), size);
   if (in.empty()) return 0;
   const std::size_t count = static_cast<unsigned char>(in[0]) % (LiteralSet::kMaxLiterals + 1);

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace gatebench::core;
+  using namespace gatebench::rules;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   RuleSet set;
   try {

@@ -16,17 +16,17 @@
 #include <vector>
 
 #include "fixtures/token_fixtures.hpp"
-#include "micro/core/token.hpp"
+#include "micro/core/tokens/token.hpp"
 
 namespace {
 
-namespace core = gatebench::core;
+namespace tokens = gatebench::tokens;
 namespace fx = gatebench::fixtures;
 
 constexpr std::uint64_t kNow = fx::kTokenNow;
 
 struct Minted {
-  core::TokenKeyRing ring;
+  tokens::TokenKeyRing ring;
   std::vector<std::string> admission;
   std::vector<std::string> pass;
   std::vector<fx::TokenClient> clients;
@@ -36,9 +36,9 @@ struct Minted {
     ring.rotate(1, fx::token_secret(1));
     for (int i = 0; i < 4; ++i) {
       if (i == 2) ring.rotate(2, fx::token_secret(2));  // tokens under both keys of the ring
-      admission.emplace_back(core::mint_admission(ring, kNow + 3600, i, 1000 + i).view());
+      admission.emplace_back(tokens::mint_admission(ring, kNow + 3600, i, 1000 + i).view());
       pass.emplace_back(
-          core::mint_pass(ring, kNow + 3600, clients[i].ipv4, clients[i].user_agent).view());
+          tokens::mint_pass(ring, kNow + 3600, clients[i].ipv4, clients[i].user_agent).view());
     }
   }
 };
@@ -51,7 +51,7 @@ const Minted& minted() {
 void check(const std::string& text) {
   const Minted& m = minted();
   // Admission: accepted only if it is one of the minted admission tokens.
-  if (core::verify_admission(m.ring, text, kNow) == core::VerifyStatus::ok) {
+  if (tokens::verify_admission(m.ring, text, kNow) == tokens::VerifyStatus::ok) {
     bool known = false;
     for (const auto& t : m.admission) known |= t == text;
     if (!known) std::abort();
@@ -59,8 +59,8 @@ void check(const std::string& text) {
   // Pass: presented by each minted client, accepted only as that client's own token.
   for (std::size_t c = 0; c < m.clients.size(); ++c) {
     const auto status =
-        core::verify_pass(m.ring, text, kNow, m.clients[c].ipv4, m.clients[c].user_agent);
-    if (status == core::VerifyStatus::ok && text != m.pass[c]) std::abort();
+        tokens::verify_pass(m.ring, text, kNow, m.clients[c].ipv4, m.clients[c].user_agent);
+    if (status == tokens::VerifyStatus::ok && text != m.pass[c]) std::abort();
   }
 }
 

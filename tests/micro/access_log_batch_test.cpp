@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 
 namespace gatebench::access_log {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 #include "micro/peers/access_log_re2.hpp"
 #include "tests/micro/access_log_expect.hpp"
 

@@ -1,15 +1,14 @@
-// Combined's hashed IPv4 parser (access_log_combined_ipv4.hpp) against the plain one: every
-// shape of digits and dots up to 15 bytes (so every mask the hash can see), octet values around
-// 255, and other bytes in the field.
-#include "micro/core/access_log_combined_ipv4.hpp"
-
+// Combined's hashed IPv4 parser (micro/core/access_log/combined_ipv4.hpp) against the plain one:
+// every shape of digits and dots up to 15 bytes (so every mask the hash can see), octet values
+// around 255, and other bytes in the field.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/access_log_scan.hpp"
+#include "micro/core/access_log/combined_ipv4.hpp"
+#include "micro/core/access_log/scan.hpp"
 
 namespace gatebench::access_log::detail {
 namespace {

@@ -1,7 +1,7 @@
-// Combined's cached $time_local (access_log_time.hpp): the compare of the 32 bytes before the
-// request's quote with the cached ones (both versions where the build has AVX2: the presets
-// compile only the AVX2 one into the parser, so the word version is checked here), the clock's
-// SWAR step against clock_seconds, and what may enter the cache.
+// Combined's cached $time_local (micro/core/access_log/time.hpp): the compare of the 32 bytes
+// before the request's quote with the cached ones (both versions where the build has AVX2: the
+// presets compile only the AVX2 one into the parser, so the word version is checked here), the
+// clock's SWAR step against clock_seconds, and what may enter the cache.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/access_log_time.hpp"
+#include "micro/core/access_log/time.hpp"
 
 namespace gatebench::access_log::detail {
 namespace {

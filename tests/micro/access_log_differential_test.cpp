@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 #include "micro/peers/access_log_nlohmann.hpp"
 #include "micro/peers/access_log_re2.hpp"
 #include "micro/peers/access_log_simdjson.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 
 namespace gatebench::access_log::testing {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log.hpp"
+#include "micro/core/access_log/access_log.hpp"
 #include "tests/micro/access_log_expect.hpp"
 
 namespace gatebench::access_log {

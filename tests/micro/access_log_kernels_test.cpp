@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/access_log_index.hpp"
-#include "micro/core/access_log_scan.hpp"
+#include "micro/core/access_log/index.hpp"
+#include "micro/core/access_log/scan.hpp"
 
 namespace gatebench::access_log::detail {
 namespace {

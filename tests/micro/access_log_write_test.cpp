@@ -1,8 +1,6 @@
 // The tsv writer against its parser: parse_tsv(write_tsv(r)) == r on generated records
 // (ordinary and hostile), write_tsv(parse_tsv(line)) == line for the generator's lines, the
 // decoded values survive, long lines are cut into valid ones, and writing allocates nothing.
-#include "micro/core/access_log_write.hpp"
-
 #include <gtest/gtest.h>
 
 #include <array>
@@ -10,8 +8,9 @@
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
-#include "micro/core/access_log_tsv.hpp"
-#include "micro/core/access_log_unescape.hpp"
+#include "micro/core/access_log/tsv.hpp"
+#include "micro/core/access_log/unescape.hpp"
+#include "micro/core/access_log/write.hpp"
 #include "tests/micro/access_log_expect.hpp"
 #include "tests/micro/allocation_counter.hpp"
 

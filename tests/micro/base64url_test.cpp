@@ -1,5 +1,5 @@
 // base64url: RFC 4648 vectors, round trips, and every way a text can be non-canonical.
-#include "micro/core/base64url.hpp"
+#include "micro/core/tokens/base64url.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "fixtures/rng.hpp"
 
-namespace gatebench::core {
+namespace gatebench::tokens {
 namespace {
 
 std::span<const std::uint8_t> bytes_of(std::string_view s) {
@@ -152,4 +152,4 @@ TEST(Base64url, VbmiKernelMatchesScalar) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::tokens

@@ -9,7 +9,7 @@
 #include "fixtures/cidr_lists.hpp"
 #include "fixtures/geoip_country.hpp"
 #include "fixtures/rng.hpp"
-#include "micro/core/cidr.hpp"
+#include "micro/core/cidr/cidr.hpp"
 #include "micro/peers/cidr_linear.hpp"
 #include "micro/peers/geoip_country_lookup.hpp"
 #include "micro/peers/nginx_trie.hpp"
@@ -18,9 +18,9 @@
 namespace gatebench {
 namespace {
 
-using core::CidrEntry;
-using core::CidrValue;
-using core::Ipv4Table;
+using cidr::CidrEntry;
+using cidr::CidrValue;
+using cidr::Ipv4Table;
 
 constexpr std::size_t kRandomAddresses = 1'000'000;
 
@@ -50,7 +50,7 @@ void expect_same(const Ipv4Table& table, const Oracle& oracle,
     const CidrValue single = table.lookup(addresses[i]);
     if (single != expected || batch[i] != expected) {
       ++failures;
-      ADD_FAILURE() << what << ": " << core::format_ipv4(addresses[i]) << " expected " << expected
+      ADD_FAILURE() << what << ": " << cidr::format_ipv4(addresses[i]) << " expected " << expected
                     << " single " << single << " batch " << batch[i];
     }
   }
@@ -85,7 +85,7 @@ std::vector<CidrEntry> random_table(fixtures::Rng& rng, std::size_t count) {
         static_cast<unsigned>(rng.chance(1, 20) ? rng.below(8) : rng.between(8, 32));
     std::uint32_t address = static_cast<std::uint32_t>(rng.next());
     if (clustered) address = cluster | (address & 0x00FFFFFFu);
-    address &= core::prefix_mask(length);
+    address &= cidr::prefix_mask(length);
     entries.push_back({{address, static_cast<std::uint8_t>(length)},
                        static_cast<CidrValue>(rng.between(1, max_value))});
   }
@@ -109,8 +109,8 @@ TEST(CidrDifferential, RandomTablesAgainstAllPeers) {
     SCOPED_TRACE("round " + std::to_string(round));
     expect_same(table, linear, addresses, "table vs linear");
     for (const std::uint32_t a : addresses) {
-      ASSERT_EQ(trie.lookup(a), linear.lookup(a)) << "trie " << core::format_ipv4(a);
-      ASSERT_EQ(ranges.lookup(a), linear.lookup(a)) << "sorted ranges " << core::format_ipv4(a);
+      ASSERT_EQ(trie.lookup(a), linear.lookup(a)) << "trie " << cidr::format_ipv4(a);
+      ASSERT_EQ(ranges.lookup(a), linear.lookup(a)) << "sorted ranges " << cidr::format_ipv4(a);
     }
   }
 }
@@ -124,8 +124,8 @@ TEST(CidrDifferential, PeersAgainstLinearScanOnList1k) {
   const auto random = fixtures::random_ipv4_addresses(100000, "test/cidr/peers");
   addresses.insert(addresses.end(), random.begin(), random.end());
   for (const std::uint32_t a : addresses) {
-    ASSERT_EQ(trie.lookup(a), linear.lookup(a)) << core::format_ipv4(a);
-    ASSERT_EQ(ranges.lookup(a), linear.lookup(a)) << core::format_ipv4(a);
+    ASSERT_EQ(trie.lookup(a), linear.lookup(a)) << cidr::format_ipv4(a);
+    ASSERT_EQ(ranges.lookup(a), linear.lookup(a)) << cidr::format_ipv4(a);
   }
 }
 
@@ -158,7 +158,7 @@ TEST(CidrDifferential, GeoipCountryAgainstLibgeoip) {
   expect_same(table, libgeoip, fixtures::random_ipv4_addresses(kRandomAddresses, "test/cidr/geoip"),
               "random");
   expect_same(table, libgeoip, boundary_addresses(geo.entries), "boundaries");
-  EXPECT_EQ(table.lookup(0x01000001u), core::pack_country("AU"));  // 1.0.0.1, APNIC's AU block
+  EXPECT_EQ(table.lookup(0x01000001u), cidr::pack_country("AU"));  // 1.0.0.1, APNIC's AU block
 }
 
 }  // namespace

@@ -5,23 +5,23 @@
 #include <set>
 
 #include "fixtures/cidr_lists.hpp"
-#include "micro/core/cidr.hpp"
+#include "micro/core/cidr/cidr.hpp"
 
 namespace gatebench::fixtures {
 namespace {
 
-std::array<std::size_t, 33> length_histogram(const std::vector<core::CidrEntry>& entries) {
+std::array<std::size_t, 33> length_histogram(const std::vector<cidr::CidrEntry>& entries) {
   std::array<std::size_t, 33> h{};
   for (const auto& e : entries) ++h[e.prefix.length];
   return h;
 }
 
-void expect_distinct_and_normalised(const std::vector<core::CidrEntry>& entries) {
+void expect_distinct_and_normalised(const std::vector<cidr::CidrEntry>& entries) {
   std::set<std::pair<std::uint32_t, unsigned>> seen;
   for (const auto& e : entries) {
-    ASSERT_EQ(e.prefix.address & ~core::prefix_mask(e.prefix.length), 0u);
+    ASSERT_EQ(e.prefix.address & ~cidr::prefix_mask(e.prefix.length), 0u);
     ASSERT_TRUE(seen.insert({e.prefix.address, e.prefix.length}).second);
-    ASSERT_NE(e.value, core::kNoMatch);
+    ASSERT_NE(e.value, cidr::kNoMatch);
   }
 }
 
@@ -53,18 +53,18 @@ TEST(CidrFixture, Bgp500kHasABgpLikeMix) {
   EXPECT_LT(short_ones, 10000u);
   EXPECT_LT(long_ones, 5000u);
   // Nested prefixes exist: the table has fewer ranges than 2 per prefix + 1 would give.
-  const core::Ipv4Table t = core::Ipv4Table::build(a);
+  const cidr::Ipv4Table t = cidr::Ipv4Table::build(a);
   EXPECT_LT(t.range_count(), 2 * a.size() + 1);
 }
 
 TEST(CidrFixture, ListTextParsesBackToTheSameEntries) {
   const auto a = cidr_list_1k();
-  const core::CidrListParse p = core::parse_cidr_list(cidr_list_text(a));
+  const cidr::CidrListParse p = cidr::parse_cidr_list(cidr_list_text(a));
   EXPECT_TRUE(p.ok());
   EXPECT_TRUE(p.warnings.empty());
   EXPECT_EQ(p.entries, a);
   const auto bgp = cidr_bgp_500k();
-  const core::CidrListParse v = core::parse_cidr_list(cidr_list_text(bgp, true));
+  const cidr::CidrListParse v = cidr::parse_cidr_list(cidr_list_text(bgp, true));
   EXPECT_TRUE(v.ok());
   EXPECT_EQ(v.entries, bgp);
 }

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/cidr.hpp"
+#include "micro/core/cidr/cidr.hpp"
 
-namespace gatebench::core {
+namespace gatebench::cidr {
 namespace {
 
 using ::testing::HasSubstr;
@@ -275,4 +275,4 @@ TEST(RangeSplit, RandomRangesAreCoveredExactlyByMaximalBlocks) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::cidr

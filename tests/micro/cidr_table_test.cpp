@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "micro/core/cidr.hpp"
+#include "micro/core/cidr/cidr.hpp"
 
-namespace gatebench::core {
+namespace gatebench::cidr {
 namespace {
 
 std::uint32_t ip(std::string_view text) {
@@ -353,4 +353,4 @@ TEST(Ipv4Table, MemoryGrowsWithRanges) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::cidr

@@ -1,5 +1,5 @@
 // SHA-256 kernels and the precomputed-state HMAC against OpenSSL on generated inputs.
-#include "micro/core/hmac_sha256.hpp"
+#include "micro/core/tokens/hmac_sha256.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/sha256.hpp"
+#include "micro/core/tokens/sha256.hpp"
 
-namespace gatebench::core {
+namespace gatebench::tokens {
 namespace {
 
 using fixtures::Rng;
@@ -196,4 +196,4 @@ TEST(ConstantTimeEqual, ComparesEveryByte) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::tokens

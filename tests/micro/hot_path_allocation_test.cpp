@@ -12,10 +12,10 @@
 #include "fixtures/rng.hpp"
 #include "fixtures/rule_sets.hpp"
 #include "fixtures/traffic.hpp"
-#include "micro/core/access_log.hpp"
-#include "micro/core/cidr_table.hpp"
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/access_log/access_log.hpp"
+#include "micro/core/cidr/table.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/loader.hpp"
 #include "tests/micro/allocation_counter.hpp"
 
 namespace gatebench {
@@ -39,23 +39,23 @@ TEST(HotPathAllocation, AccessLogBatchParsing) {
 }
 
 TEST(HotPathAllocation, CidrLookups) {
-  const auto table = core::Ipv4Table::build(fixtures::cidr_list_1k());
+  const auto table = cidr::Ipv4Table::build(fixtures::cidr_list_1k());
   fixtures::Rng rng(fixtures::kDefaultSeed);
   std::vector<std::uint32_t> addresses(4096);
   for (auto& a : addresses) a = static_cast<std::uint32_t>(rng.below(std::uint64_t{1} << 32));
-  std::vector<core::CidrValue> out(addresses.size());
+  std::vector<cidr::CidrValue> out(addresses.size());
   const std::size_t before = g_allocations.load();
   table.lookup_batch(addresses, out);
   std::size_t matches = 0;
-  for (const auto a : addresses) matches += table.lookup(a) != core::kNoMatch;
+  for (const auto a : addresses) matches += table.lookup(a) != cidr::kNoMatch;
   EXPECT_EQ(g_allocations.load(), before);
   EXPECT_GT(matches, 0u);
 }
 
 TEST(HotPathAllocation, RuleEvaluation) {
-  const auto set = core::load_rule_set(fixtures::rule_set_json("protected"), "protected");
-  const core::CompiledRuleSet compiled(set);
-  core::RuleEvaluator evaluator(compiled);
+  const auto set = rules::load_rule_set(fixtures::rule_set_json("protected"), "protected");
+  const rules::CompiledRuleSet compiled(set);
+  rules::RuleEvaluator evaluator(compiled);
   const auto traffic = fixtures::generate_traffic("mix", 2000);
   std::uint64_t now = 0;
   for (std::size_t i = 0; i < traffic.size(); ++i)
@@ -64,7 +64,7 @@ TEST(HotPathAllocation, RuleEvaluation) {
   std::size_t blocked = 0;
   for (std::size_t i = 0; i < traffic.size(); ++i)
     blocked +=
-        evaluator.evaluate(traffic.view(i), now += 10'000).decision == core::Decision::kBlock;
+        evaluator.evaluate(traffic.view(i), now += 10'000).decision == rules::Decision::kBlock;
   EXPECT_EQ(g_allocations.load(), before);
   EXPECT_GT(blocked, 0u);  // the mix carries attacks: the exploit scan really ran
 }

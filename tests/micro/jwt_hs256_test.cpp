@@ -1,6 +1,6 @@
 // HS256 JWT verification: every reason, algorithm confusion, JSON edge cases, rotation, and a
 // differential test against the nlohmann + one-shot HMAC peer on generated and mutated tokens.
-#include "micro/core/jwt_hs256.hpp"
+#include "micro/core/tokens/jwt_hs256.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "fixtures/token_fixtures.hpp"
-#include "micro/core/base64url.hpp"
-#include "micro/core/jwt_json.hpp"
+#include "micro/core/tokens/base64url.hpp"
+#include "micro/core/tokens/jwt_json.hpp"
 #include "micro/peers/token_jwt_nlohmann.hpp"
 #include "tests/micro/allocation_counter.hpp"
 
-namespace gatebench::core {
+namespace gatebench::tokens {
 namespace {
 
 namespace fx = fixtures;
@@ -262,4 +262,4 @@ TEST_F(JwtTest, VerifyAllocatesNothing) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::tokens

@@ -1,7 +1,7 @@
 // GCRA limiter: the sustained rate and the burst as configured, bounded memory, eviction,
 // agreement with the unbounded-map GCRA while no live entry is evicted, copies, and the table's
 // zeroed, huge-page mapping.
-#include "micro/core/ratelimit.hpp"
+#include "micro/core/rules/ratelimit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "fixtures/rng.hpp"
 #include "micro/peers/rules_naive.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 TEST(RateLimit, BurstThenSustainedRate) {
@@ -124,4 +124,4 @@ TEST(ZeroedPages, LargeMappingsAreZeroAlignedAndAdvisedOntoHugePages) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/request_ascii.hpp"
+#include "micro/core/rules/request_ascii.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 TEST(RuleAscii, Lower8FoldsExactlyTheAsciiCapitals) {
@@ -57,4 +57,4 @@ TEST(RuleAscii, EqualsLowerAgreesWithByteFold) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -6,11 +6,11 @@
 #include "fixtures/rule_random.hpp"
 #include "fixtures/rule_sets.hpp"
 #include "fixtures/traffic.hpp"
-#include "micro/core/rule_engine.hpp"
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/loader.hpp"
 #include "micro/peers/rules_naive.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 TEST(RuleDifferential, RandomRuleSetsAgreeWithNaive) {
@@ -66,4 +66,4 @@ TEST(RuleDifferential, FixtureRuleSetsOnFixtureTraffic) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -1,17 +1,16 @@
 // Every operator on every field, negation, case-insensitivity, host scopes, rule order and the
 // actions' effect on the decision. Each case also runs through the naive engine, so the two
 // engines are checked against the expected answer, not only against each other.
-#include "micro/core/rule_engine.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "micro/core/rule_loader.hpp"
+#include "micro/core/rules/engine.hpp"
+#include "micro/core/rules/loader.hpp"
 #include "micro/peers/rules_naive.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 const std::vector<HeaderView> kHeaders = {{"Host", "api.example"},
@@ -324,4 +323,4 @@ TEST(RuleEngine, HandBuiltRuleSetWithUnknownListIsRefused) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -2,8 +2,6 @@
 // each literal on its own, on generated texts and literal sets over a small alphabet (so
 // fingerprints collide and buckets hold several literals), at every length around the 16-byte
 // block and tail edges; its portable path against the SIMD one; and the edge cases.
-#include "micro/core/rule_literal_set.hpp"
-
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -11,9 +9,10 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/request_ascii.hpp"
+#include "micro/core/rules/literal_set.hpp"
+#include "micro/core/rules/request_ascii.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 std::string lower_copy(std::string_view text) {
@@ -114,4 +113,4 @@ TEST(RuleLiteralSet, Edges) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -1,14 +1,13 @@
 // The loader accepts the documented format and refuses everything else with a message naming
 // the rule index, the field and what was expected.
-#include "micro/core/rule_loader.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "fixtures/rule_sets.hpp"
+#include "micro/core/rules/loader.hpp"
 
-namespace gatebench::core {
+namespace gatebench::rules {
 namespace {
 
 std::string load_error(const std::string& json) {
@@ -206,4 +205,4 @@ TEST(RuleLoader, ParseRuleCidr) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::rules

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "micro/core/request.hpp"
+#include "micro/core/rules/request.hpp"
 
 // libmodsecurity 3.0.9 does not free its lexer buffer when a rule file fails to parse
 // (BrokenRuleFileNamesTheFile); that leak is the library's, so LeakSanitizer ignores exactly it.
@@ -39,13 +39,13 @@ class ModSecurityCrsTest : public ::testing::Test {
   }
 
   static ModSecurityVerdict get(std::string_view path, std::string_view query) {
-    const std::array<core::HeaderView, 4> headers = {{
+    const std::array<rules::HeaderView, 4> headers = {{
         {"Host", "api.gatebench.test"},
         {"User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0"},
         {"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"},
         {"Accept-Language", "en-US,en;q=0.9"},
     }};
-    core::RequestView r;
+    rules::RequestView r;
     r.method = "GET";
     r.scheme = "https";
     r.host = "api.gatebench.test";
@@ -58,14 +58,14 @@ class ModSecurityCrsTest : public ::testing::Test {
 
   static ModSecurityVerdict post(std::string_view content_type, std::string_view body) {
     const std::string length = std::to_string(body.size());
-    const std::array<core::HeaderView, 5> headers = {{
+    const std::array<rules::HeaderView, 5> headers = {{
         {"Host", "api.gatebench.test"},
         {"User-Agent", "okhttp/4.12.0"},
         {"Accept", "application/json"},
         {"Content-Type", content_type},
         {"Content-Length", length},
     }};
-    core::RequestView r;
+    rules::RequestView r;
     r.method = "POST";
     r.scheme = "https";
     r.host = "api.gatebench.test";

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "fixtures/token_fixtures.hpp"
-#include "micro/core/token.hpp"
+#include "micro/core/tokens/token.hpp"
 #include "micro/peers/token_openssl_peers.hpp"
 
-namespace gatebench::core {
+namespace gatebench::tokens {
 namespace {
 
 namespace fx = fixtures;
@@ -82,4 +82,4 @@ TEST(TokenPeers, AgreeOnGeneratedAndMutatedTokens) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::tokens

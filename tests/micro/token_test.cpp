@@ -1,6 +1,6 @@
 // gatecore's signed tokens: round trips, every rejection reason, tampering at every position,
 // expiry edges, key rotation.
-#include "micro/core/token.hpp"
+#include "micro/core/tokens/token.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
-#include "micro/core/token_binding.hpp"
+#include "micro/core/tokens/binding.hpp"
 #include "tests/micro/allocation_counter.hpp"
 
-namespace gatebench::core {
+namespace gatebench::tokens {
 namespace {
 
 std::vector<std::uint8_t> secret(std::uint8_t fill) {
@@ -275,4 +275,4 @@ TEST_F(TokenTest, VerifyAllocatesNothing) {
 }
 
 }  // namespace
-}  // namespace gatebench::core
+}  // namespace gatebench::tokens

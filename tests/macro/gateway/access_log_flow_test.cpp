@@ -12,8 +12,8 @@
 
 #include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/control_stats.hpp"
-#include "micro/core/access_log_tsv.hpp"
-#include "micro/core/access_log_unescape.hpp"
+#include "micro/core/access_log/tsv.hpp"
+#include "micro/core/access_log/unescape.hpp"
 
 namespace gw = gatebench::gateway;
 

@@ -140,7 +140,7 @@ TEST_F(ConfigFiles, FeaturesLoadWithPathsRelativeToTheConfig) {
   ASSERT_TRUE(f.ip_lists && f.countries && f.rules && f.rate_limit);
   EXPECT_EQ(f.ip_lists->deny->lookup(0x0A010203), 0u);
   EXPECT_EQ(f.rules->rule_ids, std::vector<std::string>{"r1"});
-  EXPECT_EQ(f.rules->exploit_mode, gatebench::core::ExploitMode::kBlock);  // host override
+  EXPECT_EQ(f.rules->exploit_mode, gatebench::rules::ExploitMode::kBlock);  // host override
   EXPECT_DOUBLE_EQ(f.rate_limit->rate_per_second, 10.0);  // moved out of the rule file
   EXPECT_EQ(f.countries->ids, std::vector<std::string>{"country:FR"});
 }
