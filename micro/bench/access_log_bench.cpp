@@ -3,12 +3,16 @@
 // memchr floor over the same bytes. items = records, bytes = input bytes. The log is cut into
 // datagrams of kPerDatagram lines, each parsed into the same caller storage, as the control
 // plane does with the gateway's batches (so the records stay in cache, as they would there).
+// <format>_input: the --input file instead, every line a record (docs/micro-input.md).
 #include <benchmark/benchmark.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fixtures/access_log_fixture.hpp"
+#include "micro/bench/input_benchmarks.hpp"
 #include "micro/core/access_log/access_log.hpp"
 #include "micro/peers/access_log_limit.hpp"
 #include "micro/peers/access_log_nlohmann.hpp"
@@ -23,37 +27,41 @@ constexpr std::size_t kPerDatagram = 100;
 
 struct Input {
   std::string log;  // capacity leaves simdjson's padding after the last line
+  std::size_t lines = 0;
   std::vector<std::string_view> datagrams;
   std::vector<AccessLogRecord> records = std::vector<AccessLogRecord>(kPerDatagram);
   std::vector<AccessLogError> errors = std::vector<AccessLogError>(kPerDatagram);
 };
+
+void cut_datagrams(Input& in) {
+  in.log.reserve(in.log.size() + peers::SimdjsonAccessLogParser::kPadding);
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < in.log.size(); ++i) {
+    if (in.log[i] == '\n' && ++in.lines % kPerDatagram == 0) {
+      in.datagrams.push_back(std::string_view(in.log).substr(start, i + 1 - start));
+      start = i + 1;
+    }
+  }
+  if (start < in.log.size()) in.datagrams.push_back(std::string_view(in.log).substr(start));
+}
 
 Input& input(Format f) {
   static Input inputs[3];
   Input& in = inputs[static_cast<int>(f)];
   if (in.log.empty()) {
     in.log = fixtures::write_log(fixtures::generate_requests(kRecords), f);
-    in.log.reserve(in.log.size() + peers::SimdjsonAccessLogParser::kPadding);
-    std::size_t start = 0, lines = 0;
-    for (std::size_t i = 0; i < in.log.size(); ++i) {
-      if (in.log[i] == '\n' && ++lines % kPerDatagram == 0) {
-        in.datagrams.push_back(std::string_view(in.log).substr(start, i + 1 - start));
-        start = i + 1;
-      }
-    }
-    if (start < in.log.size()) in.datagrams.push_back(std::string_view(in.log).substr(start));
+    cut_datagrams(in);
   }
   return in;
 }
 
 // parse(Input&, std::string_view datagram) -> BatchResult
 template <typename Parse>
-void run(benchmark::State& state, Format f, Parse&& parse) {
-  Input& in = input(f);
+void run(benchmark::State& state, Input& in, Parse&& parse) {
   std::size_t parsed = 0;
   for (std::string_view dg : in.datagrams) parsed += parse(in, dg).records;
-  if (parsed != kRecords) {
-    state.SkipWithError("parser rejected generated records");
+  if (parsed != in.lines) {
+    state.SkipWithError("parser rejected records of the input");
     return;
   }
   for (auto _ : state) {
@@ -63,37 +71,38 @@ void run(benchmark::State& state, Format f, Parse&& parse) {
     }
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRecords));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * in.lines));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.log.size()));
   state.counters["bytes_per_record"] =
-      static_cast<double>(in.log.size()) / static_cast<double>(kRecords);
+      static_cast<double>(in.log.size()) / static_cast<double>(in.lines);
+  state.counters["records"] = static_cast<double>(in.lines);
 }
 
-void gatecore(benchmark::State& state, Format f) {
-  run(state, f,
+void gatecore(benchmark::State& state, Format f, Input& input) {
+  run(state, input,
       [f](Input& in, std::string_view dg) { return parse(f, dg, in.records, in.errors); });
 }
 
-void re2(benchmark::State& state, Format f) {
+void re2(benchmark::State& state, Format f, Input& input) {
   const peers::Re2AccessLogParser parser(f);
-  run(state, f,
+  run(state, input,
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });
 }
 
-void simdjson(benchmark::State& state, Format f) {
+void simdjson(benchmark::State& state, Format f, Input& input) {
   peers::SimdjsonAccessLogParser parser;
-  run(state, f,
+  run(state, input,
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });
 }
 
-void nlohmann(benchmark::State& state, Format f) {
+void nlohmann(benchmark::State& state, Format f, Input& input) {
   peers::NlohmannAccessLogParser parser;
-  run(state, f,
+  run(state, input,
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });
 }
 
-void limit(benchmark::State& state, Format f) {
-  run(state, f, [](Input&, std::string_view dg) {
+void limit(benchmark::State& state, Format, Input& input) {
+  run(state, input, [](Input&, std::string_view dg) {
     BatchResult res;
     res.records = peers::count_lines_memchr(dg);
     res.consumed = dg.size();
@@ -101,19 +110,46 @@ void limit(benchmark::State& state, Format f) {
   });
 }
 
-const bool registered = [] {
-  for (Format f : {Format::tsv, Format::combined, Format::jsonl}) {
-    const std::string fmt(name(f));
-    benchmark::RegisterBenchmark(("access_log/gatecore/" + fmt).c_str(), gatecore, f);
-    benchmark::RegisterBenchmark(("access_log/re2/" + fmt).c_str(), re2, f);
-    if (f == Format::jsonl) {
-      benchmark::RegisterBenchmark(("access_log/simdjson/" + fmt).c_str(), simdjson, f);
-      benchmark::RegisterBenchmark(("access_log/nlohmann/" + fmt).c_str(), nlohmann, f);
-    }
-    benchmark::RegisterBenchmark(("access_log/limit/" + fmt).c_str(), limit, f);
+// Registers every impl of format f under access_log/<impl>/<fmt><suffix>. `source` yields the
+// input when a benchmark runs, so the seeded logs are generated only when used.
+void register_format(Format f, std::function<Input&()> source, const std::string& suffix) {
+  const std::string fmt = std::string(name(f)) + suffix;
+  using Fn = void (*)(benchmark::State&, Format, Input&);
+  const auto add = [&](const char* impl, Fn fn) {
+    benchmark::RegisterBenchmark(("access_log/" + std::string(impl) + "/" + fmt).c_str(),
+                                 [fn, f, source](benchmark::State& s) { fn(s, f, source()); });
+  };
+  add("gatecore", gatecore);
+  add("re2", re2);
+  if (f == Format::jsonl) {
+    add("simdjson", simdjson);
+    add("nlohmann", nlohmann);
   }
+  add("limit", limit);
+}
+
+const bool registered = [] {
+  for (Format f : {Format::tsv, Format::combined, Format::jsonl})
+    register_format(
+        f, [f]() -> Input& { return input(f); }, "");
   return true;
 }();
 
 }  // namespace
 }  // namespace gatebench::access_log
+
+namespace gatebench::bench {
+
+void register_access_log_input(AccessLogInput file) {
+  // Kept for the whole process: the registered benchmarks refer to it.
+  static std::vector<std::unique_ptr<access_log::Input>> inputs;
+  auto in = std::make_unique<access_log::Input>();
+  in->log = std::move(file.log);
+  access_log::cut_datagrams(*in);
+  access_log::Input* const kept = in.get();
+  access_log::register_format(
+      file.format, [kept]() -> access_log::Input& { return *kept; }, "_input");
+  inputs.push_back(std::move(in));
+}
+
+}  // namespace gatebench::bench

@@ -1,12 +1,13 @@
-// The generated request traffic shared by the rules, exploit and modsecurity benchmarks: one set
-// per kind (clean, post10, mix, malicious), built on first use and kept for the whole process, so
-// every implementation is measured on the same requests.
+// The request traffic shared by the rules, exploit and modsecurity benchmarks: one set per kind
+// (clean, post10, mix, malicious: generated on first use; input: the --input traffic file), kept
+// for the whole process, so every implementation is measured on the same requests.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "fixtures/traffic.hpp"
 
@@ -14,12 +15,25 @@ namespace gatebench::bench {
 
 inline constexpr std::size_t kTrafficRequests = 4096;
 
+inline std::map<std::string, std::unique_ptr<fixtures::Traffic>>& traffic_sets() {
+  static std::map<std::string, std::unique_ptr<fixtures::Traffic>> sets;
+  return sets;
+}
+
 inline const fixtures::Traffic& traffic(const std::string& kind) {
-  static std::map<std::string, std::unique_ptr<fixtures::Traffic>> cache;
-  auto& slot = cache[kind];
+  auto& slot = traffic_sets()[kind];
   if (!slot)
     slot = std::make_unique<fixtures::Traffic>(fixtures::generate_traffic(kind, kTrafficRequests));
   return *slot;
+}
+
+// The --input traffic file, from then on traffic("input").
+inline void set_input_traffic(std::unique_ptr<fixtures::Traffic> input) {
+  traffic_sets()["input"] = std::move(input);
+}
+
+inline bool has_input_traffic() {
+  return traffic_sets().contains("input");
 }
 
 }  // namespace gatebench::bench

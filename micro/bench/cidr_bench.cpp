@@ -2,11 +2,12 @@
 // so the RNG is not measured). Tables: list_1k, bgp_500k, geoip_country (docs/fixtures.md).
 // Impls: gatecore (lookup_batch), gatecore_single (one lookup() per address, independent),
 // gatecore_dependent (each address depends on the previous result: latency), linear (list_1k
-// only: 500k compares per lookup on bgp_500k measure nothing new), nginx_trie, sorted_ranges,
-// libgeoip (geoip_country only), limit (one random load from a 16 KiB, L1-resident table),
-// limit_dependent (a chain of dependent random loads through a buffer of gatecore's table size:
-// the memory latency gatecore_dependent cannot beat).
-// Counters: items_per_second = lookups/s; table_bytes = the structure's memory.
+// and inputs up to 4,096 entries: 500k compares per lookup on bgp_500k measure nothing new),
+// nginx_trie, sorted_ranges, libgeoip (geoip_country only), limit (one random load from a 16 KiB,
+// L1-resident table), limit_dependent (a chain of dependent random loads through a buffer of
+// gatecore's table size: the memory latency gatecore_dependent cannot beat). Counters:
+// items_per_second = lookups/s; table_bytes = the structure's memory. Table "input": the --input
+// cidr list (docs/micro-input.md).
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -25,6 +26,7 @@
 #include "fixtures/cidr_lists.hpp"
 #include "fixtures/geoip_country.hpp"
 #include "fixtures/rng.hpp"
+#include "micro/bench/input_benchmarks.hpp"
 #include "micro/core/cidr/table.hpp"
 #include "micro/peers/cidr_linear.hpp"
 #include "micro/peers/geoip_country_lookup.hpp"
@@ -50,9 +52,14 @@ struct TableData {
   std::string missing;
 };
 
-const TableData& table_data(const std::string& table) {
+// Every table by name; "input" is the --input cidr list, put here before any benchmark runs.
+std::map<std::string, std::unique_ptr<TableData>>& tables() {
   static std::map<std::string, std::unique_ptr<TableData>> cache;
-  auto& slot = cache[table];
+  return cache;
+}
+
+const TableData& table_data(const std::string& table) {
+  auto& slot = tables()[table];
   if (!slot) {
     slot = std::make_unique<TableData>();
     if (table == "list_1k") {
@@ -207,24 +214,41 @@ void bench_limit_dependent(benchmark::State& state, const std::string& table) {
 
 using BenchFn = void (*)(benchmark::State&, const std::string&);
 
-const bool registered = [] {
-  const std::string tables[] = {"list_1k", "bgp_500k", "geoip_country"};
-  const auto add = [](const std::string& impl, const std::string& table, BenchFn fn) {
+// The linear scan only for short lists: 500k compares per lookup on bgp_500k measure nothing new.
+constexpr std::size_t kLinearMaxEntries = 4096;
+
+void register_table(const std::string& table) {
+  const auto add = [&table](const std::string& impl, BenchFn fn) {
     benchmark::RegisterBenchmark(("cidr/" + impl + "/" + table).c_str(),
                                  [fn, table](benchmark::State& s) { fn(s, table); });
   };
-  for (const std::string& table : tables) {
-    add("gatecore", table, bench_gatecore);
-    add("gatecore_single", table, bench_gatecore_single);
-    add("gatecore_dependent", table, bench_gatecore_dependent);
-    if (table == "list_1k") add("linear", table, bench_peer<peers::LinearCidrScan>);
-    add("nginx_trie", table, bench_peer<peers::NginxTrie>);
-    add("sorted_ranges", table, bench_peer<peers::SortedRanges>);
-    if (table == "geoip_country") add("libgeoip", table, bench_libgeoip);
-    add("limit", table, bench_limit);
-    add("limit_dependent", table, bench_limit_dependent);
-  }
+  add("gatecore", bench_gatecore);
+  add("gatecore_single", bench_gatecore_single);
+  add("gatecore_dependent", bench_gatecore_dependent);
+  if (table == "list_1k" ||
+      (table == "input" && table_data(table).entries.size() <= kLinearMaxEntries))
+    add("linear", bench_peer<peers::LinearCidrScan>);
+  add("nginx_trie", bench_peer<peers::NginxTrie>);
+  add("sorted_ranges", bench_peer<peers::SortedRanges>);
+  if (table == "geoip_country") add("libgeoip", bench_libgeoip);
+  add("limit", bench_limit);
+  add("limit_dependent", bench_limit_dependent);
+}
+
+const bool registered = [] {
+  for (const char* table : {"list_1k", "bgp_500k", "geoip_country"}) register_table(table);
   return true;
 }();
 
 }  // namespace
+
+namespace gatebench::bench {
+
+void register_cidr_input(std::vector<cidr::CidrEntry> entries) {
+  auto data = std::make_unique<TableData>();
+  data->entries = std::move(entries);
+  tables()["input"] = std::move(data);
+  register_table("input");
+}
+
+}  // namespace gatebench::bench

@@ -1,13 +1,80 @@
 // gatebench-micro's entry point: Google Benchmark's own main plus the context a reader of
-// micro.json needs to reproduce the inputs.
+// micro.json needs to reproduce the inputs, and the benchmarks over the user's own files
+// (--input KIND=FILE, docs/micro-input.md).
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "build_info/build_info.hpp"
 #include "fixtures/rng.hpp"
+#include "micro/bench/bench_traffic.hpp"
+#include "micro/bench/input_access_log.hpp"
+#include "micro/bench/input_benchmarks.hpp"
+#include "micro/bench/input_cidr.hpp"
+#include "micro/bench/input_options.hpp"
+#include "micro/bench/input_rules.hpp"
+
+namespace {
+
+using namespace gatebench::bench;
+
+// Every file is loaded and checked before the first benchmark is registered, so a bad line in
+// the last file still stops the run before anything is measured.
+void register_inputs(const std::vector<InputFile>& files) {
+  std::vector<AccessLogInput> logs;
+  std::vector<gatebench::cidr::CidrEntry> cidr;
+  std::unique_ptr<gatebench::rules::RuleSet> rule_set;
+  std::unique_ptr<gatebench::fixtures::Traffic> traffic;
+  for (const InputFile& f : files) {
+    if (f.kind.starts_with("access_log.")) {
+      logs.push_back(load_access_log_input(f));
+    } else if (f.kind == "cidr") {
+      cidr = load_cidr_input(f);
+    } else if (f.kind == "rules") {
+      rule_set = std::make_unique<gatebench::rules::RuleSet>(load_rules_input(f));
+    } else if (f.kind == "traffic") {
+      traffic = std::make_unique<gatebench::fixtures::Traffic>(load_traffic_input(f));
+    }
+  }
+  for (const InputFile& f : files) add_input_context(f);
+  for (AccessLogInput& log : logs) register_access_log_input(std::move(log));
+  if (!cidr.empty()) register_cidr_input(std::move(cidr));
+  if (traffic) set_input_traffic(std::move(traffic));
+  if (rule_set || has_input_traffic()) register_rules_inputs(std::move(rule_set));
+  if (has_input_traffic()) {
+    register_exploit_input();
+    register_modsecurity_input();
+  }
+}
+
+bool wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  if (wants_help(argc, argv)) {
+    std::printf(
+        "gatebench-micro [--input KIND=FILE]... [Google Benchmark options]\n"
+        "  --input KIND=FILE  also run that kind's benchmarks on FILE (case 'input'); KIND is\n"
+        "                     access_log.tsv, access_log.combined, access_log.jsonl, rules,\n"
+        "                     traffic or cidr (docs/micro-input.md). Bad input: exit 2.\n\n");
+  }
+  try {
+    register_inputs(take_input_options(argc, argv));
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "gatebench-micro: %s\n", e.what());
+    return 2;
+  }
   benchmark::AddCustomContext("gatebench_fixtures_seed",
                               std::to_string(gatebench::fixtures::kDefaultSeed));
   // The code measured, not the checkout's HEAD when the run happened.

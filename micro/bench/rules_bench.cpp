@@ -5,6 +5,7 @@
 // Counters: items_per_second = requests/s; bytes_per_second = request bytes a rule engine may
 // inspect (path, query, headers, body); malicious / caught / false_positives = one untimed pass
 // over the traffic set (decision block on labelled / unlabelled requests).
+// Ruleset or traffic "input": the --input rules or traffic file (docs/micro-input.md).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -14,6 +15,7 @@
 #include "fixtures/rule_sets.hpp"
 #include "fixtures/traffic.hpp"
 #include "micro/bench/bench_traffic.hpp"
+#include "micro/bench/input_benchmarks.hpp"
 #include "micro/core/rules/engine.hpp"
 #include "micro/core/rules/loader.hpp"
 #include "micro/peers/rules_naive.hpp"
@@ -26,9 +28,14 @@ using bench::traffic;
 // Requests are 10 us apart: 100k r/s in all, far under the protected set's per-client limit.
 constexpr std::uint64_t kTickNs = 10'000;
 
-const rules::RuleSet& rule_set(const std::string& name) {
+// Every rule set by name; "input" is the --input rule file, put here before any benchmark runs.
+std::map<std::string, std::unique_ptr<rules::RuleSet>>& rule_sets() {
   static std::map<std::string, std::unique_ptr<rules::RuleSet>> cache;
-  auto& slot = cache[name];
+  return cache;
+}
+
+const rules::RuleSet& rule_set(const std::string& name) {
+  auto& slot = rule_sets()[name];
   if (!slot)
     slot =
         std::make_unique<rules::RuleSet>(rules::load_rule_set(fixtures::rule_set_json(name), name));
@@ -79,16 +86,36 @@ void BM_rules_naive(benchmark::State& state, std::string set_name, std::string k
   run(state, engine, traffic(kind), audit);
 }
 
+void register_case(const std::string& set, const std::string& kind) {
+  const std::string suffix = set + "/" + kind;
+  benchmark::RegisterBenchmark(("rules/gatecore/" + suffix).c_str(), BM_rules_gatecore, set, kind);
+  benchmark::RegisterBenchmark(("rules/naive/" + suffix).c_str(), BM_rules_naive, set, kind);
+}
+
+constexpr const char* kSets[] = {"none", "protected", "vpatch100"};
+constexpr const char* kKinds[] = {"clean", "post10", "mix"};
+
 const int kRegistered = [] {
-  for (const char* set : {"none", "protected", "vpatch100"}) {
-    for (const char* kind : {"clean", "post10", "mix"}) {
-      const std::string suffix = std::string(set) + "/" + kind;
-      benchmark::RegisterBenchmark(("rules/gatecore/" + suffix).c_str(), BM_rules_gatecore, set,
-                                   kind);
-      benchmark::RegisterBenchmark(("rules/naive/" + suffix).c_str(), BM_rules_naive, set, kind);
-    }
+  for (const char* set : kSets) {
+    for (const char* kind : kKinds) register_case(set, kind);
   }
   return 0;
 }();
 
 }  // namespace
+
+namespace gatebench::bench {
+
+void register_rules_inputs(std::unique_ptr<rules::RuleSet> input_set) {
+  const bool traffic_input = has_input_traffic();
+  if (input_set) {
+    rule_sets()["input"] = std::move(input_set);
+    for (const char* kind : kKinds) register_case("input", kind);
+    if (traffic_input) register_case("input", "input");
+  }
+  if (traffic_input) {
+    for (const char* set : kSets) register_case(set, "input");
+  }
+}
+
+}  // namespace gatebench::bench

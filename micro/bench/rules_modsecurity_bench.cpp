@@ -5,6 +5,7 @@
 // bytes_per_second = path + query + headers + body; malicious / caught / false_positives = one
 // untimed pass over the traffic set (a clean request the CRS blocks is a false positive).
 // Without libmodsecurity-dev or the CRS files the benchmarks report "skipped: <reason>".
+// Traffic "input": the --input traffic file (docs/micro-input.md).
 #include <benchmark/benchmark.h>
 
 #include <exception>
@@ -14,6 +15,7 @@
 
 #include "fixtures/traffic.hpp"
 #include "micro/bench/bench_traffic.hpp"
+#include "micro/bench/input_benchmarks.hpp"
 #include "micro/peers/rules_modsecurity.hpp"
 
 namespace {
@@ -86,12 +88,18 @@ void BM_rules_modsecurity(benchmark::State& state, std::string kind) {
   state.SetLabel(c.engine->version() + ", CRS paranoia level 1");
 }
 
+void register_kind(const std::string& kind) {
+  benchmark::RegisterBenchmark(("rules/modsecurity/crs/" + kind).c_str(), BM_rules_modsecurity,
+                               kind);
+}
+
 const int kRegistered = [] {
-  for (const char* kind : {"clean", "post10", "mix"}) {
-    benchmark::RegisterBenchmark((std::string("rules/modsecurity/crs/") + kind).c_str(),
-                                 BM_rules_modsecurity, std::string(kind));
-  }
+  for (const char* kind : {"clean", "post10", "mix"}) register_kind(kind);
   return 0;
 }();
 
 }  // namespace
+
+void gatebench::bench::register_modsecurity_input() {
+  register_kind("input");
+}
