@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tools/src/format.hpp"
+#include "tools/src/report_naive.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
 #include "tools/src/svg_chart.hpp"
@@ -177,7 +178,9 @@ void micro_section(const ReportModel& m, std::string& h) {
            html_escape(b.error.empty() ? "no samples" : b.error) + "</td></tr>";
       continue;
     }
-    h += "<tr><td><code>" + html_escape(b.name) + "</code></td>" +
+    const std::string naive = slower_than_naive_note(faster_naive_peers(m, r));
+    h += "<tr><td><code>" + html_escape(b.name) + "</code>" +
+         (naive.empty() ? "" : " <strong>" + html_escape(naive) + "</strong>") + "</td>" +
          cell(fmt_time_ns(r.ns_per_op), true) +
          cell(r.items_per_second ? fmt_rate(*r.items_per_second) : "–", true) +
          cell(std::to_string(r.repetitions), true) + cell(fmt_percent(r.cv, false), true) +

@@ -1,4 +1,5 @@
 #include "tools/src/format.hpp"
+#include "tools/src/report_naive.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
 
@@ -26,6 +27,9 @@ void environment(const ReportModel& m, std::string& md) {
                             "library_build_type", "gatebench_fixtures_seed"})
       if (c.contains(key)) md += "| micro: " + std::string(key) + " | " + scalar(c[key]) + " |\n";
     if (c.contains("load_avg")) md += "| micro: load_avg | " + c["load_avg"].dump() + " |\n";
+    for (const auto& [key, value] : c.items())  // the --input files (docs/micro-input.md)
+      if (key.starts_with("gatebench_input_"))
+        md += "| micro: " + key + " | " + scalar(value) + " |\n";
   }
   if (m.macro) {
     for (const auto& [key, value] : m.macro->env.items())
@@ -52,7 +56,9 @@ void micro_table(const ReportModel& m, std::string& md) {
       md += "| `" + b.name + "` | no samples | | | | | |\n";
       continue;
     }
-    md += "| `" + b.name + "` | " + fmt_time_ns(r.ns_per_op) + " | " +
+    const std::string naive = slower_than_naive_note(faster_naive_peers(m, r));
+    md += "| `" + b.name + "`" + (naive.empty() ? "" : " **" + naive + "**") + " | " +
+          fmt_time_ns(r.ns_per_op) + " | " +
           (r.items_per_second ? fmt_rate(*r.items_per_second) : "–") + " | " +
           std::to_string(r.repetitions) + " | " + fmt_percent(r.cv, false) + " | " +
           ratio(r.vs_gatecore) + " | " + ratio(r.vs_limit) + " |\n";

@@ -1,0 +1,78 @@
+// The report's slower-than-naive check (tools/src/report_naive.hpp) and the --input files in its
+// environment, on data/report_naive_micro.json: ratelimit/gatecore/1M is slower than its naive
+// peer, 1k is not, cidr/gatecore_single/input is slower than linear, token has no naive peer.
+#include "tools/src/report_naive.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tool_test_support.hpp"
+#include "tools/src/json_file.hpp"
+#include "tools/src/report_model.hpp"
+#include "tools/src/report_writers.hpp"
+
+namespace gatebench::tools {
+namespace {
+
+struct Fixture {
+  ResultSet micro = load_result_set(test::data("report_naive_micro.json"));
+  ReportModel model = build_report_model(&*micro.micro, nullptr, nullptr, {});
+
+  const MicroRow& row(const std::string& name) const {
+    for (const auto& r : model.micro_rows)
+      if (r.bench->name == name) return r;
+    throw std::runtime_error("no row " + name);
+  }
+};
+
+using Peers = std::optional<std::vector<std::string>>;
+
+TEST(ReportNaive, GatecoreRowsSlowerThanANaivePeer) {
+  const Fixture f;
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/gatecore/1M")),
+            Peers(std::vector<std::string>{"naive"}));
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/gatecore/1k")),
+            Peers(std::vector<std::string>{}));
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("cidr/gatecore_single/input")),
+            Peers(std::vector<std::string>{"linear"}));
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("cidr/gatecore/input")),
+            Peers(std::vector<std::string>{}));
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("token/gatecore/admission")), std::nullopt);
+  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/naive/1M")), std::nullopt);
+}
+
+TEST(ReportNaive, ShownInEveryWriter) {
+  const Fixture f;
+  const std::string md = report_markdown(f.model);
+  EXPECT_NE(md.find("| `ratelimit/gatecore/1M` **slower than naive** |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `cidr/gatecore_single/input` **slower than linear** |"), std::string::npos);
+  EXPECT_NE(md.find("| `ratelimit/gatecore/1k` |"), std::string::npos);
+  const std::string html = report_html(f.model);
+  EXPECT_NE(html.find("<code>ratelimit/gatecore/1M</code> <strong>slower than naive</strong>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<code>ratelimit/gatecore/1k</code> <strong>"), std::string::npos);
+  const nlohmann::json j = report_json(f.model);
+  for (const auto& b : j.at("micro").at("benchmarks")) {
+    const std::string name = b.at("name");
+    if (name == "ratelimit/gatecore/1M")
+      EXPECT_EQ(b.at("slower_than_naive"), nlohmann::json{"naive"});
+    if (name == "ratelimit/gatecore/1k")
+      EXPECT_EQ(b.at("slower_than_naive"), nlohmann::json::array());
+    if (name == "token/gatecore/admission") EXPECT_FALSE(b.contains("slower_than_naive"));
+  }
+}
+
+TEST(ReportNaive, EnvironmentNamesTheInputFiles) {
+  const Fixture f;
+  const std::string md = report_markdown(f.model);
+  EXPECT_NE(md.find("| micro: gatebench_input_cidr_path | /tmp/blocklist.txt |"), std::string::npos)
+      << md;
+  std::string sha256;
+  for (int i = 0; i < 32; ++i) sha256 += "ab";
+  EXPECT_NE(md.find("| micro: gatebench_input_cidr_sha256 | " + sha256 + " |"), std::string::npos);
+  EXPECT_NE(report_html(f.model).find("/tmp/blocklist.txt"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gatebench::tools
