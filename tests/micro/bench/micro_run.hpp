@@ -1,0 +1,81 @@
+// Helpers for the --input tests: scratch files, running the built gatebench-micro with its JSON
+// written to a file, and the figures the tests check in that JSON.
+#pragma once
+
+#include <openssl/evp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace gatebench::bench::test {
+
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("gatebench-micro-input-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+inline std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+struct MicroRun {
+  int exit_code = -1;
+  std::string stderr_text;
+  nlohmann::json json;  // null when no JSON was written
+};
+
+// Runs gatebench-micro ARGS on the benchmarks whose name holds "input", as briefly as Google
+// Benchmark allows, its JSON written into dir.
+inline MicroRun run_micro(const std::filesystem::path& dir, const std::string& args) {
+  const auto out = dir / "micro.json";
+  const auto err = dir / "stderr.txt";
+  std::filesystem::remove(out);
+  const std::string cmd = std::string(GATEBENCH_MICRO_EXE) + " " + args +
+                          " --benchmark_filter=input --benchmark_min_time=0.01"
+                          " --benchmark_out_format=json --benchmark_out=" +
+                          out.string() + " >/dev/null 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  MicroRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.stderr_text = read_text(err);
+  if (std::filesystem::exists(out)) run.json = nlohmann::json::parse(read_text(out));
+  return run;
+}
+
+// The row of benchmark `name`, or null.
+inline nlohmann::json row(const nlohmann::json& micro, const std::string& name) {
+  for (const auto& b : micro.at("benchmarks"))
+    if (b.at("name") == name) return b;
+  return nullptr;
+}
+
+}  // namespace gatebench::bench::test
