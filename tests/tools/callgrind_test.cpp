@@ -4,18 +4,18 @@
 
 #include <filesystem>
 
+#include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
 #include "tools/src/callgrind_profile.hpp"
 #include "tools/src/flamegraph.hpp"
 #include "tools/src/json_file.hpp"
-#include "tools/src/process.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
 namespace {
 
 bool have_valgrind() {
-  return !find_on_path("valgrind").empty();
+  return !common::find_on_path("valgrind").empty();
 }
 
 TEST(CallgrindProfile, ParsesLoopDump) {

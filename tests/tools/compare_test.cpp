@@ -7,8 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/bad_input.hpp"
 #include "tools/src/json_file.hpp"
 
 namespace gatebench::tools {
@@ -293,7 +293,7 @@ TEST(CompareInput, AggregatesOnlyFileUsesTheMedianAsOneSample) {
 }
 
 TEST(CompareInput, NothingInCommonIsBadInput) {
-  EXPECT_THROW(compare_files("gbench_base.json", "macro_head.json"), BadInput);
+  EXPECT_THROW(compare_files("gbench_base.json", "macro_head.json"), common::UsageError);
 }
 
 TEST(CompareInput, ErrorsNameFileAndField) {
@@ -302,37 +302,38 @@ TEST(CompareInput, ErrorsNameFileAndField) {
   std::ofstream(bad) << R"({"benchmarks": [{"name": "x", "real_time": "fast", "cpu_time": 1}]})";
   try {
     load_result_set(bad);
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()), bad + ":/benchmarks/0/real_time: expected a number");
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ": /benchmarks/0/real_time: expected a number");
   }
   std::ofstream(bad) << R"({"schema": "gatebench.macro/1", "scenarios": [{"name": "a",
       "status": "ok", "latency_us": {"p50": 1, "mean": 2}, "cpu_percent": null}]})";
   try {
     load_result_set(bad);
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()), bad + ":/scenarios/0/rps: missing field");
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), bad + ": /scenarios/0/rps: missing (expected a number)");
   }
   std::ofstream(bad) << R"({"schema": "gatebench.macro/1", "scenarios": [{"name": "a",
       "status": "done"}]})";
-  EXPECT_THROW(load_result_set(bad), BadInput);
+  EXPECT_THROW(load_result_set(bad), common::UsageError);
   std::ofstream(bad) << R"({"schema": "gatebench.macro/2", "scenarios": [{"name": "a",
       "status": "failed", "rounds": [{"status": "ok", "rps": 1}, {"status": "broken"}]}]})";
   try {
     load_result_set(bad);
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              bad + ":/scenarios/0/rounds/1/status: expected ok, skipped or failed, got 'broken'");
+              bad + ": /scenarios/0/rounds/1/status: expected ok, skipped or failed, got 'broken'");
   }
   std::ofstream(bad) << R"({"schema": "gatebench.macro/2", "scenarios": [{"name": "a",
       "status": "ok", "rps": 1, "intervals": {"rps": {"median": 1, "lo": 1, "hi": 2}}}]})";
   try {
     load_result_set(bad);
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()), bad + ":/scenarios/0/intervals/rps/n: missing field");
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              bad + ": /scenarios/0/intervals/rps/n: missing (expected a number)");
   }
   std::filesystem::remove_all(dir);
 }
@@ -375,8 +376,7 @@ TEST(CompareCli, WritesMarkdownAndJsonFiles) {
                                 test::data("macro2_base_5.json") + " " +
                                 test::data("macro2_head_5.json")),
             1);
-  EXPECT_NE(read_text_file(md).find("| gateway-protected | cpu_vs_load |"),
-            std::string::npos);
+  EXPECT_NE(read_text_file(md).find("| gateway-protected | cpu_vs_load |"), std::string::npos);
   const auto j = load_json_file(js);
   EXPECT_EQ(j["regression"], true);
   EXPECT_EQ(j["options"]["min_rounds"], 5);

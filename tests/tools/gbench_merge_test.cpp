@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
 namespace {
@@ -88,20 +88,20 @@ TEST(GbenchMerge, FailedBenchmarkGetsNoAggregates) {
 TEST(GbenchMerge, BadRunsNameTheFileAndField) {
   try {
     merge_gbench_runs({{{"context", json::object()}}}, {"p1.json"});
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("p1.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("benchmarks"), std::string::npos) << e.what();
   }
   try {
     merge_gbench_runs({{{"benchmarks", {{{"name", "z"}, {"run_type", "iteration"}}}}}},
                       {"p2.json"});
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
-    EXPECT_NE(std::string(e.what()).find("p2.json:/benchmarks/0"), std::string::npos) << e.what();
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("p2.json: /benchmarks/0"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("run_name"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(merge_gbench_runs({}, {}), BadInput);
+  EXPECT_THROW(merge_gbench_runs({}, {}), common::UsageError);
 }
 
 }  // namespace

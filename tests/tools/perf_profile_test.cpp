@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
 #include "tools/src/flamegraph.hpp"
 #include "tools/src/json_file.hpp"
-#include "tools/src/process.hpp"
 
 namespace gatebench::tools {
 namespace {
@@ -111,11 +111,12 @@ TEST(FlameGraph, FromStacksWidthsAreTheSamplesWeights) {
 
 // Why perf cannot record here, or empty when it can.
 std::string perf_unavailable(const std::filesystem::path& dir) {
-  const std::string perf = find_on_path("perf");
+  const std::string perf = common::find_on_path("perf");
   if (perf.empty()) return "perf is not installed (linux-perf)";
   const std::string data = (dir / "probe.data").string();
-  if (run_process({perf, "record", "-e", "cpu-clock", "-q", "-o", data, "--", "true"}, "/dev/null",
-                  "/dev/null") != 0)
+  if (common::run_to_exit(
+          common::command({perf, "record", "-e", "cpu-clock", "-q", "-o", data, "--", "true"},
+                          "/dev/null", "/dev/null")) != 0)
     return "perf record -e cpu-clock fails here (perf_event_paranoid, container?)";
   return "";
 }

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "macro/common/child_process.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/bad_input.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/json_file.hpp"
-#include "tools/src/process.hpp"
 #include "tools/src/report_model.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
@@ -120,9 +120,9 @@ TEST(ReportModel, AttributionRulesFileErrorsNameTheField) {
   std::ofstream(file) << R"([{"label": "x", "scenario": "a", "baseline": "b", "micro": ["("]}])";
   try {
     load_attribution_rules(file);
-    FAIL() << "expected BadInput";
-  } catch (const BadInput& e) {
-    EXPECT_EQ(std::string(e.what()), file + ":/0/micro/0: not a valid regex (missing ): ()");
+    FAIL() << "expected common::UsageError";
+  } catch (const common::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), file + ": /0/micro/0: not a valid regex (missing ): ()");
   }
   std::filesystem::remove_all(dir);
 }
@@ -271,7 +271,7 @@ TEST(ReportRealDriver, ReportAndCompareReadTheDriversFile) {
 // Opens report.html in headless Chromium and fails on any console message (script errors,
 // failed loads reported to the console) or a DOM without the report.
 TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
-  const std::string chromium = find_on_path("chromium");
+  const std::string chromium = common::find_on_path("chromium");
   if (chromium.empty()) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
   const auto dir = test::scratch_dir("report-chromium");
   const Inputs in;
@@ -279,12 +279,12 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   const auto profile = dir / "profile";
   std::filesystem::create_directories(profile);
   const auto dom = (dir / "dom.html").string(), log = (dir / "chromium.log").string();
-  const int rc = run_process(
+  const int rc = common::run_to_exit(common::command(
       {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
        "--disable-component-update", "--no-first-run", "--user-data-dir=" + profile.string(),
        "--enable-logging=stderr", "--v=0", "--dump-dom",
        "file://" + (dir / "report.html").string()},
-      dom, log);
+      dom, log));
   ASSERT_EQ(rc, 0) << read_text_file(log);
   const std::string rendered = read_text_file(dom);
   EXPECT_NE(rendered.find("Cost attribution"), std::string::npos);

@@ -1,7 +1,8 @@
+#include <charconv>
 #include <iostream>
 
-#include "tools/src/args.hpp"
-#include "tools/src/bad_input.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/json_file.hpp"
@@ -42,10 +43,24 @@ options:
 exit: 0 no regression, 1 regression, 2 bad input (the message names the file and field)
 )";
 
+// Thresholds are percentages: "5" and "5%" both mean 0.05.
+double percent_or(const common::CommandLine& args, const std::string& name, double fallback) {
+  auto v = args.value(name);
+  if (!v) return fallback;
+  std::string text = *v;
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  double out = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || out < 0)
+    throw common::UsageError("--" + name + ": expected a percentage like 5 or 5%, got '" + *v +
+                             "'");
+  return out / 100.0;
+}
+
 }  // namespace
 
 int command_compare(const CommandArgs& argv) {
-  const Args args(
+  const common::CommandLine args(
       argv,
       {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold", "min-rounds",
        "cpu-threshold", "vs-nginx-threshold", "p99-threshold", "md", "json"},
@@ -55,30 +70,24 @@ int command_compare(const CommandArgs& argv) {
     return 0;
   }
   if (args.positionals().size() != 2)
-    throw BadInput("compare needs exactly two files, BASE and HEAD (see --help)");
+    throw common::UsageError("compare needs exactly two files, BASE and HEAD (see --help)");
 
   CompareOptions opt;
-  opt.alpha = args.number_or("alpha", opt.alpha);
-  if (!(opt.alpha > 0 && opt.alpha < 1)) throw BadInput("option --alpha: expected 0 < A < 1");
-  opt.min_change = args.percent_or("min-change", opt.min_change);
-  const long reps = args.integer_or("min-repetitions", 9);
-  if (reps < 2) throw BadInput("option --min-repetitions: expected at least 2");
+  opt.alpha = args.number("alpha").value_or(opt.alpha);
+  if (!(opt.alpha > 0 && opt.alpha < 1))
+    throw common::UsageError("option --alpha: expected 0 < A < 1");
+  opt.min_change = percent_or(args, "min-change", opt.min_change);
+  const long reps = args.integer("min-repetitions", 2, 1'000'000).value_or(9);
   opt.min_repetitions = static_cast<std::size_t>(reps);
-  const std::string metric = args.value_or("metric", "cpu_time");
-  if (metric == "cpu_time")
-    opt.metric = TimeMetric::cpu_time;
-  else if (metric == "real_time")
-    opt.metric = TimeMetric::real_time;
-  else
-    throw BadInput("option --metric: expected cpu_time or real_time, got '" + metric + "'");
+  const std::string metric = args.choice("metric", {"cpu_time", "real_time"}).value_or("cpu_time");
+  opt.metric = metric == "real_time" ? TimeMetric::real_time : TimeMetric::cpu_time;
   opt.instructions_threshold =
-      args.percent_or("instructions-threshold", opt.instructions_threshold);
-  const long rounds = args.integer_or("min-rounds", 5);
-  if (rounds < 2) throw BadInput("option --min-rounds: expected at least 2");
+      percent_or(args, "instructions-threshold", opt.instructions_threshold);
+  const long rounds = args.integer("min-rounds", 2, 1'000'000).value_or(5);
   opt.min_rounds = static_cast<std::size_t>(rounds);
-  opt.cpu_threshold = args.percent_or("cpu-threshold", opt.cpu_threshold);
-  opt.vs_nginx_threshold = args.percent_or("vs-nginx-threshold", opt.vs_nginx_threshold);
-  opt.p99_threshold = args.percent_or("p99-threshold", opt.p99_threshold);
+  opt.cpu_threshold = percent_or(args, "cpu-threshold", opt.cpu_threshold);
+  opt.vs_nginx_threshold = percent_or(args, "vs-nginx-threshold", opt.vs_nginx_threshold);
+  opt.p99_threshold = percent_or(args, "p99-threshold", opt.p99_threshold);
 
   const ResultSet base = load_result_set(args.positionals()[0]);
   const ResultSet head = load_result_set(args.positionals()[1]);

@@ -2,14 +2,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "tools/src/args.hpp"
-#include "tools/src/bad_input.hpp"
+#include "macro/common/child_process.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/gbench_merge.hpp"
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
-#include "tools/src/process.hpp"
 
 namespace gatebench::tools {
 
@@ -110,7 +110,7 @@ int run_time_mode(const TimeRun& run, std::vector<TimeSide>& sides) {
       // A part file is read back at once and removed whatever happens: only --out is output.
       const RemoveOnExit remove_part(plain ? "" : part);
       side.starts_us.push_back(now_us());
-      const int rc = run_process(cmd);
+      const int rc = common::run_to_exit(common::command(cmd));
       if (rc != 0) {
         std::cerr << "gatebench micro: " << side.bench << " exited with code " << rc << "\n";
         return 1;
@@ -145,37 +145,37 @@ int command_micro(const CommandArgs& argv) {
     }
     (after_dashes ? extra : own).push_back(a);
   }
-  const Args args(own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget"},
-                  {"help", "instructions"});
+  const common::CommandLine args(
+      own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget"},
+      {"help", "instructions"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
   }
   if (!args.positionals().empty())
-    throw BadInput("micro takes no positional arguments (got '" + args.positionals()[0] + "')");
+    throw common::UsageError("micro takes no positional arguments (got '" + args.positionals()[0] +
+                             "')");
   const std::string filter = args.value_or("filter", ".");
 
   if (!args.flag("instructions")) {
-    const long reps = args.integer_or("repetitions", 9);
-    if (reps < 9)
-      throw BadInput("option --repetitions: at least 9 are needed for the Mann-Whitney U gate");
+    // At least 9 are needed for the Mann-Whitney U gate.
+    const long reps = args.integer("repetitions", 9, 100'000).value_or(9);
     // One process per repetition by default: the A/A study in docs/gating.md measured whole-process
     // shifts of up to 7%, which only more processes average out.
-    const long processes = args.integer_or("processes", reps);
-    if (processes < 1 || processes > reps)
-      throw BadInput("option --processes: between 1 and the number of repetitions (" +
-                     std::to_string(reps) + ")");
+    const long processes = args.integer("processes", 1, reps).value_or(reps);
     std::vector<std::string> benches = args.values("bench"), outs = args.values("out");
     if (benches.size() > 1 && outs.size() != benches.size())
-      throw BadInput("option --out: give one per --bench (" + std::to_string(benches.size()) +
-                     " --bench, " + std::to_string(outs.size()) + " --out), in the same order");
+      throw common::UsageError("option --out: give one per --bench (" +
+                               std::to_string(benches.size()) + " --bench, " +
+                               std::to_string(outs.size()) + " --out), in the same order");
     if (benches.size() <= 1 && outs.size() > 1)
-      throw BadInput("option --out: one file per --bench (one --bench given)");
+      throw common::UsageError("option --out: one file per --bench (one --bench given)");
     if (benches.empty()) benches.push_back(locate_micro_binary(std::nullopt));
     if (outs.empty()) outs.push_back("micro.json");
     for (std::size_t i = 0; i < outs.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
-        if (outs[i] == outs[j]) throw BadInput("option --out: '" + outs[i] + "' given twice");
+        if (outs[i] == outs[j])
+          throw common::UsageError("option --out: '" + outs[i] + "' given twice");
     std::vector<TimeSide> sides;
     for (std::size_t i = 0; i < benches.size(); ++i) {
       TimeSide& side = sides.emplace_back();
@@ -187,14 +187,15 @@ int command_micro(const CommandArgs& argv) {
   }
 
   if (args.values("bench").size() > 1)
-    throw BadInput("option --bench: instruction mode takes one (counts do not drift)");
-  if (!extra.empty()) throw BadInput("instruction mode takes no extra gatebench-micro arguments");
+    throw common::UsageError("option --bench: instruction mode takes one (counts do not drift)");
+  if (!extra.empty())
+    throw common::UsageError("instruction mode takes no extra gatebench-micro arguments");
   const std::string bench = locate_micro_binary(args.value("bench"));
   InstructionOptions opt;
   opt.bench = bench;
-  opt.budget = args.number_or("budget", opt.budget);
-  if (opt.budget < 1e6) throw BadInput("option --budget: at least 1e6 instructions");
-  opt.valgrind = find_on_path("valgrind");
+  opt.budget = args.number("budget").value_or(opt.budget);
+  if (opt.budget < 1e6) throw common::UsageError("option --budget: at least 1e6 instructions");
+  opt.valgrind = common::find_on_path("valgrind");
   if (opt.valgrind.empty())
     throw std::runtime_error("valgrind not found (apt-get install valgrind)");
   const std::string out = args.value_or("out", "instructions.json");
@@ -202,13 +203,14 @@ int command_micro(const CommandArgs& argv) {
   std::filesystem::create_directories(opt.work_dir);
 
   const auto names = list_benchmarks(bench, filter);
-  if (names.empty()) throw BadInput("option --filter: no benchmark matches '" + filter + "'");
+  if (names.empty())
+    throw common::UsageError("option --filter: no benchmark matches '" + filter + "'");
   InstructionRun run;
   run.env = {
       {"tool", "callgrind"},
       {"bench", bench},
       {"method", "loop dumps at StartKeepRunning/FinishKeepRunning, iterations 1,10,100,1000"},
-      {"valgrind", capture_output({opt.valgrind, "--version"})}};
+      {"valgrind", common::output_of({opt.valgrind, "--version"})}};
   if (!run.env["valgrind"].get<std::string>().empty() &&
       run.env["valgrind"].get<std::string>().back() == '\n') {
     auto v = run.env["valgrind"].get<std::string>();

@@ -5,8 +5,9 @@
 #include <thread>
 
 #include "build_info/build_info.hpp"
-#include "tools/src/args.hpp"
-#include "tools/src/bad_input.hpp"
+#include "macro/common/child_process.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/callgrind_profile.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/flamegraph.hpp"
@@ -15,7 +16,6 @@
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
 #include "tools/src/perf_profile.hpp"
-#include "tools/src/process.hpp"
 
 namespace gatebench::tools {
 
@@ -49,7 +49,8 @@ options:
   --bench PATH    gatebench-micro (perf: default as in gatebench micro --help; callgrind:
                   default build/callgrind/micro/bench/gatebench-micro of the source tree)
   --top N         functions printed (default 15)
-  --seconds S     perf: how long the benchmark runs (--benchmark_min_time; default 2)
+  --seconds D     perf: how long the benchmark runs (--benchmark_min_time; default 2s;
+                  500ms, 1m, bare number = s)
   --runs K        callgrind: loop runs, the profile covers 10^(K-1) iterations (default 4)
   --budget IR     callgrind: stop before a loop run predicted above IR instructions (default 2e9)
 exit: 0 ok, 1 failure, 2 bad input
@@ -95,17 +96,17 @@ std::string callgrind_micro_binary() {
   const std::string build = src + "/build/callgrind";
   const std::string bin = build + "/micro/bench/gatebench-micro";
   if (::access(bin.c_str(), X_OK) == 0) return bin;
-  const std::string cmake = find_on_path("cmake");
+  const std::string cmake = common::find_on_path("cmake");
   if (cmake.empty() || !std::filesystem::exists(src + "/CMakePresets.json"))
-    throw BadInput(bin + " not found and no source tree with CMakePresets.json at " + src +
-                   " to build it; give --bench");
+    throw common::UsageError(bin + " not found and no source tree with CMakePresets.json at " +
+                             src + " to build it; give --bench");
   std::cerr << "gatebench profile: " << bin << " is missing; building the callgrind preset\n";
   if (!std::filesystem::exists(build + "/CMakeCache.txt") &&
-      run_process({cmake, "-S", src, "--preset", "callgrind"}) != 0)
+      common::run_to_exit(common::command({cmake, "-S", src, "--preset", "callgrind"})) != 0)
     throw std::runtime_error("cmake --preset callgrind failed in " + src);
   const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (run_process({cmake, "--build", build, "--target", "gatebench-micro", "-j",
-                   std::to_string(jobs)}) != 0)
+  if (common::run_to_exit(common::command({cmake, "--build", build, "--target", "gatebench-micro",
+                                           "-j", std::to_string(jobs)})) != 0)
     throw std::runtime_error("cmake --build " + build + " --target gatebench-micro failed");
   return bin;
 }
@@ -113,7 +114,7 @@ std::string callgrind_micro_binary() {
 void profile_perf(const std::string& name, const std::string& bench, double seconds,
                   const std::filesystem::path& out, std::size_t top) {
   PerfOptions opt;
-  opt.perf = find_on_path("perf");
+  opt.perf = common::find_on_path("perf");
   if (opt.perf.empty()) throw std::runtime_error("perf not found (apt-get install linux-perf)");
   opt.bench = bench;
   opt.benchmark = name;
@@ -149,7 +150,7 @@ void profile_perf(const std::string& name, const std::string& bench, double seco
 
 void profile_callgrind(const std::string& name, InstructionOptions opt,
                        const std::filesystem::path& out, std::size_t top) {
-  opt.valgrind = find_on_path("valgrind");
+  opt.valgrind = common::find_on_path("valgrind");
   if (opt.valgrind.empty())
     throw std::runtime_error("valgrind not found (apt-get install valgrind)");
   opt.work_dir = (out / "work").string();
@@ -167,7 +168,7 @@ void profile_callgrind(const std::string& name, InstructionOptions opt,
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove_all(opt.work_dir);
 
-  const std::string annotate = find_on_path("callgrind_annotate");
+  const std::string annotate = common::find_on_path("callgrind_annotate");
   if (annotate.empty()) throw std::runtime_error("callgrind_annotate not found (valgrind package)");
   // Frames already active when the dump started (main ... the benchmark function) carry their
   // cost in "calls=0" records, which callgrind_annotate 3.19 books as self cost of the caller;
@@ -188,10 +189,10 @@ void profile_callgrind(const std::string& name, InstructionOptions opt,
     write_text_file(for_annotate.string(), fixed);
   }
   write_text_file((out / "top_self.txt").string(),
-                  capture_output({annotate, "--auto=no", for_annotate.string()}));
+                  common::output_of({annotate, "--auto=no", for_annotate.string()}));
   write_text_file(
       (out / "top_inclusive.txt").string(),
-      capture_output({annotate, "--auto=no", "--inclusive=yes", for_annotate.string()}));
+      common::output_of({annotate, "--auto=no", "--inclusive=yes", for_annotate.string()}));
   std::filesystem::remove(for_annotate);
 
   const CallgrindProfile profile = parse_callgrind(raw.string());
@@ -212,41 +213,41 @@ void profile_callgrind(const std::string& name, InstructionOptions opt,
 }  // namespace
 
 int command_profile(const CommandArgs& argv) {
-  const Args args(argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds"}, {"help"});
+  const common::CommandLine args(argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds"},
+                                 {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
   }
-  if (args.positionals().size() != 1) throw BadInput("profile needs one FILTER (see --help)");
+  if (args.positionals().size() != 1)
+    throw common::UsageError("profile needs one FILTER (see --help)");
   const std::string filter = args.positionals()[0];
-  const std::string mode = args.value_or("mode", "perf");
-  if (mode != "perf" && mode != "callgrind")
-    throw BadInput("option --mode: perf or callgrind, got '" + mode + "'");
+  const std::string mode = args.choice("mode", {"perf", "callgrind"}).value_or("perf");
   for (const char* o : {"runs", "budget"})
     if (mode == "perf" && args.value(o))
-      throw BadInput(std::string("option --") + o + ": callgrind mode only (--mode callgrind)");
+      throw common::UsageError(std::string("option --") + o +
+                               ": callgrind mode only (--mode callgrind)");
   if (mode == "callgrind" && args.value("seconds"))
-    throw BadInput("option --seconds: perf mode only");
-  const long top = args.integer_or("top", 15);
-  if (top < 1) throw BadInput("option --top: at least 1");
-  const double seconds = args.number_or("seconds", 2);
-  if (!(seconds > 0 && seconds <= 600)) throw BadInput("option --seconds: between 0 and 600");
+    throw common::UsageError("option --seconds: perf mode only");
+  const long top = args.integer("top", 1, 100'000).value_or(15);
+  const double seconds = args.duration_s("seconds").value_or(2);
+  if (!(seconds > 0 && seconds <= 600))
+    throw common::UsageError("option --seconds: between 0 and 600");
   InstructionOptions opt;
-  opt.points = static_cast<int>(args.integer_or("runs", 4));
-  if (opt.points < 1 || opt.points > 7) throw BadInput("option --runs: expected 1..7");
-  opt.budget = args.number_or("budget", opt.budget);
+  opt.points = static_cast<int>(args.integer("runs", 1, 7).value_or(4));
+  opt.budget = args.number("budget").value_or(opt.budget);
   opt.min_points = 1;
   opt.bench = mode == "callgrind" && !args.value("bench")
                   ? callgrind_micro_binary()
                   : locate_micro_binary(args.value("bench"));
 
   const auto names = list_benchmarks(opt.bench, filter);
-  if (names.empty()) throw BadInput("FILTER '" + filter + "' selects no benchmark");
+  if (names.empty()) throw common::UsageError("FILTER '" + filter + "' selects no benchmark");
   if (names.size() > 1) {
     std::string list;
     for (const auto& n : names) list += "\n  " + n;
-    throw BadInput("FILTER '" + filter + "' selects " + std::to_string(names.size()) +
-                   " benchmarks; profile needs exactly one:" + list);
+    throw common::UsageError("FILTER '" + filter + "' selects " + std::to_string(names.size()) +
+                             " benchmarks; profile needs exactly one:" + list);
   }
   const std::string& name = names[0];
   std::string safe = name;

@@ -1,8 +1,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "tools/src/args.hpp"
-#include "tools/src/bad_input.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/report_writers.hpp"
@@ -32,33 +32,34 @@ exit: 0 ok, 1 failure writing, 2 bad input
 int command_report(const CommandArgs& argv) {
   CommandArgs normalised;
   for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
-  const Args args(normalised, {"out", "instructions", "attribution"}, {"help"});
+  const common::CommandLine args(normalised, {"out", "instructions", "attribution"}, {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
   }
   const auto& pos = args.positionals();
   if (pos.empty() || pos.size() > 2)
-    throw BadInput("report needs MICRO.json [MACRO.json] (see --help)");
+    throw common::UsageError("report needs MICRO.json [MACRO.json] (see --help)");
   const auto out = args.value("out");
-  if (!out) throw BadInput("report needs -o DIR");
+  if (!out) throw common::UsageError("report needs -o DIR");
 
   std::optional<ResultSet> micro_set, macro_set, instr_set;
   if (pos[0] != "-") {
     micro_set = load_result_set(pos[0]);
-    if (!micro_set->micro) throw BadInput(pos[0] + ": expected Google Benchmark JSON (micro)");
+    if (!micro_set->micro)
+      throw common::UsageError(pos[0] + ": expected Google Benchmark JSON (micro)");
   }
   if (pos.size() == 2 && pos[1] != "-") {
     macro_set = load_result_set(pos[1]);
     if (!macro_set->macro)
-      throw BadInput(pos[1] + ": expected macro.json (gatebench.macro/2 or /1)");
+      throw common::UsageError(pos[1] + ": expected macro.json (gatebench.macro/2 or /1)");
   }
   if (!micro_set && !macro_set)
-    throw BadInput("report needs at least one of MICRO.json, MACRO.json");
+    throw common::UsageError("report needs at least one of MICRO.json, MACRO.json");
   if (auto f = args.value("instructions")) {
     instr_set = load_result_set(*f);
     if (!instr_set->instructions)
-      throw BadInput(*f + ": expected instruction counts (gatebench.instructions/1)");
+      throw common::UsageError(*f + ": expected instruction counts (gatebench.instructions/1)");
   }
   const auto rules = args.value("attribution") ? load_attribution_rules(*args.value("attribution"))
                                                : default_attribution_rules();

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "tools/src/args.hpp"
-#include "tools/src/bad_input.hpp"
+#include "macro/common/child_process.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/micro_binary.hpp"
-#include "tools/src/process.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -48,7 +48,7 @@ bool macro_failed(const std::string& file) {
     for (const auto& s : set.macro->scenarios)
       if (s.status == "failed") return true;
     return false;
-  } catch (const BadInput& e) {
+  } catch (const common::UsageError& e) {
     std::cerr << "gatebench run: " << e.what() << "\n";
     return true;
   }
@@ -63,21 +63,21 @@ int command_macro(const CommandArgs& args) {
   }
   std::vector<std::string> cmd = {locate_macro_binary(std::nullopt)};
   cmd.insert(cmd.end(), args.begin(), args.end());
-  return run_process(cmd);
+  return common::run_to_exit(common::command(cmd));
 }
 
 int command_run(const CommandArgs& argv) {
-  const Args args(argv,
-                  {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds",
-                   "seed", "scenario-dir"},
-                  {"help", "full", "no-micro", "no-macro"});
+  const common::CommandLine args(argv,
+                                 {"out", "filter", "repetitions", "duration", "connections",
+                                  "scenarios", "rounds", "seed", "scenario-dir"},
+                                 {"help", "full", "no-micro", "no-macro"});
   if (args.flag("help")) {
     std::cout << kRunHelp;
     return 0;
   }
-  if (!args.positionals().empty()) throw BadInput("run takes no positional arguments");
+  if (!args.positionals().empty()) throw common::UsageError("run takes no positional arguments");
   if (args.flag("no-micro") && args.flag("no-macro"))
-    throw BadInput("--no-micro and --no-macro leave nothing to run");
+    throw common::UsageError("--no-micro and --no-macro leave nothing to run");
   const std::string out = args.value_or("out", "gatebench-results");
   std::filesystem::create_directories(out);
 

@@ -1,5 +1,5 @@
 // The `gatebench` subcommands. Each takes the arguments after its name and returns the process
-// exit code; BadInput escapes to main (exit 2), other exceptions mean failure (exit 1).
+// exit code; common::UsageError escapes to main (exit 2), other exceptions mean failure (exit 1).
 #pragma once
 
 #include <string>

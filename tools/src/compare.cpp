@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/mann_whitney.hpp"
 
 namespace gatebench::tools {
@@ -175,9 +175,9 @@ Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
     any = true;
   }
   if (!any)
-    throw BadInput(head.file + ": nothing to compare with " + base.file + " (BASE is " + base.kind +
-                   ", HEAD is " + head.kind +
-                   "; both need micro samples, instruction counts or macro scenarios)");
+    throw common::UsageError(head.file + ": nothing to compare with " + base.file + " (BASE is " +
+                             base.kind + ", HEAD is " + head.kind +
+                             "; both need micro samples, instruction counts or macro scenarios)");
   return c;
 }
 

@@ -78,7 +78,7 @@ void compare_instructions(const InstructionRun& base, const InstructionRun& head
 void compare_macro(const MacroRun& base, const MacroRun& head, const CompareOptions& opt,
                    std::vector<CompareRow>& out);
 
-// Compares every section both sets hold; throws BadInput when they share none.
+// Compares every section both sets hold; throws common::UsageError when they share none.
 Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
                                const CompareOptions& opt);
 

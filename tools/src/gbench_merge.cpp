@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "tools/src/bad_input.hpp"
-#include "tools/src/json_file.hpp"
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
 
@@ -99,21 +99,20 @@ json aggregate_row(const std::vector<json>& rows, const std::string& aggregate) 
 }  // namespace
 
 json merge_gbench_runs(const std::vector<json>& runs, const std::vector<std::string>& names) {
-  if (runs.empty()) throw BadInput("merge: no runs");
+  if (runs.empty()) throw common::UsageError("merge: no runs");
   std::vector<std::string> order;
   std::map<std::string, Benchmark> benchmarks;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const std::string file = r < names.size() ? names[r] : "run " + std::to_string(r);
-    const json& list = require_field(runs[r], "benchmarks", file + ":");
-    if (!list.is_array()) throw BadInput(file + ":/benchmarks: expected an array");
+    const common::JsonField list = common::JsonField(runs[r], file).child("benchmarks");
+    list.expect_array();
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string where = file + ":/benchmarks/" + std::to_string(i);
-      const json& row = list[i];
-      if (require_string(row, "run_type", where) != "iteration") continue;
-      const std::string name = require_string(row, "run_name", where);
+      const common::JsonField row = list.at(i);
+      if (row.child("run_type").string() != "iteration") continue;
+      const std::string name = row.child("run_name").string();
       auto [it, inserted] = benchmarks.try_emplace(name);
       if (inserted) order.push_back(name);
-      it->second.rows.push_back(row);
+      it->second.rows.push_back(row.json());
     }
   }
 

@@ -18,7 +18,7 @@ namespace gatebench::tools {
 // repetition_index renumbered 0..N-1 and repetitions = N, and the mean/median/stddev/cv aggregate
 // rows recomputed over all N repetitions the way Google Benchmark 1.7 writes them, so its
 // compare.py and `gatebench compare` read the file unchanged. Per-run aggregate rows are dropped.
-// Throws BadInput when a run has no benchmarks array or rows lack run_name/run_type.
+// Throws common::UsageError when a run has no benchmarks array or rows lack run_name/run_type.
 nlohmann::json merge_gbench_runs(const std::vector<nlohmann::json>& runs,
                                  const std::vector<std::string>& names);
 

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <thread>
 
+#include "macro/common/child_process.hpp"
 #include "tools/src/callgrind_file.hpp"
 #include "tools/src/json_file.hpp"
-#include "tools/src/process.hpp"
 
 namespace gatebench::tools {
 
@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> list_benchmarks(const std::string& bench, const std::string& filter) {
   const std::string out =
-      capture_output({bench, "--benchmark_list_tests=true", "--benchmark_filter=" + filter});
+      common::output_of({bench, "--benchmark_list_tests=true", "--benchmark_filter=" + filter});
   std::vector<std::string> names;
   std::istringstream lines(out);
   std::string line;
@@ -46,13 +46,14 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
   const std::string prefix = (dir / "callgrind.out").string();
   const std::string valgrind_log = (dir / "valgrind.txt").string();
 
-  ChildProcess child({opt.valgrind, "--tool=callgrind", "--callgrind-out-file=" + prefix,
-                      "--dump-after=benchmark::State::StartKeepRunning()",
-                      "--dump-before=benchmark::State::FinishKeepRunning()", opt.bench,
-                      "--benchmark_filter=" + exact_filter(name), "--benchmark_repetitions=1",
-                      "--benchmark_enable_random_interleaving=false",
-                      "--benchmark_min_time=" + std::to_string(opt.min_time)},
-                     (dir / "stdout.txt").string(), valgrind_log);
+  common::ChildProcess child = common::ChildProcess::spawn(
+      common::command({opt.valgrind, "--tool=callgrind", "--callgrind-out-file=" + prefix,
+                       "--dump-after=benchmark::State::StartKeepRunning()",
+                       "--dump-before=benchmark::State::FinishKeepRunning()", opt.bench,
+                       "--benchmark_filter=" + exact_filter(name), "--benchmark_repetitions=1",
+                       "--benchmark_enable_random_interleaving=false",
+                       "--benchmark_min_time=" + std::to_string(opt.min_time)},
+                      (dir / "stdout.txt").string(), valgrind_log));
 
   // Dump 2k holds loop run k; dump 2k+1 existing means dump 2k is complete.
   auto dump = [&](int n) { return prefix + "." + std::to_string(n); };
@@ -60,7 +61,7 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
       std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_seconds);
   for (int k = 1; k <= opt.points; ++k) {
     while (!fs::exists(dump(2 * k + 1)) && !out.exited_early && !out.timed_out) {
-      if (!child.running())
+      if (!child.alive())
         out.exited_early = true;
       else if (std::chrono::steady_clock::now() > deadline)
         out.timed_out = true;
@@ -78,7 +79,7 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
       break;
     }
   }
-  child.kill_and_wait();
+  child.stop(std::chrono::milliseconds(0));
   if (out.exited_early && fs::exists(valgrind_log)) {
     const std::string log = read_text_file(valgrind_log);
     if (log.find("unhandled instruction bytes") != std::string::npos)

@@ -1,26 +1,24 @@
 // gatebench.instructions/1 <-> InstructionRun.
-#include "tools/src/bad_input.hpp"
-#include "tools/src/json_file.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
 
 using nlohmann::json;
 
-InstructionRun parse_instructions_json(const json& doc, const std::string& file) {
+InstructionRun parse_instructions_json(const common::JsonField& doc) {
   InstructionRun run;
-  if (doc.contains("env")) run.env = doc["env"];
-  const json& list = require_field(doc, "benchmarks", file + ":");
-  if (!list.is_array()) throw BadInput(file + ":/benchmarks: expected an array");
+  if (doc.has("env")) run.env = doc.child("env").json();
+  const common::JsonField list = doc.child("benchmarks");
+  list.expect_array();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string where = file + ":/benchmarks/" + std::to_string(i);
+    const common::JsonField b = list.at(i);
     InstructionCount c;
-    c.name = require_string(list[i], "name", where);
-    c.per_iteration = require_number(list[i], "instructions_per_iteration", where);
-    if (c.per_iteration < 0)
-      throw BadInput(where + "/instructions_per_iteration: must not be negative");
-    if (list[i].contains("detail")) c.detail = list[i]["detail"];
-    c.error = optional_string(list[i], "error", where).value_or("");
+    c.name = b.child("name").string();
+    c.per_iteration = b.child("instructions_per_iteration").number();
+    if (c.per_iteration < 0) b.child("instructions_per_iteration").fail("must not be negative");
+    if (b.has("detail")) c.detail = b.child("detail").json();
+    c.error = b.child("error").optional_string().value_or("");
     run.benchmarks.push_back(std::move(c));
   }
   return run;

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
 
@@ -11,7 +11,7 @@ using nlohmann::json;
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw BadInput(path + ": cannot open for reading");
+  if (!in) throw common::UsageError(path + ": cannot open for reading");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -65,7 +65,7 @@ json load_json_file(const std::string& path) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    throw BadInput(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+    throw common::UsageError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
 }
 
@@ -74,43 +74,6 @@ void write_text_file(const std::string& path, std::string_view text) {
   if (!out) throw std::runtime_error(path + ": cannot open for writing");
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   if (!out) throw std::runtime_error(path + ": write failed");
-}
-
-const json& require_field(const json& obj, std::string_view key, const std::string& where) {
-  if (!obj.is_object()) throw BadInput(where + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end()) throw BadInput(where + "/" + std::string(key) + ": missing field");
-  return *it;
-}
-
-double require_number(const json& obj, std::string_view key, const std::string& where) {
-  const json& v = require_field(obj, key, where);
-  if (!v.is_number()) throw BadInput(where + "/" + std::string(key) + ": expected a number");
-  return v.get<double>();
-}
-
-std::string require_string(const json& obj, std::string_view key, const std::string& where) {
-  const json& v = require_field(obj, key, where);
-  if (!v.is_string()) throw BadInput(where + "/" + std::string(key) + ": expected a string");
-  return v.get<std::string>();
-}
-
-std::optional<double> optional_number(const json& obj, std::string_view key,
-                                      const std::string& where) {
-  if (!obj.is_object()) throw BadInput(where + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number()) throw BadInput(where + "/" + std::string(key) + ": expected a number");
-  return it->get<double>();
-}
-
-std::optional<std::string> optional_string(const json& obj, std::string_view key,
-                                           const std::string& where) {
-  if (!obj.is_object()) throw BadInput(where + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) throw BadInput(where + "/" + std::string(key) + ": expected a string");
-  return it->get<std::string>();
 }
 
 }  // namespace gatebench::tools

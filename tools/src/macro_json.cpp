@@ -6,8 +6,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "tools/src/bad_input.hpp"
-#include "tools/src/json_file.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -29,129 +28,130 @@ std::optional<double> percentile_of_key(const std::string& key) {
   return value;
 }
 
-const json* optional_object(const json& obj, const char* key, const std::string& where) {
-  if (!obj.contains(key) || obj[key].is_null()) return nullptr;
-  if (!obj[key].is_object()) throw BadInput(where + "/" + key + ": expected an object");
-  return &obj[key];
+using common::JsonField;
+
+// A member that may be absent or null, else must be an object (array).
+std::optional<JsonField> optional_object(const JsonField& obj, const char* key) {
+  const JsonField v = obj.child(key);
+  if (v.is_null()) return std::nullopt;
+  v.expect_object();
+  return v;
 }
 
-const json* optional_array(const json& obj, const char* key, const std::string& where) {
-  if (!obj.contains(key) || obj[key].is_null()) return nullptr;
-  if (!obj[key].is_array()) throw BadInput(where + "/" + key + ": expected an array");
-  return &obj[key];
+std::optional<JsonField> optional_array(const JsonField& obj, const char* key) {
+  const JsonField v = obj.child(key);
+  if (v.is_null()) return std::nullopt;
+  v.expect_array();
+  return v;
 }
 
-std::string require_status(const json& obj, const std::string& where) {
-  const std::string status = require_string(obj, "status", where);
+std::string require_status(const JsonField& obj) {
+  const std::string status = obj.child("status").string();
   if (status != "ok" && status != "skipped" && status != "failed")
-    throw BadInput(where + "/status: expected ok, skipped or failed, got '" + status + "'");
+    obj.child("status").fail("expected ok, skipped or failed, got '" + status + "'");
   return status;
 }
 
-void parse_latency(const json& obj, const std::string& where, MacroFigures& f) {
-  const json* lat = optional_object(obj, "latency_us", where);
+void parse_latency(const JsonField& obj, MacroFigures& f) {
+  const auto lat = optional_object(obj, "latency_us");
   if (!lat) return;
-  for (const auto& [key, value] : lat->items()) {
+  for (const std::string& key : lat->keys()) {
     const auto pct = percentile_of_key(key);
     if (!pct) continue;  // other statistics (e.g. "mean") are not percentiles
+    const JsonField value = lat->child(key);
     if (value.is_null()) continue;
-    if (!value.is_number())
-      throw BadInput(where + "/latency_us/" + key + ": expected a number or null");
-    f.latency.push_back({*pct, value.get<double>()});
+    if (!value.json().is_number()) value.fail("expected a number or null");
+    f.latency.push_back({*pct, value.number()});
   }
   std::sort(f.latency.begin(), f.latency.end(), [](const LatencyPoint& a, const LatencyPoint& b) {
     return a.percentile < b.percentile;
   });
 }
 
-void parse_per_second(const json& obj, const std::string& where, MacroFigures& f) {
-  const json* series = optional_array(obj, "per_second", where);
+void parse_per_second(const JsonField& obj, MacroFigures& f) {
+  const auto series = optional_array(obj, "per_second");
   if (!series) return;
   for (std::size_t k = 0; k < series->size(); ++k) {
-    const std::string pw = where + "/per_second/" + std::to_string(k);
-    const json& p = (*series)[k];
-    f.per_second.push_back({require_number(p, "t", pw), optional_number(p, "rps", pw),
-                            optional_number(p, "p99_us", pw),
-                            optional_number(p, "cpu_percent", pw)});
+    const JsonField p = series->at(k);
+    f.per_second.push_back({p.child("t").number(), p.child("rps").optional_number(),
+                            p.child("p99_us").optional_number(),
+                            p.child("cpu_percent").optional_number()});
   }
 }
 
 // /2 writes {"target", "load", "backend"}; report.json of a /1 input holds the target's number.
-void parse_cpu_per_request(const json& obj, const std::string& where, MacroFigures& f) {
-  if (!obj.contains("cpu_us_per_request") || obj["cpu_us_per_request"].is_null()) return;
-  const json& v = obj["cpu_us_per_request"];
-  if (v.is_number()) {
-    f.cpu_us_per_request.target = v.get<double>();
+void parse_cpu_per_request(const JsonField& obj, MacroFigures& f) {
+  const JsonField v = obj.child("cpu_us_per_request");
+  if (v.is_null()) return;
+  if (v.json().is_number()) {
+    f.cpu_us_per_request.target = v.number();
     return;
   }
-  if (!v.is_object())
-    throw BadInput(where + "/cpu_us_per_request: expected an object {target, load, backend}");
-  const std::string w = where + "/cpu_us_per_request";
-  f.cpu_us_per_request = {optional_number(v, "target", w), optional_number(v, "load", w),
-                          optional_number(v, "backend", w)};
+  if (!v.json().is_object()) v.fail("expected an object {target, load, backend}");
+  f.cpu_us_per_request = {v.child("target").optional_number(), v.child("load").optional_number(),
+                          v.child("backend").optional_number()};
 }
 
 // The fields a round and a scenario's medians share.
-void parse_figures(const json& obj, const std::string& where, MacroFigures& f) {
-  f.rps = optional_number(obj, "rps", where);
-  f.rps_per_gateway_cpu = optional_number(obj, "rps_per_gateway_cpu", where);
-  f.cpu_percent = optional_number(obj, "cpu_percent", where);
-  f.peak_mb = optional_number(obj, "peak_mb", where);
-  f.vs_nginx = optional_number(obj, "vs_nginx", where);
-  f.cpu_vs_nginx = optional_number(obj, "cpu_vs_nginx", where);
-  f.p99_vs_nginx = optional_number(obj, "p99_vs_nginx", where);
-  f.errors = optional_number(obj, "errors", where);
-  f.error_rate = optional_number(obj, "error_rate", where);
-  parse_cpu_per_request(obj, where, f);
-  parse_latency(obj, where, f);
-  parse_per_second(obj, where, f);
-  if (const json* c = optional_object(obj, "counts", where)) f.counts = *c;
-  if (const json* d = optional_object(obj, "details", where)) f.details = *d;
+void parse_figures(const JsonField& obj, MacroFigures& f) {
+  auto number = [&](const char* key) { return obj.child(key).optional_number(); };
+  f.rps = number("rps");
+  f.rps_per_gateway_cpu = number("rps_per_gateway_cpu");
+  f.cpu_percent = number("cpu_percent");
+  f.peak_mb = number("peak_mb");
+  f.vs_nginx = number("vs_nginx");
+  f.cpu_vs_nginx = number("cpu_vs_nginx");
+  f.p99_vs_nginx = number("p99_vs_nginx");
+  f.errors = number("errors");
+  f.error_rate = number("error_rate");
+  parse_cpu_per_request(obj, f);
+  parse_latency(obj, f);
+  parse_per_second(obj, f);
+  if (const auto c = optional_object(obj, "counts")) f.counts = c->json();
+  if (const auto d = optional_object(obj, "details")) f.details = d->json();
 }
 
-MacroInterval parse_interval(const json& v, const std::string& where) {
+MacroInterval parse_interval(const JsonField& v) {
   MacroInterval i;
-  i.median = require_number(v, "median", where);
-  i.lo = require_number(v, "lo", where);
-  i.hi = require_number(v, "hi", where);
-  const double n = require_number(v, "n", where);
-  if (n < 0 || n != std::floor(n)) throw BadInput(where + "/n: expected a count");
+  i.median = v.child("median").number();
+  i.lo = v.child("lo").number();
+  i.hi = v.child("hi").number();
+  const double n = v.child("n").number();
+  if (n < 0 || n != std::floor(n)) v.child("n").fail("expected a count");
   i.n = static_cast<std::size_t>(n);
-  i.level = require_number(v, "level", where);
-  if (i.lo > i.hi) throw BadInput(where + ": lo is above hi");
+  i.level = v.child("level").number();
+  if (i.lo > i.hi) v.fail("lo is above hi");
   return i;
 }
 
-std::size_t optional_count(const json& obj, const char* key, const std::string& where,
-                           std::size_t fallback) {
-  const auto v = optional_number(obj, key, where);
+std::size_t optional_count(const JsonField& obj, const char* key, std::size_t fallback) {
+  const auto v = obj.child(key).optional_number();
   if (!v) return fallback;
-  if (*v < 0 || *v != std::floor(*v)) throw BadInput(where + "/" + key + ": expected a count");
+  if (*v < 0 || *v != std::floor(*v)) obj.child(key).fail("expected a count");
   return static_cast<std::size_t>(*v);
 }
 
-void parse_rounds(const json& s, const std::string& where, MacroScenario& m) {
-  if (const json* list = optional_array(s, "rounds", where)) {
+void parse_rounds(const JsonField& s, MacroScenario& m) {
+  if (const auto list = optional_array(s, "rounds")) {
     for (std::size_t k = 0; k < list->size(); ++k) {
-      const json& r = (*list)[k];
-      const std::string rw = where + "/rounds/" + std::to_string(k);
+      const JsonField r = list->at(k);
       MacroRound round;
-      round.round = static_cast<int>(optional_count(r, "round", rw, k + 1));
-      round.position = static_cast<int>(optional_count(r, "position", rw, 0));
-      round.status = require_status(r, rw);
-      round.reason = optional_string(r, "reason", rw).value_or("");
-      parse_figures(r, rw, round);
-      if (round.ok() && !round.rps) require_number(r, "rps", rw);  // throws: an ok round has req/s
+      round.round = static_cast<int>(optional_count(r, "round", k + 1));
+      round.position = static_cast<int>(optional_count(r, "position", 0));
+      round.status = require_status(r);
+      round.reason = r.child("reason").optional_string().value_or("");
+      parse_figures(r, round);
+      if (round.ok() && !round.rps) r.child("rps").number();  // throws: an ok round has req/s
       m.rounds.push_back(std::move(round));
     }
   }
   const auto ok_rounds = static_cast<std::size_t>(
       std::count_if(m.rounds.begin(), m.rounds.end(), [](const MacroRound& r) { return r.ok(); }));
-  m.rounds_planned = optional_count(s, "rounds_planned", where, m.rounds.size());
-  m.rounds_ok = optional_count(s, "rounds_ok", where, ok_rounds);
-  if (const json* iv = optional_object(s, "intervals", where))
-    for (const auto& [key, value] : iv->items())
-      if (!value.is_null()) m.intervals[key] = parse_interval(value, where + "/intervals/" + key);
+  m.rounds_planned = optional_count(s, "rounds_planned", m.rounds.size());
+  m.rounds_ok = optional_count(s, "rounds_ok", ok_rounds);
+  if (const auto iv = optional_object(s, "intervals"))
+    for (const std::string& key : iv->keys())
+      if (!iv->child(key).is_null()) m.intervals[key] = parse_interval(iv->child(key));
 }
 
 std::optional<double> per_request_us(const json& cpu_by_role, const char* role, double rps) {
@@ -195,31 +195,31 @@ void complete_v1(MacroRun& run) {
 
 }  // namespace
 
-MacroRun parse_macro_json(const json& doc, const std::string& file) {
+MacroRun parse_macro_json(const JsonField& root) {
+  const json& doc = root.json();
   MacroRun run;
   run.schema = doc.contains("schema") && doc["schema"].is_string()
                    ? doc["schema"].get<std::string>()
                    : "gatebench.macro/1";
   const bool v2 = run.schema == "gatebench.macro/2";
   if (doc.contains("env")) run.env = doc["env"];
-  if (const json* r = optional_object(doc, "run", file + ":")) run.run = *r;
-  const json& list = require_field(doc, "scenarios", file + ":");
-  if (!list.is_array()) throw BadInput(file + ":/scenarios: expected an array");
+  if (const auto r = optional_object(root, "run")) run.run = r->json();
+  const JsonField list = root.child("scenarios");
+  list.expect_array();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const json& s = list[i];
-    const std::string where = file + ":/scenarios/" + std::to_string(i);
+    const JsonField s = list.at(i);
     MacroScenario m;
-    m.raw = s;
-    m.name = require_string(s, "name", where);
-    m.group = optional_string(s, "group", where).value_or("");
-    m.status = require_status(s, where);
-    m.reason = optional_string(s, "reason", where).value_or("");
-    m.baseline = optional_string(s, "baseline", where).value_or("");
-    parse_figures(s, where, m);
+    m.raw = s.json();
+    m.name = s.child("name").string();
+    m.group = s.child("group").optional_string().value_or("");
+    m.status = require_status(s);
+    m.reason = s.child("reason").optional_string().value_or("");
+    m.baseline = s.child("baseline").optional_string().value_or("");
+    parse_figures(s, m);
     // An ok scenario must have its throughput; the rest may be null when a sampler or the load
     // generator had nothing (the driver writes null rather than inventing a value).
-    if (m.ok() && !m.rps) require_number(s, "rps", where);  // throws the missing-field error
-    if (v2) parse_rounds(s, where, m);
+    if (m.ok() && !m.rps) s.child("rps").number();  // throws the missing-field error
+    if (v2) parse_rounds(s, m);
     run.scenarios.push_back(std::move(m));
   }
   if (!v2) complete_v1(run);

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 
 namespace {
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     if (command == "run") return command_run(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
-  } catch (const BadInput& e) {
+  } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench " << command << ": " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -3,14 +3,20 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <vector>
 
-#include "tools/src/bad_input.hpp"
-#include "tools/src/process.hpp"
+#include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
 
 namespace {
+
+std::string self_directory() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
 
 std::string locate(const std::optional<std::string>& explicit_path, const char* env_name,
                    const std::string& in_build_tree) {
@@ -27,8 +33,8 @@ std::string locate(const std::optional<std::string>& explicit_path, const char* 
   std::string tried;
   for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
   const std::string program = in_build_tree.substr(in_build_tree.rfind('/') + 1);
-  throw BadInput(program + " not found (tried " + tried +
-                 "); build it (cmake --build --preset release) or give its path");
+  throw common::UsageError(program + " not found (tried " + tried +
+                           "); build it (cmake --build --preset release) or give its path");
 }
 
 }  // namespace

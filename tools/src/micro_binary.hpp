@@ -8,7 +8,7 @@
 
 namespace gatebench::tools {
 
-// Throws BadInput naming every place tried when none holds an executable.
+// Throws common::UsageError naming every place tried when none holds an executable.
 std::string locate_micro_binary(const std::optional<std::string>& explicit_path);
 
 // The same search for gatebench-macro ($GATEBENCH_MACRO, .../macro/driver/gatebench-macro).

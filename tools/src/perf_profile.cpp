@@ -5,9 +5,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "macro/common/child_process.hpp"
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
-#include "tools/src/process.hpp"
 
 namespace gatebench::tools {
 
@@ -17,7 +17,7 @@ struct Frame {
   std::string symbol, dso;
 };
 
-// "\t  a4fca gatebench::core::sha256_compress_shani (/path/gatebench-micro)"; symbols may hold
+// "\t  a4fca gatebench::tokens::sha256_compress_shani (/path/gatebench-micro)"; symbols may hold
 // spaces and parentheses, the dso is the last parenthesised group.
 Frame parse_frame(const std::string& line) {
   const auto address = line.find_first_not_of(" \t");
@@ -122,7 +122,7 @@ PerfProfile record_perf(const PerfOptions& opt) {
                                         "--benchmark_filter=" + exact_filter(opt.benchmark),
                                         "--benchmark_min_time=" + min_time.str(),
                                         "--benchmark_repetitions=1"};
-  const int rc = run_process(cmd, "/dev/null", opt.log_file);
+  const int rc = common::run_to_exit(common::command(cmd, "/dev/null", opt.log_file));
   if (rc != 0) {
     std::string log = read_text_file(opt.log_file);
     if (log.size() > 2000) log = "..." + log.substr(log.size() - 2000);
@@ -131,9 +131,9 @@ PerfProfile record_perf(const PerfOptions& opt) {
                              "):\n" + log);
   }
   const std::string script = opt.data_file + ".script.txt";
-  const int src = run_process(
+  const int src = common::run_to_exit(common::command(
       {opt.perf, "script", "-i", opt.data_file, "-F", "event,period,ip,sym,dso", "--no-inline"},
-      script, opt.log_file);
+      script, opt.log_file));
   if (src != 0) throw std::runtime_error("perf script exited with code " + std::to_string(src));
   std::ifstream in(script);
   PerfProfile p = parse_perf_script(in, script);

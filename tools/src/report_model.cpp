@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/json_file.hpp"
 
 namespace gatebench::tools {
@@ -53,24 +53,22 @@ std::vector<AttributionRule> default_attribution_rules() {
 
 std::vector<AttributionRule> load_attribution_rules(const std::string& file) {
   const json doc = load_json_file(file);
-  if (!doc.is_array()) throw BadInput(file + ": expected an array of rules");
+  const common::JsonField root(doc, file);
+  root.expect_array();
   std::vector<AttributionRule> rules;
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    const std::string where = file + ":/" + std::to_string(i);
+  for (std::size_t i = 0; i < root.size(); ++i) {
+    const common::JsonField rule = root.at(i);
     AttributionRule r;
-    r.label = require_string(doc[i], "label", where);
-    r.scenario = require_string(doc[i], "scenario", where);
-    r.baseline = require_string(doc[i], "baseline", where);
-    const json& micro = require_field(doc[i], "micro", where);
-    if (!micro.is_array()) throw BadInput(where + "/micro: expected an array of regexes");
+    r.label = rule.child("label").string();
+    r.scenario = rule.child("scenario").string();
+    r.baseline = rule.child("baseline").string();
+    const common::JsonField micro = rule.child("micro");
+    micro.expect_array();
     for (std::size_t k = 0; k < micro.size(); ++k) {
-      if (!micro[k].is_string())
-        throw BadInput(where + "/micro/" + std::to_string(k) + ": expected a string");
-      const RE2 check(micro[k].get<std::string>(), RE2::Quiet);
-      if (!check.ok())
-        throw BadInput(where + "/micro/" + std::to_string(k) + ": not a valid regex (" +
-                       check.error() + ")");
-      r.micro_patterns.push_back(micro[k].get<std::string>());
+      const std::string pattern = micro.at(k).string();
+      const RE2 check(pattern, RE2::Quiet);
+      if (!check.ok()) micro.at(k).fail("not a valid regex (" + check.error() + ")");
+      r.micro_patterns.push_back(pattern);
     }
     rules.push_back(std::move(r));
   }

@@ -67,7 +67,8 @@ struct ReportModel {
 };
 
 std::vector<AttributionRule> default_attribution_rules();
-// Reads [{"label","scenario","baseline","micro":[regex...]}]; BadInput names file and field.
+// Reads [{"label","scenario","baseline","micro":[regex...]}]; common::UsageError names file and
+// field.
 std::vector<AttributionRule> load_attribution_rules(const std::string& file);
 
 ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "tools/src/bad_input.hpp"
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
 #include "tools/src/json_file.hpp"
 
 namespace gatebench::tools {
@@ -18,36 +19,32 @@ auto find_by_name(const Run& run, const std::string& name) -> decltype(&run.benc
   return nullptr;
 }
 
-std::vector<double> number_array(const json& obj, const char* key, const std::string& where) {
+std::vector<double> number_array(const common::JsonField& row, const char* key) {
   std::vector<double> out;
-  if (!obj.contains(key)) return out;
-  const json& a = obj[key];
-  if (!a.is_array()) throw BadInput(where + "/" + key + ": expected an array of numbers");
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_number())
-      throw BadInput(where + "/" + key + "/" + std::to_string(i) + ": expected a number");
-    out.push_back(a[i].get<double>());
-  }
+  const common::JsonField a = row.child(key);
+  if (!a.present()) return out;
+  a.expect_array();
+  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(a.at(i).number());
   return out;
 }
 
 // report.json's "micro" section: the samples in nanoseconds, as written by report_json.cpp.
-MicroRun parse_report_micro(const json& micro, const std::string& where) {
+MicroRun parse_report_micro(const common::JsonField& micro) {
   MicroRun run;
-  if (micro.contains("context")) run.context = micro["context"];
-  const json& list = require_field(micro, "benchmarks", where);
-  if (!list.is_array()) throw BadInput(where + "/benchmarks: expected an array");
+  if (micro.has("context")) run.context = micro.child("context").json();
+  const common::JsonField list = micro.child("benchmarks");
+  list.expect_array();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string w = where + "/benchmarks/" + std::to_string(i);
+    const common::JsonField row = list.at(i);
     MicroBenchmark m;
-    m.name = require_string(list[i], "name", w);
-    m.real_ns = number_array(list[i], "real_time_ns", w);
-    m.cpu_ns = number_array(list[i], "cpu_time_ns", w);
-    m.items_per_second = number_array(list[i], "items_per_second", w);
-    m.bytes_per_second = number_array(list[i], "bytes_per_second", w);
-    m.error = optional_string(list[i], "error", w).value_or("");
+    m.name = row.child("name").string();
+    m.real_ns = number_array(row, "real_time_ns");
+    m.cpu_ns = number_array(row, "cpu_time_ns");
+    m.items_per_second = number_array(row, "items_per_second");
+    m.bytes_per_second = number_array(row, "bytes_per_second");
+    m.error = row.child("error").optional_string().value_or("");
     if (m.real_ns.size() != m.cpu_ns.size())
-      throw BadInput(w + "/cpu_time_ns: expected as many values as real_time_ns");
+      row.child("cpu_time_ns").fail("expected as many values as real_time_ns");
     run.benchmarks.push_back(std::move(m));
   }
   return run;
@@ -89,37 +86,38 @@ double median(std::vector<double> values) {
 }
 
 ResultSet parse_result_set(const json& doc, const std::string& file) {
-  if (!doc.is_object()) throw BadInput(file + ": expected a JSON object at the top level");
+  if (!doc.is_object())
+    throw common::UsageError(file + ": expected a JSON object at the top level");
   ResultSet set;
   set.file = file;
+  const common::JsonField root(doc, file);
   const std::string schema = doc.contains("schema") && doc["schema"].is_string()
                                  ? doc["schema"].get<std::string>()
                                  : std::string();
   if (schema == "gatebench.report/1") {
     set.kind = "report";
-    if (doc.contains("micro") && !doc["micro"].is_null())
-      set.micro = parse_report_micro(doc["micro"], file + ":/micro");
-    if (doc.contains("instructions") && !doc["instructions"].is_null())
-      set.instructions = parse_instructions_json(doc["instructions"], file + ":/instructions");
-    if (doc.contains("macro") && !doc["macro"].is_null())
-      set.macro = parse_macro_json(doc["macro"], file + ":/macro");
+    if (!root.child("micro").is_null()) set.micro = parse_report_micro(root.child("micro"));
+    if (!root.child("instructions").is_null())
+      set.instructions = parse_instructions_json(root.child("instructions"));
+    if (!root.child("macro").is_null()) set.macro = parse_macro_json(root.child("macro"));
   } else if (schema == "gatebench.instructions/1") {
     set.kind = "instructions";
-    set.instructions = parse_instructions_json(doc, file);
+    set.instructions = parse_instructions_json(root);
   } else if (schema == "gatebench.macro/1" || schema == "gatebench.macro/2") {
     set.kind = "macro";
-    set.macro = parse_macro_json(doc, file);
+    set.macro = parse_macro_json(root);
   } else if (!schema.empty()) {
-    throw BadInput(file + ":/schema: unknown schema '" + schema +
-                   "' (expected gatebench.report/1, gatebench.macro/1, gatebench.macro/2 or "
-                   "gatebench.instructions/1)");
+    root.child("schema").fail("unknown schema '" + schema +
+                              "' (expected gatebench.report/1, gatebench.macro/1, "
+                              "gatebench.macro/2 or gatebench.instructions/1)");
   } else if (doc.contains("benchmarks")) {
     set.kind = "gbench";
-    set.micro = parse_gbench_json(doc, file);
+    set.micro = parse_gbench_json(root);
   } else {
-    throw BadInput(file +
-                   ": neither Google Benchmark JSON (no \"benchmarks\") nor a gatebench file "
-                   "(no \"schema\")");
+    throw common::UsageError(
+        file +
+        ": neither Google Benchmark JSON (no \"benchmarks\") nor a gatebench file "
+        "(no \"schema\")");
   }
   return set;
 }

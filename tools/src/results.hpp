@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "macro/common/json_field.hpp"
+
 namespace gatebench::tools {
 
 // One benchmark of micro.json: the per-repetition samples. Aggregate rows are recomputed, not
@@ -123,13 +125,13 @@ struct ResultSet {
   std::optional<MacroRun> macro;
 };
 
-MicroRun parse_gbench_json(const nlohmann::json& doc, const std::string& file);
-InstructionRun parse_instructions_json(const nlohmann::json& doc, const std::string& file);
-MacroRun parse_macro_json(const nlohmann::json& doc, const std::string& file);
+MicroRun parse_gbench_json(const common::JsonField& doc);
+InstructionRun parse_instructions_json(const common::JsonField& doc);
+MacroRun parse_macro_json(const common::JsonField& doc);
 nlohmann::json instructions_to_json(const InstructionRun& run);
 
 // Detects the kind from the content ("schema" or Google Benchmark's "benchmarks" + "context")
-// and parses it; throws BadInput naming the file and field.
+// and parses it; throws common::UsageError naming the file and field.
 ResultSet load_result_set(const std::string& file);
 ResultSet parse_result_set(const nlohmann::json& doc, const std::string& file);
 
