@@ -89,13 +89,13 @@ void re2(benchmark::State& state, Format f, Input& input) {
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });
 }
 
-void simdjson(benchmark::State& state, Format f, Input& input) {
+void simdjson(benchmark::State& state, Format /*jsonl only*/, Input& input) {
   peers::SimdjsonAccessLogParser parser;
   run(state, input,
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });
 }
 
-void nlohmann(benchmark::State& state, Format f, Input& input) {
+void nlohmann(benchmark::State& state, Format /*jsonl only*/, Input& input) {
   peers::NlohmannAccessLogParser parser;
   run(state, input,
       [&](Input& in, std::string_view dg) { return parser.parse(dg, in.records, in.errors); });

@@ -51,6 +51,9 @@ options:
                       as this gatebench, then build/release/micro/bench/gatebench-micro); time
                       mode: repeat it to alternate the processes of several binaries
   --work-dir DIR      instruction mode: where callgrind files are kept (default OUT.d)
+  --input KIND=FILE   time mode: run the benchmarks of KIND on FILE too (access_log.tsv,
+                      access_log.combined, access_log.jsonl, rules, traffic, cidr; repeatable;
+                      docs/micro-input.md); a bad file is named with its line, exit 2
   --budget IR         instruction mode: skip a loop run predicted above IR instructions
                       (default 2e9, ~20 s under callgrind); at least 100 iterations are needed
 exit: 0 ok, 1 a run failed, 2 bad input
@@ -133,6 +136,19 @@ int run_time_mode(const TimeRun& run, std::vector<TimeSide>& sides) {
   return 0;
 }
 
+// gatebench-micro validates its --input files before any benchmark runs and exits 2 on a bad one;
+// asking it for its list first keeps that exit status instead of a failed run (1) per process.
+void check_inputs(const std::string& bench, const std::vector<std::string>& extra) {
+  common::SpawnSpec spec = common::command({bench, "--benchmark_list_tests=true"});
+  spec.args.insert(spec.args.end(), extra.begin(), extra.end());
+  spec.out = common::Stream::discard();
+  const int code = common::run_to_exit(spec);
+  if (code == 2) throw common::UsageError("option --input: " + bench + " rejected it (see above)");
+  if (code != 0)
+    throw std::runtime_error(bench + " --benchmark_list_tests failed (exit " +
+                             std::to_string(code) + ")");
+}
+
 }  // namespace
 
 int command_micro(const CommandArgs& argv) {
@@ -146,7 +162,7 @@ int command_micro(const CommandArgs& argv) {
     (after_dashes ? extra : own).push_back(a);
   }
   const common::CommandLine args(
-      own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget"},
+      own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget", "input"},
       {"help", "instructions"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -182,14 +198,21 @@ int command_micro(const CommandArgs& argv) {
       side.bench = locate_micro_binary(benches[i]);
       side.out = outs[i];
     }
+    for (const auto& input : args.values("input")) {
+      extra.push_back("--input");
+      extra.push_back(input);
+    }
+    if (!args.values("input").empty())
+      for (const auto& side : sides) check_inputs(side.bench, extra);
     TimeRun run{filter, reps, processes, extra};
     return run_time_mode(run, sides);
   }
 
   if (args.values("bench").size() > 1)
     throw common::UsageError("option --bench: instruction mode takes one (counts do not drift)");
-  if (!extra.empty())
-    throw common::UsageError("instruction mode takes no extra gatebench-micro arguments");
+  if (!extra.empty() || !args.values("input").empty())
+    throw common::UsageError(
+        "instruction mode takes no extra gatebench-micro arguments (--input is time mode only)");
   const std::string bench = locate_micro_binary(args.value("bench"));
   InstructionOptions opt;
   opt.bench = bench;
