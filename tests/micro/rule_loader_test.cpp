@@ -10,6 +10,8 @@
 namespace gatebench::rules {
 namespace {
 
+using cidr::Ipv4Prefix;
+
 std::string load_error(const std::string& json) {
   try {
     load_rule_set(json, "test.json");
