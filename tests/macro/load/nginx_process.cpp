@@ -63,7 +63,7 @@ bool make_self_signed(const std::string& dir, std::string& reason) {
   return true;
 }
 
-NginxProcess::NginxProcess() {
+NginxProcess::NginxProcess(const std::string& log_format) {
   if (access(kNginx, X_OK) != 0) {
     reason_ = std::string(kNginx) + " not installed (apt-get install nginx-light)";
     return;
@@ -80,7 +80,7 @@ NginxProcess::NginxProcess() {
        << "events { worker_connections 4096; }\n"
        << "http {\n"
        << "  log_format gb '$connection $ssl_session_reused $status $request_uri';\n"
-       << "  access_log " << dir_ << "/access.log gb;\n"
+       << "  access_log " << dir_ << "/access.log " << log_format << ";\n"
        << "  client_body_temp_path " << dir_ << "/body;\n"
        << "  proxy_temp_path " << dir_ << "/proxy;\n"
        << "  fastcgi_temp_path " << dir_ << "/fastcgi;\n"
@@ -95,6 +95,7 @@ NginxProcess::NginxProcess() {
        << "    ssl_protocols TLSv1.2 TLSv1.3;\n"
        << "    ssl_session_cache shared:gb:1m;\n"
        << "    location / { return 200 \"ok\\n\"; }\n"
+       << "    location /missing { return 404; }\n"
        << "  }\n}\n";
   conf.close();
   const pid_t pid = fork();

@@ -1,7 +1,7 @@
 // Starts Debian's nginx for a test: a temporary prefix directory with its own config (HTTP and
-// HTTPS on free loopback ports, `return 200 "ok\n"`), logs and a fresh self-signed certificate;
-// stopped and cleaned up by the destructor. When nginx or openssl is missing, available() is
-// false and reason() says why (tests then GTEST_SKIP with it).
+// HTTPS on free loopback ports, `return 200 "ok\n"`, `/missing` answered 404), logs and a fresh
+// self-signed certificate; stopped and cleaned up by the destructor. When nginx or openssl is
+// missing, available() is false and reason() says why (tests then GTEST_SKIP with it).
 #pragma once
 
 #include <sys/types.h>
@@ -14,7 +14,9 @@ namespace gatebench::load::testing {
 
 class NginxProcess {
  public:
-  NginxProcess();
+  // `log_format`: the access log's format, "gb" (see access_log()) or one nginx knows
+  // ("combined").
+  explicit NginxProcess(const std::string& log_format = "gb");
   ~NginxProcess();
   NginxProcess(const NginxProcess&) = delete;
   NginxProcess& operator=(const NginxProcess&) = delete;
@@ -25,6 +27,8 @@ class NginxProcess {
   std::uint16_t https_port() const { return https_port_; }
   // One line per request: "<connection serial> <ssl_session_reused: r or .> <status> <uri>".
   std::vector<std::string> access_log() const;
+  std::string access_log_path() const { return dir_ + "/access.log"; }
+  // Stops nginx; its access log is complete afterwards (the worker flushes it on exit).
   void stop();
 
  private:
