@@ -2,7 +2,6 @@
 // micro.json keeps the input's context, and a bad file stops the run with exit 2 before it starts.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -12,9 +11,7 @@ namespace gatebench::bench::test {
 namespace {
 
 int run_gatebench(const std::string& args, const std::filesystem::path& err) {
-  const std::string cmd = std::string(GATEBENCH_EXE) + " " + args + " >/dev/null 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return run_shell(std::string(GATEBENCH_EXE) + " " + args, err);
 }
 
 std::string micro_args(const std::filesystem::path& out) {

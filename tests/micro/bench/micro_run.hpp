@@ -53,19 +53,25 @@ struct MicroRun {
   nlohmann::json json;  // null when no JSON was written
 };
 
+// Runs `command` through the shell, stdout discarded and stderr into `err`; its exit code, -1 when
+// it did not exit.
+inline int run_shell(const std::string& command, const std::filesystem::path& err) {
+  const int status = std::system((command + " >/dev/null 2>" + err.string()).c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // Runs gatebench-micro ARGS on the benchmarks whose name holds "input", as briefly as Google
 // Benchmark allows, its JSON written into dir.
 inline MicroRun run_micro(const std::filesystem::path& dir, const std::string& args) {
   const auto out = dir / "micro.json";
   const auto err = dir / "stderr.txt";
   std::filesystem::remove(out);
-  const std::string cmd = std::string(GATEBENCH_MICRO_EXE) + " " + args +
-                          " --benchmark_filter=input --benchmark_min_time=0.01"
-                          " --benchmark_out_format=json --benchmark_out=" +
-                          out.string() + " >/dev/null 2>" + err.string();
-  const int status = std::system(cmd.c_str());
   MicroRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = run_shell(std::string(GATEBENCH_MICRO_EXE) + " " + args +
+                                " --benchmark_filter=input --benchmark_min_time=0.01"
+                                " --benchmark_out_format=json --benchmark_out=" +
+                                out.string(),
+                            err);
   run.stderr_text = read_text(err);
   if (std::filesystem::exists(out)) run.json = nlohmann::json::parse(read_text(out));
   return run;
