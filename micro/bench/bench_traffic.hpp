@@ -32,8 +32,4 @@ inline void set_input_traffic(std::unique_ptr<fixtures::Traffic> input) {
   traffic_sets()["input"] = std::move(input);
 }
 
-inline bool has_input_traffic() {
-  return traffic_sets().contains("input");
-}
-
 }  // namespace gatebench::bench

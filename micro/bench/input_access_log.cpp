@@ -7,17 +7,14 @@
 
 namespace gatebench::bench {
 
-AccessLogInput load_access_log_input(const InputFile& file) {
+AccessLogInput load_access_log_input(InputFile&& file) {
   AccessLogInput in;
+  // take_input_options() accepted only access_log.<a format name>.
   const std::string_view format = std::string_view(file.kind).substr(file.kind.find('.') + 1);
-  if (format == "tsv") {
-    in.format = access_log::Format::tsv;
-  } else if (format == "combined") {
-    in.format = access_log::Format::combined;
-  } else {
-    in.format = access_log::Format::jsonl;
-  }
-  in.log = file.bytes;
+  for (access_log::Format f :
+       {access_log::Format::tsv, access_log::Format::combined, access_log::Format::jsonl})
+    if (access_log::name(f) == format) in.format = f;
+  in.log = std::move(file.bytes);
   // The parsers take whole lines; a last line without its newline is still a line.
   if (in.log.back() != '\n') in.log += '\n';
   std::vector<access_log::AccessLogRecord> records(1024);
@@ -31,7 +28,6 @@ AccessLogInput load_access_log_input(const InputFile& file) {
               "not a " + std::string(format) + " record (" +
                   std::string(access_log::name(errors[0].reason)) + ")");
     }
-    in.records += res.records;
     rest.remove_prefix(res.consumed);
   }
   return in;

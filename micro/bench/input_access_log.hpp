@@ -2,7 +2,6 @@
 // own parser before any benchmark runs: a line gatecore rejects is a bad input, not a data point.
 #pragma once
 
-#include <cstddef>
 #include <string>
 
 #include "micro/bench/input_options.hpp"
@@ -13,10 +12,10 @@ namespace gatebench::bench {
 struct AccessLogInput {
   access_log::Format format;
   std::string log;  // the file, newline-terminated
-  std::size_t records = 0;
 };
 
-// Throws InputError "FILE:LINE: <reason>" at the first line gatecore rejects.
-AccessLogInput load_access_log_input(const InputFile& file);
+// Takes the file's bytes (a real log can be large: no second copy). Throws InputError
+// "FILE:LINE: <reason>" at the first line gatecore rejects.
+AccessLogInput load_access_log_input(InputFile&& file);
 
 }  // namespace gatebench::bench

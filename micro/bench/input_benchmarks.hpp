@@ -19,8 +19,9 @@ void register_access_log_input(AccessLogInput input);
 void register_cidr_input(std::vector<cidr::CidrEntry> entries);
 
 // rules/<impl>/input/<seeded traffic> when rule_set is given; rules/<impl>/<seeded set>/input
-// when traffic("input") is set (bench_traffic.hpp); rules/<impl>/input/input with both.
-void register_rules_inputs(std::unique_ptr<rules::RuleSet> rule_set);
+// when traffic_input (traffic("input") is set, bench_traffic.hpp); rules/<impl>/input/input
+// with both.
+void register_rules_inputs(std::unique_ptr<rules::RuleSet> rule_set, bool traffic_input);
 
 // exploit/<impl>/input and rules/modsecurity/crs/input over traffic("input").
 void register_exploit_input();

@@ -24,14 +24,15 @@ using namespace gatebench::bench;
 
 // Every file is loaded and checked before the first benchmark is registered, so a bad line in
 // the last file still stops the run before anything is measured.
-void register_inputs(const std::vector<InputFile>& files) {
+void register_inputs(std::vector<InputFile> files) {
   std::vector<AccessLogInput> logs;
   std::vector<gatebench::cidr::CidrEntry> cidr;
   std::unique_ptr<gatebench::rules::RuleSet> rule_set;
   std::unique_ptr<gatebench::fixtures::Traffic> traffic;
-  for (const InputFile& f : files) {
+  for (InputFile& f : files) {
+    add_input_context(f);  // before a loader takes the bytes
     if (f.kind.starts_with("access_log.")) {
-      logs.push_back(load_access_log_input(f));
+      logs.push_back(load_access_log_input(std::move(f)));
     } else if (f.kind == "cidr") {
       cidr = load_cidr_input(f);
     } else if (f.kind == "rules") {
@@ -40,12 +41,12 @@ void register_inputs(const std::vector<InputFile>& files) {
       traffic = std::make_unique<gatebench::fixtures::Traffic>(load_traffic_input(f));
     }
   }
-  for (const InputFile& f : files) add_input_context(f);
   for (AccessLogInput& log : logs) register_access_log_input(std::move(log));
   if (!cidr.empty()) register_cidr_input(std::move(cidr));
-  if (traffic) set_input_traffic(std::move(traffic));
-  if (rule_set || has_input_traffic()) register_rules_inputs(std::move(rule_set));
-  if (has_input_traffic()) {
+  const bool has_traffic = traffic != nullptr;
+  if (has_traffic) set_input_traffic(std::move(traffic));
+  if (rule_set || has_traffic) register_rules_inputs(std::move(rule_set), has_traffic);
+  if (has_traffic) {
     register_exploit_input();
     register_modsecurity_input();
   }

@@ -106,8 +106,7 @@ const int kRegistered = [] {
 
 namespace gatebench::bench {
 
-void register_rules_inputs(std::unique_ptr<rules::RuleSet> input_set) {
-  const bool traffic_input = has_input_traffic();
+void register_rules_inputs(std::unique_ptr<rules::RuleSet> input_set, bool traffic_input) {
   if (input_set) {
     rule_sets()["input"] = std::move(input_set);
     for (const char* kind : kKinds) register_case("input", kind);
