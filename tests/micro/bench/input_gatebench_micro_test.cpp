@@ -54,6 +54,7 @@ TEST(GatebenchMicroInput, ABadFileExitsTwoAndWritesNothing) {
       run_gatebench(micro_args(out) + " --instructions --input cidr=" + (dir / "bad.txt").string(),
                     dir / "err2.txt"),
       2);
+  EXPECT_NE(read_text(dir / "err2.txt").find("--input is time mode only"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -77,6 +77,15 @@ inline MicroRun run_micro(const std::filesystem::path& dir, const std::string& a
   return run;
 }
 
+// What gatebench-micro ARGS lists with --benchmark_list_tests: one benchmark name per line.
+inline std::string list_micro(const std::filesystem::path& dir, const std::string& args) {
+  const auto out = dir / "benchmark_list.txt";
+  std::system((std::string(GATEBENCH_MICRO_EXE) + " " + args + " --benchmark_list_tests=true >" +
+               out.string() + " 2>/dev/null")
+                  .c_str());
+  return read_text(out);
+}
+
 // The row of benchmark `name`, or null.
 inline nlohmann::json row(const nlohmann::json& micro, const std::string& name) {
   for (const auto& b : micro.at("benchmarks"))
