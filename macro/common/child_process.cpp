@@ -195,6 +195,13 @@ ChildProcess ChildProcess::spawn(const SpawnSpec& spec) {
   ChildProcess child;
   child.pid_ = pid;
   child.own_group_ = spec.own_group;
+  {
+    // A status kept for this pid belongs to an earlier process with the same number (an orphan
+    // a subreaper collected and nobody asked for): not this child's.
+    ReapTable& t = table();
+    std::lock_guard lock(t.mutex);
+    t.statuses.erase(pid);
+  }
   close(error_write.fd);
   error_write.fd = -1;
   int child_errno = 0;
