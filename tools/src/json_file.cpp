@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
@@ -61,12 +62,7 @@ std::string replace_non_finite(const std::string& text) {
 }  // namespace
 
 json load_json_file(const std::string& path) {
-  const std::string text = replace_non_finite(read_text_file(path));
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw common::UsageError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  return common::parse_json_text(replace_non_finite(read_text_file(path)), path);
 }
 
 void write_text_file(const std::string& path, std::string_view text) {
