@@ -96,6 +96,25 @@ def variant_scenarios(out, small, large):
     return dst, names
 
 
+def recorded_mixes(out):
+    """The mixes a run of --out used, from its slowed scenario files (so --reuse reports them)."""
+    mixes = {}
+    for label in ("small", "large"):
+        path = os.path.join(out, "scenarios", f"gateway-default-slow-{label}.json")
+        try:
+            with open(path) as f:
+                s = json.load(f)
+        except FileNotFoundError:
+            sys.exit(f"{path}: missing; --reuse needs a directory a study ran into")
+        for service in s["services"]:
+            value = service.get("env", {}).get("GATEBENCH_GATEWAY_CALIBRATE_MIXES")
+            if value is not None:
+                mixes[label] = int(value)
+        if label not in mixes:
+            sys.exit(f"{path}: no GATEBENCH_GATEWAY_CALIBRATE_MIXES in its services")
+    return mixes
+
+
 def null_only(args):
     return [n for n in args.null_only.split(",") if n]
 
@@ -164,9 +183,15 @@ def median_shift(doc, slowed, rounds):
 def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
-    scenario_dir, names = variant_scenarios(args.out, args.small, args.large)
-    macro_json = (os.path.join(args.out, "run", "macro.json") if args.reuse
-                  else run_macro(args, scenario_dir, names))
+    if args.reuse:
+        # The run's scenario files stay as they were: they record what it measured.
+        mixes = recorded_mixes(args.out)
+        args.small, args.large = mixes["small"], mixes["large"]
+        names = {label: f"gateway-default-slow-{label}" for label in ("small", "large")}
+        macro_json = os.path.join(args.out, "run", "macro.json")
+    else:
+        scenario_dir, names = variant_scenarios(args.out, args.small, args.large)
+        macro_json = run_macro(args, scenario_dir, names)
     with open(macro_json) as f:
         doc = json.load(f)
     total = doc["run"]["rounds"]
