@@ -144,6 +144,12 @@ std::string CommandLine::value_or(std::string_view name, std::string fallback) c
   return value(name).value_or(std::move(fallback));
 }
 
+void CommandLine::expect_no_positionals() const {
+  if (!positionals_.empty()) {
+    throw UsageError("unexpected argument '" + positionals_.front() + "' (see --help)");
+  }
+}
+
 std::optional<long> CommandLine::integer(std::string_view name, long min, long max) const {
   const auto v = value(name);
   if (!v) return std::nullopt;

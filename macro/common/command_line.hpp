@@ -44,6 +44,9 @@ class CommandLine {
   std::vector<std::string> values(std::string_view name) const;
   std::string value_or(std::string_view name, std::string fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
+  // For commands that take options only: UsageError on the first positional ("unexpected
+  // argument 'x' (see --help)").
+  void expect_no_positionals() const;
 
   // Typed values of the last occurrence; nothing when the option is absent.
   std::optional<long> integer(std::string_view name, long min, long max) const;

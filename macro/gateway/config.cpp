@@ -4,17 +4,13 @@
 #include <netdb.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "macro/gateway/config_json.hpp"
 
 namespace gatebench::gateway {
 namespace {
-
-using json = nlohmann::json;
 
 bool parse_ipv4(const std::string& text, in_addr& out) {
   return inet_pton(AF_INET, text.c_str(), &out) == 1;
@@ -153,33 +149,10 @@ void parse_host(const Field& h, Config& cfg, int index) {
   cfg.hosts.push_back(std::move(hc));
 }
 
-}  // namespace
-
-int find_host(const Config& config, std::string_view host_header) {
-  std::size_t colon = host_header.rfind(':');
-  if (colon != std::string_view::npos) host_header = host_header.substr(0, colon);
-  if (!host_header.empty() && host_header.back() == '.') host_header.remove_suffix(1);
-  for (std::size_t i = 0; i < config.hosts.size(); ++i) {
-    for (const std::string& name : config.hosts[i].names) {
-      if (name.size() == host_header.size() && iequals_ascii(host_header, name)) {
-        return static_cast<int>(i);
-      }
-    }
-  }
-  return config.default_host;
-}
-
-std::shared_ptr<const Config> parse_config(const std::string& json_text,
-                                           const std::string& origin) {
-  json doc;
-  try {
-    doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(origin + ": invalid JSON: " + e.what());
-  }
+// The document must outlive `root` and every field taken from it: both live in the caller.
+std::shared_ptr<const Config> config_from(const Field& root) {
   auto cfg = std::make_shared<Config>();
-  cfg->path = origin;
-  Field root(doc, "", origin);
+  cfg->path = root.file();
   root.expect_object();
   root.allow_keys({"workers", "listeners", "tls", "access_log", "limits", "unknown_host_status",
                    "tokens", "hosts"});
@@ -225,12 +198,31 @@ std::shared_ptr<const Config> parse_config(const std::string& json_text,
   return cfg;
 }
 
+}  // namespace
+
+int find_host(const Config& config, std::string_view host_header) {
+  std::size_t colon = host_header.rfind(':');
+  if (colon != std::string_view::npos) host_header = host_header.substr(0, colon);
+  if (!host_header.empty() && host_header.back() == '.') host_header.remove_suffix(1);
+  for (std::size_t i = 0; i < config.hosts.size(); ++i) {
+    for (const std::string& name : config.hosts[i].names) {
+      if (name.size() == host_header.size() && iequals_ascii(host_header, name)) {
+        return static_cast<int>(i);
+      }
+    }
+  }
+  return config.default_host;
+}
+
+std::shared_ptr<const Config> parse_config(const std::string& json_text,
+                                           const std::string& origin) {
+  const nlohmann::json doc = common::parse_json_text(json_text, origin);
+  return config_from(common::JsonField(doc, origin));
+}
+
 std::shared_ptr<const Config> load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  const nlohmann::json doc = common::read_json_file(path);
+  return config_from(common::JsonField(doc, path));
 }
 
 }  // namespace gatebench::gateway

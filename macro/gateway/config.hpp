@@ -1,26 +1,25 @@
 // Configuration of gatebench-gateway: one JSON file (format in docs/gateway.md).
 //
 // load_config() validates everything up front and throws ConfigError whose message names the file
-// and the JSON field (`hosts[1].upstream: expected "host:port"`), so a bad file never reaches the
-// workers. The result is immutable and shared read-only by every worker thread.
+// and the JSON pointer of the field (`gw.json: /hosts/1/upstream: expected "host:port"`), so a bad
+// file never reaches the workers. The result is immutable and shared read-only by every worker
+// thread.
 #pragma once
 
 #include <netinet/in.h>
 
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "macro/common/usage_error.hpp"
 #include "macro/gateway/features.hpp"
 
 namespace gatebench::gateway {
 
-class ConfigError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Bad configuration is bad input like any other: the one error type of the executables (exit 2).
+using ConfigError = common::UsageError;
 
 struct ListenerConfig {
   bool https = false;
@@ -65,7 +64,7 @@ struct Config {
   std::shared_ptr<const tokens::TokenKeyRing> tokens;  // null when no "tokens" section
 };
 
-// Throws ConfigError naming the file and field.
+// Throws ConfigError naming the file and the field's JSON pointer.
 std::shared_ptr<const Config> load_config(const std::string& path);
 
 // Same from a JSON text (tests); `origin` names the source in messages and resolves relative

@@ -13,13 +13,19 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "macro/gateway/control_stats.hpp"
 
 namespace {
 
+namespace common = gatebench::common;
+
 constexpr const char* kUsage =
-    "usage: gatebench-control [--udp HOST:PORT] [--http HOST:PORT] [--duration SECONDS]\n"
+    "usage: gatebench-control [--udp HOST:PORT] [--http HOST:PORT] [--duration D]\n"
     "\n"
     "Receives gatebench-gateway access-log datagrams (UDP) and serves counters per host,\n"
     "status, rule and action plus a latency histogram over HTTP:\n"
@@ -28,22 +34,56 @@ constexpr const char* kUsage =
     "\n"
     "  --udp HOST:PORT     where the gateway sends its log (default 127.0.0.1:9101)\n"
     "  --http HOST:PORT    where the counters are served (default 127.0.0.1:9102)\n"
-    "  --duration SECONDS  stop by itself after this long (default: run until SIGTERM/SIGINT)\n"
+    "  --duration D        stop by itself after this long: 30s, 500ms, 2m, 1h, bare = s\n"
+    "                      (default: run until SIGTERM/SIGINT)\n"
     "  --help              this text\n"
     "Exit status: 0 after a clean stop, 2 on a bad command line, 1 when a socket cannot be\n"
     "opened.\n";
 
-bool parse_endpoint(const std::string& text, sockaddr_in& out) {
-  std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos) return false;
-  out = {};
+// IPv4:PORT; port 0 lets the kernel choose. Throws common::UsageError naming `option`.
+sockaddr_in parse_endpoint(const std::string& text, const std::string& option) {
+  const auto bad = [&] {
+    return common::UsageError(option + ": expected IPv4:PORT, got '" + text + "'");
+  };
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos) throw bad();
+  sockaddr_in out{};
   out.sin_family = AF_INET;
-  if (inet_pton(AF_INET, text.substr(0, colon).c_str(), &out.sin_addr) != 1) return false;
-  char* end = nullptr;
-  long port = std::strtol(text.c_str() + colon + 1, &end, 10);
-  if (*end != '\0' || port < 0 || port > 65535) return false;
+  if (inet_pton(AF_INET, text.substr(0, colon).c_str(), &out.sin_addr) != 1) throw bad();
+  const long port =
+      common::parse_integer(std::string_view(text).substr(colon + 1), option + " port", 0, 65535);
   out.sin_port = htons(static_cast<std::uint16_t>(port));
-  return true;
+  return out;
+}
+
+struct Invocation {
+  bool help = false;
+  std::string udp_text = "127.0.0.1:9101";
+  std::string http_text = "127.0.0.1:9102";
+  sockaddr_in udp_addr{};
+  sockaddr_in http_addr{};
+  double duration_s = 0;  // 0: until a signal
+};
+
+// Throws common::UsageError.
+Invocation parse_command_line(const std::vector<std::string>& args) {
+  using common::flag_option;
+  using common::value_option;
+  const common::CommandLine line(args, {value_option("udp"), value_option("http"),
+                                        value_option("duration"), flag_option("help", 'h')});
+  line.expect_no_positionals();
+  Invocation inv;
+  inv.help = line.flag("help");
+  if (inv.help) return inv;
+  inv.udp_text = line.value_or("udp", inv.udp_text);
+  inv.http_text = line.value_or("http", inv.http_text);
+  inv.udp_addr = parse_endpoint(inv.udp_text, "--udp");
+  inv.http_addr = parse_endpoint(inv.http_text, "--http");
+  if (auto d = line.duration_s("duration")) {
+    if (*d <= 0) throw common::UsageError("--duration: must be longer than 0");
+    inv.duration_s = *d;
+  }
+  return inv;
 }
 
 std::string http_response(int status, const char* type, const std::string& body) {
@@ -66,51 +106,22 @@ void send_all(int fd, const std::string& data) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string udp_text = "127.0.0.1:9101";
-  std::string http_text = "127.0.0.1:9102";
-  double duration = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "gatebench-control: %s needs a value\n%s", name, kUsage);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--udp") {
-      udp_text = value("--udp");
-    } else if (a == "--http") {
-      http_text = value("--http");
-    } else if (a == "--duration") {
-      std::string v = value("--duration");
-      char* end = nullptr;
-      duration = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || duration <= 0) {
-        std::fprintf(stderr, "gatebench-control: --duration: expected seconds > 0, got \"%s\"\n",
-                     v.c_str());
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "gatebench-control: unknown argument \"%s\"\n%s", a.c_str(), kUsage);
-      return 2;
-    }
+  Invocation inv;
+  try {
+    inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const common::UsageError& e) {
+    std::fprintf(stderr, "gatebench-control: %s\n%s", e.what(), kUsage);
+    return common::kUsageExit;
   }
-  sockaddr_in udp_addr{};
-  sockaddr_in http_addr{};
-  if (!parse_endpoint(udp_text, udp_addr)) {
-    std::fprintf(stderr, "gatebench-control: --udp: expected IPv4:PORT, got \"%s\"\n",
-                 udp_text.c_str());
-    return 2;
+  if (inv.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
-  if (!parse_endpoint(http_text, http_addr)) {
-    std::fprintf(stderr, "gatebench-control: --http: expected IPv4:PORT, got \"%s\"\n",
-                 http_text.c_str());
-    return 2;
-  }
+  const std::string& udp_text = inv.udp_text;
+  const std::string& http_text = inv.http_text;
+  sockaddr_in udp_addr = inv.udp_addr;
+  sockaddr_in http_addr = inv.http_addr;
+  const double duration = inv.duration_s;
 
   int udp = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int rcvbuf = 16 << 20;

@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "macro/common/command_line.hpp"
+#include "macro/common/usage_error.hpp"
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker.hpp"
 
+namespace common = gatebench::common;
 namespace gw = gatebench::gateway;
 
 namespace {
@@ -48,52 +51,68 @@ std::shared_ptr<const gw::Published> build(const std::string& path, std::uint64_
   return pub;
 }
 
-// Settings that live in the workers' sockets and threads cannot change on a reload.
+// Settings that live in the workers' sockets and threads cannot change on a reload: the JSON
+// pointer of the first that did, or empty.
 std::string restart_only_change(const gw::Config& a, const gw::Config& b) {
-  if (a.workers != b.workers) return "workers";
-  if (a.listeners.size() != b.listeners.size()) return "listeners";
+  if (a.workers != b.workers) return "/workers";
+  if (a.listeners.size() != b.listeners.size()) return "/listeners";
   for (std::size_t i = 0; i < a.listeners.size(); ++i) {
     if (a.listeners[i].address != b.listeners[i].address ||
         a.listeners[i].port != b.listeners[i].port ||
         a.listeners[i].https != b.listeners[i].https) {
-      return "listeners[" + std::to_string(i) + "]";
+      return "/listeners/" + std::to_string(i);
     }
   }
   if (a.access_log_enabled != b.access_log_enabled ||
       std::memcmp(&a.access_log_addr, &b.access_log_addr, sizeof a.access_log_addr) != 0 ||
       a.access_log_flush_ms != b.access_log_flush_ms) {
-    return "access_log";
+    return "/access_log";
   }
-  if (a.max_header_bytes != b.max_header_bytes) return "limits.max_header_bytes";
+  if (a.max_header_bytes != b.max_header_bytes) return "/limits/max_header_bytes";
   return {};
+}
+
+struct Invocation {
+  bool help = false;
+  bool time_calibration = false;
+  bool check_only = false;
+  std::string config_path;
+};
+
+// Throws common::UsageError.
+Invocation parse_command_line(const std::vector<std::string>& args) {
+  using common::flag_option;
+  using common::value_option;
+  const common::CommandLine line(args, {value_option("config"), flag_option("check"),
+                                        flag_option("time-calibration"), flag_option("help", 'h')});
+  line.expect_no_positionals();
+  Invocation inv;
+  inv.help = line.flag("help");
+  if (inv.help) return inv;
+  inv.time_calibration = line.flag("time-calibration");
+  inv.check_only = line.flag("check");
+  inv.config_path = line.value_or("config", "");
+  if (!inv.time_calibration && inv.config_path.empty()) {
+    throw common::UsageError("--config FILE is required");
+  }
+  return inv;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config_path;
-  bool check_only = false;
-  bool time_calibration = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (a == "--check") {
-      check_only = true;
-    } else if (a == "--time-calibration") {
-      time_calibration = true;
-    } else if (a == "--config" && i + 1 < argc) {
-      config_path = argv[++i];
-    } else if (a.rfind("--config=", 0) == 0) {
-      config_path = a.substr(9);
-    } else {
-      std::fprintf(stderr, "gatebench-gateway: unknown argument \"%s\"\n%s", a.c_str(), kUsage);
-      return 2;
-    }
+  Invocation inv;
+  try {
+    inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const common::UsageError& e) {
+    std::fprintf(stderr, "gatebench-gateway: %s\n%s", e.what(), kUsage);
+    return common::kUsageExit;
   }
-  if (time_calibration) {
+  if (inv.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (inv.time_calibration) {
     constexpr std::uint32_t kMixes = 10'000'000;
     constexpr int kRuns = 21;
     gw::MixTiming t = gw::time_calibrate_mix(kMixes, kRuns);
@@ -102,16 +121,13 @@ int main(int argc, char** argv) {
         t.median_ns, kRuns, kMixes, t.min_ns, t.max_ns);
     return 0;
   }
+  const std::string& config_path = inv.config_path;
   std::uint32_t calibrate_mixes = 0;
   try {
     calibrate_mixes = gw::parse_calibrate_mixes(std::getenv(gw::kCalibrateMixesEnv));
   } catch (const gw::ConfigError& e) {
     std::fprintf(stderr, "gatebench-gateway: %s\n", e.what());
-    return 2;
-  }
-  if (config_path.empty()) {
-    std::fprintf(stderr, "gatebench-gateway: --config FILE is required\n%s", kUsage);
-    return 2;
+    return common::kUsageExit;
   }
 
   std::uint64_t generation = 1;
@@ -120,9 +136,9 @@ int main(int argc, char** argv) {
     pub = build(config_path, generation);
   } catch (const gw::ConfigError& e) {
     std::fprintf(stderr, "gatebench-gateway: %s\n", e.what());
-    return 2;
+    return common::kUsageExit;
   }
-  if (check_only) {
+  if (inv.check_only) {
     std::printf("%s: ok\n", config_path.c_str());
     return 0;
   }

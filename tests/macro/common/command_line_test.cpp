@@ -44,6 +44,18 @@ TEST(CommandLine, AcceptsEveryForm) {
   EXPECT_EQ(line.positionals(), (std::vector<std::string>{"http://h/", "--not-an-option"}));
 }
 
+TEST(CommandLine, OptionsOnlyCommandsRefusePositionals) {
+  EXPECT_NO_THROW(CommandLine({"-q", "--close"}, kOptions).expect_no_positionals());
+  // After "--" every word is a positional, option-like or not.
+  EXPECT_THROW(CommandLine({"--", "--close"}, kOptions).expect_no_positionals(), UsageError);
+  try {
+    CommandLine({"-q", "stray", "other"}, kOptions).expect_no_positionals();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "unexpected argument 'stray' (see --help)");
+  }
+}
+
 TEST(CommandLine, AbsentOptionsGiveNothing) {
   const CommandLine line({}, kOptions);
   EXPECT_FALSE(line.integer("threads", 1, 1024));

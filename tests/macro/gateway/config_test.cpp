@@ -56,53 +56,59 @@ struct ErrorCase {
 
 TEST(Config, ErrorsNameTheField) {
   const ErrorCase cases[] = {
-      {"{", "test.json: invalid JSON"},
+      {"{", "test.json: not valid JSON"},
       {"[]", "(top level): expected an object"},
-      {R"({"hosts": []})", "listeners: required field is missing"},
+      {R"({"hosts": []})", "test.json: /listeners: missing (expected an array)"},
       {R"({"listeners": [{"port": 0}], "hosts": []})",
-       "listeners[0].port: expected an integer in 1..65535"},
+       "/listeners/0/port: expected an integer from 1 to 65535"},
       {R"({"listeners": [{"port": 80, "address": "nowhere"}], "hosts": []})",
-       "listeners[0].address: expected an IPv4 address"},
+       "/listeners/0/address: expected an IPv4 address"},
       {R"({"listeners": [{"port": 80, "protocol": "spdy"}], "hosts": []})",
-       "listeners[0].protocol"},
+       "/listeners/0/protocol: expected \"http\" or \"https\""},
       {R"({"listeners": [{"port": 80, "protocol": "https"}], "hosts": []})",
-       "tls: required by the https listener"},
-      {"{" + kListener + R"(, "hosts": []})", "hosts: expected at least one proxy host"},
+       "/tls: required by the https listener"},
+      {"{" + kListener + R"(, "hosts": []})", "/hosts: expected at least one proxy host"},
       {with_host(R"({"names": ["a"], "upstream": "nocolon"})"),
-       R"(hosts[0].upstream: expected "host:port")"},
-      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:99999"})"), "hosts[0].upstream"},
-      {with_host(R"({"names": ["a"]})"), "hosts[0].upstream: required field is missing"},
-      {with_host(R"({"upstream": "1.2.3.4:80"})"), "hosts[0].names: required field is missing"},
+       R"(/hosts/0/upstream: expected "host:port")"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:99999"})"), "/hosts/0/upstream"},
+      {with_host(R"({"names": ["a"]})"), "/hosts/0/upstream: missing (expected a string)"},
+      {with_host(R"({"upstream": "1.2.3.4:80"})"), "/hosts/0/names: missing (expected an array)"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "colour": 1})"),
-       "hosts[0].colour: unknown field"},
+       "/hosts/0/colour: unknown field"},
       {with_host(
            R"({"names": ["a"], "upstream": "1.2.3.4:80"}, {"names": ["A"], "upstream": "1.2.3.4:80"})"),
-       "hosts[1].names[0]: host name \"a\" is already served"},
+       "/hosts/1/names/0: host name \"a\" is already served"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "security_headers": "max"})"),
-       "hosts[0].security_headers"},
+       "/hosts/0/security_headers"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "pool_size": "x"})"),
-       "hosts[0].pool_size: expected an integer"},
+       "/hosts/0/pool_size: expected an integer"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "queue": {"capacity": 5}})"),
-       "hosts[0].queue: needs \"tokens\""},
+       "/hosts/0/queue: needs \"tokens\""},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "challenge": {}})"),
-       "hosts[0].challenge: needs \"tokens\""},
+       "/hosts/0/challenge: needs \"tokens\""},
       {with_host(
            R"({"names": ["a"], "upstream": "1.2.3.4:80", "rules": "/nonexistent/rules.json"})"),
-       "hosts[0].rules: cannot read"},
+       "/hosts/0/rules: cannot read"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "exploits": "block"})"),
-       "hosts[0].exploits: needs \"rules\""},
+       "/hosts/0/exploits: needs \"rules\""},
       {with_host(
            R"({"names": ["a"], "upstream": "1.2.3.4:80", "rate_limit": {"rate_per_second": 0}})"),
-       "hosts[0].rate_limit.rate_per_second"},
+       "/hosts/0/rate_limit/rate_per_second: expected a number"},
       {with_host(
            R"({"names": ["a"], "upstream": "1.2.3.4:80", "ip_lists": [{"id": "x", "file": "f", "action": "maybe"}]})"),
-       "hosts[0].ip_lists[0].action"},
+       "/hosts/0/ip_lists/0/action: expected \"deny\" or \"allow\""},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
                  R"(, "tokens": {"secret_hex": "abcd"})"),
-       "tokens.secret_hex: expected at least 64 hex digits"},
+       "/tokens/secret_hex: expected at least 64 hex digits"},
+      // Member names are escaped as RFC 6901 says, so the pointer finds the field again.
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "a/b~c": 1})"),
+       "test.json: /hosts/0/a~1b~0c: unknown field"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "queue": {"capacity": 0}})",
+                 R"(, "tokens": {"secret_hex": ")" + std::string(64, 'a') + R"("})"),
+       "/hosts/0/queue/capacity: expected an integer from 1 to 100000000"},
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
                  R"(, "unknown_host_status": 500)"),
-       "unknown_host_status: expected 421 or 404"},
+       "/unknown_host_status: expected 421 or 404"},
   };
   for (const ErrorCase& c : cases) {
     std::string msg = error_of(c.json);
@@ -150,13 +156,13 @@ TEST_F(ConfigFiles, BadListAndRuleFilesNameFileAndLine) {
   std::string host = R"({"names": ["a"], "upstream": "127.0.0.1:80",
     "ip_lists": [{"id": "deny", "file": "deny.txt", "action": "deny"}]})";
   std::string msg = error_of(with_host(host), origin());
-  EXPECT_NE(msg.find("hosts[0].ip_lists[0].file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/hosts/0/ip_lists/0/file"), std::string::npos) << msg;
   EXPECT_NE(msg.find("deny.txt:2"), std::string::npos) << msg;
 
   write("rules.json", R"({"rules": [{"id": "r1", "action": "explode"}]})");
   host = R"({"names": ["a"], "upstream": "127.0.0.1:80", "rules": "rules.json"})";
   msg = error_of(with_host(host), origin());
-  EXPECT_NE(msg.find("hosts[0].rules"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/hosts/0/rules"), std::string::npos) << msg;
   EXPECT_NE(msg.find("explode"), std::string::npos) << msg;
 
   write("rules.json", R"({"rules": [{"id": "c", "action": "challenge"}]})");

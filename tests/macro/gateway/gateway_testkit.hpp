@@ -1,6 +1,7 @@
 // Helpers of the gateway's end-to-end tests: a temp directory, free loopback ports, a child
-// process in its own process group (always stopped), a small threaded HTTP/1.1 upstream with
-// scripted behaviours, and a blocking HTTP client (plain or TLS) that reads one response.
+// process in its own process group (always stopped, common::ChildProcess), a small threaded
+// HTTP/1.1 upstream with scripted behaviours, and a blocking HTTP client (plain or TLS) that reads
+// one response.
 #pragma once
 
 #include <arpa/inet.h>
@@ -11,7 +12,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "macro/common/child_process.hpp"
 
 namespace gwtest {
 
@@ -100,65 +102,51 @@ inline bool wait_port(int port, int ms = 5000) {
   return false;
 }
 
-// A child process in its own process group; stop() (also run by the destructor) sends SIGTERM,
-// waits up to 5 s, then kills the whole group. `env` ("NAME=value") is added to this process's
-// environment for the child.
+// A child process in its own process group (common::ChildProcess) with stdout and stderr in one
+// file; stop() (also run by the destructor) sends SIGTERM, waits up to 5 s, then kills the whole
+// group. `env` ("NAME=value") is added to this process's environment for the child.
 class Process {
  public:
-  Process(std::vector<std::string> args, const std::string& stderr_path,
+  Process(std::vector<std::string> args, const std::string& output_path,
           std::vector<std::string> env = {})
-      : err_path_(stderr_path) {
-    // Built before fork: the child only calls async-signal-safe functions.
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      setpgid(0, 0);
-      int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 2);
-      dup2(fd, 1);
-      execve(argv[0], argv.data(), envp.data());
-      _exit(127);
+      : output_path_(output_path) {
+    gatebench::common::SpawnSpec spec;
+    spec.exe = args.at(0);
+    spec.args.assign(args.begin() + 1, args.end());
+    for (const std::string& e : env) {
+      const std::size_t eq = e.find('=');
+      spec.env[e.substr(0, eq)] = eq == std::string::npos ? "" : e.substr(eq + 1);
     }
-    setpgid(pid_, pid_);
+    spec.out = gatebench::common::Stream::to_file(output_path);
+    spec.err = spec.out;
+    child_ = gatebench::common::ChildProcess::spawn(spec);
+    pid_ = child_.pid();
   }
   ~Process() { stop(); }
   pid_t pid() const { return pid_; }
-  void signal(int sig) const { ::kill(pid_, sig); }
-  // Exit status, or -1 if it did not exit within `ms` (then it is killed).
+  void signal(int sig) const {
+    if (!exited_) ::kill(pid_, sig);
+  }
+  // Exit code (128 + N for signal N), or -1 if it did not exit within `ms` (then it is killed).
   int wait_exit(int ms) {
     if (exited_) return status_;
-    for (int waited = 0; waited <= ms; waited += 10) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        exited_ = true;
-        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        return status_;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(-pid_, SIGKILL);
-    int st = 0;
-    waitpid(pid_, &st, 0);
+    const auto status = child_.wait_for(std::chrono::milliseconds(ms));
+    status_ = status ? gatebench::common::exit_code(*status) : -1;
+    child_.stop(std::chrono::milliseconds(0));
     exited_ = true;
-    status_ = -1;
     return status_;
   }
   int stop() {
     if (exited_) return status_;
-    ::kill(pid_, SIGTERM);
+    signal(SIGTERM);
     return wait_exit(5000);
   }
-  std::string output() const { return read_text(err_path_); }
+  std::string output() const { return read_text(output_path_); }
 
  private:
+  gatebench::common::ChildProcess child_;
   pid_t pid_ = -1;
-  std::string err_path_;
+  std::string output_path_;
   bool exited_ = false;
   int status_ = -1;
 };
