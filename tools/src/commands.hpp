@@ -15,5 +15,6 @@ int command_report(const CommandArgs& args);
 int command_profile(const CommandArgs& args);
 int command_macro(const CommandArgs& args);
 int command_run(const CommandArgs& args);
+int command_history(const CommandArgs& args);
 
 }  // namespace gatebench::tools

@@ -20,6 +20,8 @@ commands:
   compare   BASE HEAD: the regression gate (exit 1 on a regression)
   profile   FILTER: callgrind profile of one micro benchmark, top functions, flame graph SVG
   run       micro + macro (--quick, or --full) + report into one directory
+  history   add runs to the results history (SQLite), show its series with change points,
+            check the newest points for a regression (docs/history.md)
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "profile") return command_profile(args);
     if (command == "macro") return command_macro(args);
     if (command == "run") return command_run(args);
+    if (command == "history") return command_history(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const gatebench::common::UsageError& e) {
