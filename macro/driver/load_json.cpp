@@ -61,9 +61,22 @@ LoadResult read_load_json(const json& j, const std::string& source, std::string*
       r.counts[name + ".unexpected"] = static_cast<double>(unexpected);
     }
   }
-  if (auto handshakes = optional_at(root.child("handshakes"), "per_s")) {
-    r.counts["handshakes_per_s"] = *handshakes;
+  const JsonField handshakes = root.child("handshakes");
+  if (auto per_s = optional_at(handshakes, "per_s")) r.counts["handshakes_per_s"] = *per_s;
+  const auto full = optional_at(handshakes, "full"), resumed = optional_at(handshakes, "resumed");
+  if (full && resumed && *full >= 0 && *resumed >= 0) {
+    r.handshakes_full = static_cast<uint64_t>(*full);
+    r.handshakes_resumed = static_cast<uint64_t>(*resumed);
+    r.counts["handshakes_full"] = *full;
+    r.counts["handshakes_resumed"] = *resumed;
   }
+  const JsonField config = root.child("config");
+  if (auto threads = optional_at(config, "threads"); threads && *threads >= 1)
+    r.threads = static_cast<int>(*threads);
+  if (config.has("mode") && config.child("mode").json().is_string())
+    r.closed_loop = config.child("mode").json().get<std::string>() != "open";
+  if (config.has("close") && config.child("close").json().is_boolean())
+    r.new_connections = config.child("close").json().get<bool>();
   if (auto opened = optional_at(root, "connections_opened"))
     r.counts["connections_opened"] = *opened;
   if (auto missed = optional_at(root, "missed")) r.counts["missed"] = *missed;

@@ -27,6 +27,12 @@ struct LoadResult {
   std::vector<SecondPoint> per_second;   // empty when the generator reports no series (wrk)
   // The measured window on CLOCK_MONOTONIC (gatebench-load's `window`); absent for wrk.
   std::optional<uint64_t> window_start_ns, window_end_ns;
+  // TLS handshakes completed in the window (gatebench-load's `handshakes`); absent for wrk.
+  std::optional<uint64_t> handshakes_full, handshakes_resumed;
+  // How the run was made: gatebench-load's `config`, else what the driver asked for (measure()).
+  int threads = 0;               // generator threads; 0 = unknown
+  bool closed_loop = true;       // false: open loop at a fixed rate
+  bool new_connections = false;  // a new connection (and TLS handshake) per request
 };
 
 struct LoadParseError : std::runtime_error {

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,6 +46,46 @@ std::optional<uint64_t> write_syscalls(pid_t pid) {
   return std::nullopt;
 }
 
+// Busy and idle CPU seconds of the whole machine since boot, over all CPUs (/proc/stat's first
+// line): what no role's tree shows, other sessions' work included. Idle counts iowait; steal is
+// busy (the host had the CPU, not this machine's idle loop).
+struct MachineCpu {
+  double busy_s = 0;
+  double idle_s = 0;
+};
+
+std::optional<MachineCpu> read_machine_cpu() {
+  static const double kTicks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::ifstream in("/proc/stat");
+  std::string label;
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
+      label != "cpu" || kTicks <= 0)
+    return std::nullopt;
+  return MachineCpu{static_cast<double>(user + nice + system + irq + softirq + steal) / kTicks,
+                    static_cast<double>(idle + iowait) / kTicks};
+}
+
+// Seconds the process's threads ran or waited for a CPU since they started (the first two
+// fields of /proc/PID/task/TID/schedstat): a thread that was never idle wanted more CPU than it
+// got. Nothing when the kernel has no schedstat.
+std::optional<double> runnable_seconds(pid_t pid) {
+  std::error_code ec;
+  const fs::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  uint64_t total_ns = 0;
+  bool any = false;
+  for (const auto& task : fs::directory_iterator(tasks, ec)) {
+    std::ifstream in(task.path() / "schedstat");
+    uint64_t run_ns = 0, wait_ns = 0;
+    if (in >> run_ns >> wait_ns) {
+      total_ns += run_ns + wait_ns;
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  return static_cast<double>(total_ns) / 1e9;
+}
+
 // The samplers of one run: the measured target's trees, each role's trees, and their cumulative
 // CPU over time.
 struct Sampling {
@@ -54,6 +95,10 @@ struct Sampling {
   CpuSeries target_cpu;
   std::map<std::string, CpuSeries> role_cpu;
   std::map<std::string, CpuSeries> name_cpu;
+  std::optional<MachineCpu> machine_start;
+  CpuSeries machine_busy, machine_idle;  // since machine_start
+  pid_t load_pid = 0;
+  CpuSeries load_runnable;  // the generator's threads' running + run-queue time
   std::ofstream csv;
   double last_full_t = 0;
   double last_container_t = 0;
@@ -72,7 +117,18 @@ struct Sampling {
         << ',' << s.rss_mb << '\n';
   }
 
+  void take_machine(double t) {
+    const auto now = read_machine_cpu();
+    if (!now) return;
+    if (!machine_start) machine_start = now;
+    machine_busy.add(t, now->busy_s - machine_start->busy_s);
+    machine_idle.add(t, now->idle_s - machine_start->idle_s);
+  }
+
   void take(double t, bool full, bool container_due) {
+    take_machine(t);
+    // Exited threads take their schedstat with them: a series must not go down.
+    if (auto runnable = runnable_seconds(load_pid)) load_runnable.add(t, *runnable);
     const auto snapshot = full ? scan_proc() : scan_pids(known());
     if (containers) {
       if (container_due) {
@@ -132,6 +188,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
       if (!g.empty()) sampling.roles.emplace(std::string(role_name(role)), TreeSampler(g, false));
     }
     sampling.roles.emplace("load", TreeSampler({load.pid()}, false));
+    sampling.load_pid = load.pid();
     if (ctx.engine != nullptr) {
       std::vector<const RunningService*> running;
       for (const auto& s : services.running()) running.push_back(&s);
@@ -145,6 +202,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     if (sampling.containers) sampling.containers->start();
     sampling.target_cpu.add(0, 0);
     for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
+    sampling.take_machine(0);
   }
   const double full_every = std::max(0.01, ctx.options.sample_interval_s);
   const double limit_s = spec.duration_s + 30;
@@ -196,6 +254,13 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   } catch (const LoadParseError& e) {
     throw Outcome{Status::failed, e.what()};
   }
+  // What the generator's output does not say (wrk), from what it was asked to do.
+  if (m.load.threads == 0)
+    m.load.threads = std::max(1, std::min(load_plan.threads, load_plan.connections));
+  if (load_plan.tool == "wrk") {
+    m.load.closed_loop = !spec.rate.has_value();
+    m.load.new_connections = load_plan.close;
+  }
   if (!spec.sample) return m;
 
   // The window in the driver's seconds since the generator was spawned.
@@ -233,6 +298,13 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     }
   }
   m.target = usage;
+  if (!sampling.machine_busy.empty()) {
+    const double m0 = sampling.containers ? 0 : w0, m1 = sampling.containers ? elapsed : w1;
+    m.cpu_s_by_role["machine"] = sampling.machine_busy.between(m0, m1);
+    m.cpu_s_by_role["machine_idle"] = sampling.machine_idle.between(m0, m1);
+  }
+  if (!sampling.load_runnable.empty() && !sampling.containers)
+    m.cpu_s_by_role["load_runnable"] = sampling.load_runnable.between(w0, w1);
   // Seconds of the window as the generator's per-second series counts them; a last partial second
   // (a 500 ms run has only that) over its own length.
   for (double t = w0; w1 - t > 0.01; t += 1) {

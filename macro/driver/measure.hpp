@@ -19,9 +19,12 @@ struct Measurement {
   std::string invalid;  // the generator's own verdict, empty when valid
   // CPU over the measured window; memory peaks over the whole run.
   std::optional<TreeUsage> target;
-  std::map<std::string, double> cpu_by_role;    // mean CPU% of "backend", "gateway", "load"
-  std::map<std::string, double> cpu_s_by_role;  // CPU seconds: the same roles and "target"
-  std::vector<double> target_cpu_per_second;    // the target's CPU% in each second of the window
+  std::map<std::string, double> cpu_by_role;  // mean CPU% of "backend", "gateway", "load"
+  // CPU seconds: the same roles, "target", the whole machine's busy and idle CPU seconds
+  // ("machine", "machine_idle", from /proc/stat: every process, other sessions' too), and the
+  // seconds the generator's threads were running or waiting for a CPU ("load_runnable").
+  std::map<std::string, double> cpu_s_by_role;
+  std::vector<double> target_cpu_per_second;  // the target's CPU% in each second of the window
   double window_s = 0;
   // Where the window's instants come from: "load generator" (gatebench-load reports them on
   // CLOCK_MONOTONIC), "last D s before exit" (wrk reports none), "engine stats" (containers,

@@ -1,6 +1,8 @@
 #include "macro/driver/round_json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace gatebench::macro {
 
@@ -25,13 +27,65 @@ bool measured(const ScenarioResult* r) {
   return r != nullptr && r->status == Status::ok && r->load.has_value();
 }
 
+std::optional<double> seconds_of(const ScenarioResult& r, const std::string& key) {
+  auto it = r.cpu_s_by_role.find(key);
+  if (it == r.cpu_s_by_role.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> us_per(const ScenarioResult& r, const std::string& role, uint64_t count) {
+  const auto cpu_s = seconds_of(r, role);
+  if (!cpu_s || count == 0) return std::nullopt;
+  return *cpu_s / static_cast<double>(count) * 1e6;
+}
+
 }  // namespace
 
 std::optional<double> cpu_us_per_request(const ScenarioResult& r, const std::string& role) {
-  if (!r.load || r.load->requests == 0) return std::nullopt;
-  auto it = r.cpu_s_by_role.find(role);
-  if (it == r.cpu_s_by_role.end()) return std::nullopt;
-  return it->second / static_cast<double>(r.load->requests) * 1e6;
+  if (!r.load) return std::nullopt;
+  return us_per(r, role, r.load->requests);
+}
+
+std::optional<double> cpu_us_per_handshake(const ScenarioResult& r, const std::string& role) {
+  if (!r.load || !r.load->handshakes_full || !r.load->handshakes_resumed) return std::nullopt;
+  return us_per(r, role, *r.load->handshakes_full + *r.load->handshakes_resumed);
+}
+
+std::optional<std::string> harness_limit(const ScenarioResult& r) {
+  if (!r.load || !r.load->closed_loop || !r.load->new_connections || r.window_s <= 0)
+    return std::nullopt;
+  char text[256];
+  const auto load = seconds_of(r, "load");
+  if (load && r.load->threads > 0) {
+    // Running or waiting for a CPU: on a shared machine a thread that wants all of a CPU gets
+    // less, and the wait says it wanted more. Without schedstat, its CPU alone.
+    const double percent = 100 * *load / r.window_s;
+    const double wanted = 100 * seconds_of(r, "load_runnable").value_or(*load) / r.window_s;
+    if (std::max(percent, wanted) >= kSaturatedShare * 100 * r.load->threads) {
+      std::snprintf(text, sizeof text,
+                    "the load generator was saturated (%d thread%s running or waiting for a CPU "
+                    "%.0f%% of the window, %.0f%% CPU)",
+                    r.load->threads, r.load->threads == 1 ? "" : "s",
+                    std::max(percent, wanted) / r.load->threads, percent);
+      return text;
+    }
+  }
+  const auto busy = seconds_of(r, "machine"), idle = seconds_of(r, "machine_idle");
+  const auto target = seconds_of(r, "target");
+  if (busy && idle && target && *busy + *idle > 0) {
+    const double idle_share = *idle / (*busy + *idle);
+    const double target_percent = 100 * *target / r.window_s;
+    if (idle_share >= kIdleShare &&
+        target_percent < kSaturatedShare * 100 * std::max(1, r.target_cpus)) {
+      std::snprintf(text, sizeof text,
+                    "the machine left %.0f%% of its CPU idle while the target used %.0f%% of %d "
+                    "CPU%s",
+                    100 * idle_share, target_percent, std::max(1, r.target_cpus),
+                    r.target_cpus == 1 ? "" : "s");
+      return text;
+    }
+  }
+  return std::nullopt;
 }
 
 json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
@@ -96,6 +150,28 @@ json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
                                    ? round1(static_cast<double>(r.load->requests) / cpu->second)
                                    : json(nullptr);
     j["window"] = {{"source", r.window_source}, {"s", std::round(r.window_s * 1000) / 1000}};
+    const auto busy = seconds_of(r, "machine"), idle = seconds_of(r, "machine_idle");
+    if (busy && idle && r.window_s > 0) {
+      j["machine_cpu"] = {{"busy_percent", round1(100 * *busy / r.window_s)},
+                          {"idle_percent", round1(100 * *idle / r.window_s)}};
+    }
+    const LoadResult& l = *r.load;
+    if (l.new_connections && l.handshakes_full && l.handshakes_resumed) {
+      j["handshakes"] = {
+          {"full", *l.handshakes_full},
+          {"resumed", *l.handshakes_resumed},
+          {"per_s", l.duration_s > 0
+                        ? round1(static_cast<double>(*l.handshakes_full + *l.handshakes_resumed) /
+                                 l.duration_s)
+                        : json(nullptr)}};
+      const auto target = cpu_us_per_handshake(r, "target");
+      j["cpu_us_per_handshake"] = {
+          {"target", target ? json(std::round(*target * 100) / 100) : json(nullptr)},
+          {"load", optional_number(cpu_us_per_handshake(r, "load"))},
+          {"backend", optional_number(cpu_us_per_handshake(r, "backend"))}};
+    }
+    const auto limit = harness_limit(r);
+    j["harness_limit"] = limit ? json(*limit) : json(nullptr);
   }
   const bool paired = measured(&r) && measured(baseline);
   j["vs_nginx"] = paired ? ratio(r.load->rps, baseline->load->rps) : json(nullptr);

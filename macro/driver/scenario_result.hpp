@@ -28,8 +28,10 @@ struct ScenarioResult {
   std::optional<TreeUsage> target;  // CPU and memory of the measured role's process trees
   std::string target_role;
   int target_cpus = 1;
-  std::map<std::string, double> cpu_by_role;        // mean CPU% of each role's trees
-  std::map<std::string, double> cpu_s_by_role;      // CPU seconds in the window, and "target"
+  std::map<std::string, double> cpu_by_role;  // mean CPU% of each role's trees
+  // CPU seconds in the window: roles, "target", "machine", "machine_idle", "load_runnable"
+  // (Measurement).
+  std::map<std::string, double> cpu_s_by_role;
   double window_s = 0;                              // the measured window
   std::string window_source;                        // see Measurement::window_source
   std::vector<double> target_cpu_per_second;        // the target's CPU% in each whole second

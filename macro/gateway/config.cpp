@@ -83,7 +83,9 @@ void parse_tls(const Field& root, Config& cfg) {
     return;
   }
   Field tls = root.child("tls");
-  tls.allow_keys({"certificates"});
+  tls.allow_keys({"certificates", "session_cache", "session_tickets"});
+  cfg.tls_session_cache = tls.boolean_or("session_cache", true);
+  cfg.tls_session_tickets = tls.boolean_or("session_tickets", true);
   Field certs = tls.required("certificates");
   certs.expect_array();
   if (certs.size() == 0) certs.fail("expected at least one {\"cert\", \"key\"} pair");

@@ -51,6 +51,10 @@ struct Config {
   unsigned workers = 0;  // resolved: never 0 after load_config
   std::vector<ListenerConfig> listeners;
   std::vector<CertificateConfig> certificates;
+  // Resumption (tls.session_cache, tls.session_tickets): a server-side session cache shared by the
+  // workers, and stateless session tickets. Both off: no resumption, and no TLS 1.3 tickets sent.
+  bool tls_session_cache = true;
+  bool tls_session_tickets = true;
   bool access_log_enabled = false;
   sockaddr_in access_log_addr{};
   std::uint32_t access_log_flush_ms = 1000;

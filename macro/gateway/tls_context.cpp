@@ -16,6 +16,13 @@ std::string openssl_error() {
   return buf;
 }
 
+constexpr const char* kGroups = "X25519:P-256";
+constexpr const char* kTls12Ciphers =
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256:"
+    "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-GCM-SHA256";
+constexpr const char* kTls13Suites =
+    "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256";
+
 int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned int inlen, void*) {
   static const unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
@@ -39,9 +46,26 @@ SslCtxPtr make_server_tls(const Config& config) {
   SSL_CTX_set_max_proto_version(ctx.get(), TLS1_3_VERSION);
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_SERVER);
-  SSL_CTX_sess_set_cache_size(ctx.get(), 20480);
+  // Groups, suites and their order as the nginx baseline's (macro/scenarios/configs/
+  // nginx-proxy-https.conf), so the handshake scenarios compare the same cryptography.
+  if (SSL_CTX_set1_groups_list(ctx.get(), kGroups) != 1 ||
+      SSL_CTX_set_cipher_list(ctx.get(), kTls12Ciphers) != 1 ||
+      SSL_CTX_set_ciphersuites(ctx.get(), kTls13Suites) != 1) {
+    throw ConfigError("tls: cannot set groups and cipher suites: " + openssl_error());
+  }
+  if (config.tls_session_cache) {
+    SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_SERVER);
+    SSL_CTX_sess_set_cache_size(ctx.get(), 20480);
+  } else {
+    SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+  }
   SSL_CTX_set_timeout(ctx.get(), 3600);
+  // Without stateless tickets TLS 1.3 sends stateful ones naming a cached session; without a
+  // cache either, they could never be used, so none are sent (each costs the server a session
+  // copy, an encryption and a record).
+  if (!config.tls_session_tickets) SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+  if (!config.tls_session_tickets && !config.tls_session_cache)
+    SSL_CTX_set_num_tickets(ctx.get(), 0);
   static const unsigned char kSid[] = "gatebench-gateway";
   SSL_CTX_set_session_id_context(ctx.get(), kSid, sizeof kSid - 1);
   SSL_CTX_set_alpn_select_cb(ctx.get(), select_alpn, nullptr);

@@ -1,7 +1,9 @@
 // Server TLS context from the configured PEM certificate/key pairs (ECDSA P-256 and RSA can be
 // loaded side by side; OpenSSL picks by the client's signature algorithms). TLS 1.2 and 1.3,
-// ALPN http/1.1, a server-side session cache and session tickets for resumption. One context is
-// shared by every worker so a ticket issued by one worker resumes on any other.
+// ALPN http/1.1, groups X25519 and P-256, the nginx baseline's cipher suites, and for resumption a
+// server-side session cache and session tickets, each as configured (tls.session_cache,
+// tls.session_tickets). One context is shared by every worker so a ticket issued by one worker
+// resumes on any other.
 #pragma once
 
 #include "macro/gateway/config.hpp"

@@ -1,11 +1,13 @@
-// Client TLS for one worker thread: its own SSL_CTX (no locking between threads) and the last
-// session ticket the server gave it, offered on the next connection when resumption is on.
-// Certificates are not verified: benchmark targets use self-signed ones.
+// Client TLS for one worker thread: its own SSL_CTX (no locking between threads) and, when
+// resumption is on, one saved session per connection slot, offered on that slot's next
+// connection. Certificates are not verified: benchmark targets use self-signed ones.
 #pragma once
 
 #include <openssl/ssl.h>
 
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "macro/load/url.hpp"
 
@@ -19,14 +21,18 @@ struct SslDeleter {
 
 class TlsClient {
  public:
-  // Throws std::runtime_error when OpenSSL cannot set up a context.
-  TlsClient(const Target& target, bool resume);
+  // `slots`: the worker's connections. Throws std::runtime_error when OpenSSL cannot set up a
+  // context.
+  TlsClient(const Target& target, bool resume, std::size_t slots);
   TlsClient(const TlsClient&) = delete;
   TlsClient& operator=(const TlsClient&) = delete;
 
-  // A client SSL on a connected socket, with SNI and the saved session when resuming.
-  // nullptr when OpenSSL fails (counted as a TLS error by the caller).
-  std::unique_ptr<SSL, SslDeleter> open(int fd);
+  bool resume() const { return resume_; }
+
+  // A client SSL on a connected socket of connection slot `slot`, with SNI and, when resuming,
+  // the last session a previous connection of that slot received. nullptr when OpenSSL fails
+  // (counted as a TLS error by the caller).
+  std::unique_ptr<SSL, SslDeleter> open(int fd, std::size_t slot);
 
  private:
   static int on_new_session(SSL* ssl, SSL_SESSION* session);
@@ -34,7 +40,11 @@ class TlsClient {
   const Target& target_;
   bool resume_;
   std::unique_ptr<SSL_CTX, SslDeleter> ctx_;
-  std::unique_ptr<SSL_SESSION, SslDeleter> session_;
+  // One per slot, never resized (the SSLs point at their slot's entry). A slot of its own, not a
+  // session shared by the thread: a server may accept a ticket once only (stateful tickets of a
+  // session cache), and concurrent connections offering the same one would fall back to full
+  // handshakes.
+  std::vector<std::unique_ptr<SSL_SESSION, SslDeleter>> sessions_;
 };
 
 }  // namespace gatebench::load

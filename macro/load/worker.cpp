@@ -76,7 +76,7 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0)
     throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume);
+  if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size());
   for (Connection& c : conns_) c.buf = std::make_unique<char[]>(kBufferBytes);
   events_.resize(conns_.size() + 1);
   if (!target_.tls && options_.io != "epoll") {
@@ -129,8 +129,9 @@ void Worker::set_events(Connection& c, std::uint32_t events) {
 
 void Worker::close_socket(Connection& c, bool clean) {
   if (c.ssl) {
-    // A clean close keeps the session resumable (OpenSSL drops sessions of unclean ones).
-    if (clean)
+    // close_notify keeps the session resumable (OpenSSL drops the session of a connection that
+    // ends without it); without resumption it would only cost both sides a record per connection.
+    if (clean && tls_->resume())
       SSL_shutdown(c.ssl.get());
     else
       SSL_set_shutdown(c.ssl.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
@@ -187,7 +188,7 @@ void Worker::on_connected(Connection& c, std::uint64_t now) {
   }
   if (now >= plan_.measure_start_ns) stats_.connects += 1;
   if (tls_) {
-    c.ssl = tls_->open(c.fd);
+    c.ssl = tls_->open(c.fd, static_cast<std::size_t>(&c - conns_.data()));
     if (!c.ssl) {
       fail(c, ErrorClass::kTls, true);
       return;
