@@ -16,5 +16,6 @@ int command_profile(const CommandArgs& args);
 int command_macro(const CommandArgs& args);
 int command_run(const CommandArgs& args);
 int command_history(const CommandArgs& args);
+int command_bisect(const CommandArgs& args);
 
 }  // namespace gatebench::tools

@@ -22,6 +22,7 @@ commands:
   run       micro + macro (--quick, or --full) + report into one directory
   history   add runs to the results history (SQLite), show its series with change points,
             check the newest points for a regression (docs/history.md)
+  bisect    GOOD BAD --filter RE: the first commit where those benchmarks got slower
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     if (command == "macro") return command_macro(args);
     if (command == "run") return command_run(args);
     if (command == "history") return command_history(args);
+    if (command == "bisect") return command_bisect(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const gatebench::common::UsageError& e) {
