@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "micro/bench/input_access_log.hpp"
+#include "micro/bench/input_tokens.hpp"
 #include "micro/core/cidr/prefix.hpp"
 #include "micro/core/rules/set.hpp"
 
@@ -22,6 +23,9 @@ void register_cidr_input(std::vector<cidr::CidrEntry> entries);
 // when traffic_input (traffic("input") is set, bench_traffic.hpp); rules/<impl>/input/input
 // with both.
 void register_rules_inputs(std::unique_ptr<rules::RuleSet> rule_set, bool traffic_input);
+
+// token/<impl>/{admission,pass}_input and jwt/<impl>/hs256_input, for the kinds the file has.
+void register_token_input(std::unique_ptr<TokenCorpus> corpus);
 
 // exploit/<impl>/input and rules/modsecurity/crs/input over traffic("input").
 void register_exploit_input();

@@ -55,7 +55,8 @@ InputFile read_input(std::string_view option) {
 
 const std::vector<std::string_view>& input_kinds() {
   static const std::vector<std::string_view> kinds = {
-      "access_log.tsv", "access_log.combined", "access_log.jsonl", "rules", "traffic", "cidr"};
+      "access_log.tsv", "access_log.combined", "access_log.jsonl", "rules", "traffic", "cidr",
+      "tokens"};
   return kinds;
 }
 

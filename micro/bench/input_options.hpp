@@ -17,7 +17,8 @@ class InputError : public std::runtime_error {
 };
 
 struct InputFile {
-  std::string kind;  // access_log.tsv, access_log.combined, access_log.jsonl, rules, cidr, traffic
+  std::string kind;  // access_log.tsv, access_log.combined, access_log.jsonl, rules, cidr, traffic,
+                     // tokens
   std::string path;
   std::string bytes;   // the whole file
   std::string sha256;  // lowercase hex of bytes

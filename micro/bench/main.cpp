@@ -17,6 +17,7 @@
 #include "micro/bench/input_cidr.hpp"
 #include "micro/bench/input_options.hpp"
 #include "micro/bench/input_rules.hpp"
+#include "micro/bench/input_tokens.hpp"
 
 namespace {
 
@@ -29,6 +30,7 @@ void register_inputs(std::vector<InputFile> files) {
   std::vector<gatebench::cidr::CidrEntry> cidr;
   std::unique_ptr<gatebench::rules::RuleSet> rule_set;
   std::unique_ptr<gatebench::fixtures::Traffic> traffic;
+  std::unique_ptr<TokenCorpus> tokens;
   for (InputFile& f : files) {
     add_input_context(f);  // before a loader takes the bytes
     if (f.kind.starts_with("access_log.")) {
@@ -39,6 +41,8 @@ void register_inputs(std::vector<InputFile> files) {
       rule_set = std::make_unique<gatebench::rules::RuleSet>(load_rules_input(f));
     } else if (f.kind == "traffic") {
       traffic = std::make_unique<gatebench::fixtures::Traffic>(load_traffic_input(f));
+    } else if (f.kind == "tokens") {
+      tokens = load_tokens_input(f);
     }
   }
   for (AccessLogInput& log : logs) register_access_log_input(std::move(log));
@@ -50,6 +54,7 @@ void register_inputs(std::vector<InputFile> files) {
     register_exploit_input();
     register_modsecurity_input();
   }
+  if (tokens) register_token_input(std::move(tokens));
 }
 
 bool wants_help(int argc, char** argv) {
@@ -66,9 +71,10 @@ int main(int argc, char** argv) {
   if (wants_help(argc, argv)) {
     std::printf(
         "gatebench-micro [--input KIND=FILE]... [Google Benchmark options]\n"
-        "  --input KIND=FILE  also run that kind's benchmarks on FILE (case 'input'); KIND is\n"
-        "                     access_log.tsv, access_log.combined, access_log.jsonl, rules,\n"
-        "                     traffic or cidr (docs/micro-input.md). Bad input: exit 2.\n\n");
+        "  --input KIND=FILE  also run that kind's benchmarks on FILE (cases named 'input');\n"
+        "                     KIND is access_log.tsv, access_log.combined, access_log.jsonl,\n"
+        "                     rules, traffic, cidr or tokens (docs/micro-input.md).\n"
+        "                     Bad input: exit 2.\n\n");
   }
   try {
     register_inputs(take_input_options(argc, argv));

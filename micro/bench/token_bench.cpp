@@ -1,209 +1,256 @@
 // token/<impl>/<kind>: verifying a signed admission or pass cookie.
 //   gatecore      precomputed HMAC inner/outer states, two compressions
-//   (micro/core/tokens/token.hpp) hmac_oneshot  OpenSSL HMAC() + CRYPTO_memcmp per call evp_mac
-//   OpenSSL EVP_MAC with one reused context per key limit         two chained SHA-256 compressions
-//   (OpenSSL's SHA256_Transform), nothing else
+//                 (micro/core/tokens/token.hpp)
+//   hmac_oneshot  OpenSSL HMAC() + CRYPTO_memcmp per call
+//   evp_mac       OpenSSL EVP_MAC with one reused context per key
+//   limit         two chained SHA-256 compressions (OpenSSL's SHA256_Transform), nothing else
 // jwt/<impl>/hs256: verifying a ~200-character HS256 bearer token (fixtures::make_sized_jwt).
-//   gatecore   micro/core/tokens/jwt_hs256.hpp: no allocation, precomputed HMAC states
-//   nlohmann   std::string segments, nlohmann::json, OpenSSL HMAC() + CRYPTO_memcmp
-//   limit      the compressions HMAC-SHA256 needs for that signing input with precomputed key
-//              states: ceil((input + 9) / 64) inner blocks + 1 outer block (4 for ~157 bytes)
+//   gatecore      micro/core/tokens/jwt_hs256.hpp: no allocation, precomputed HMAC states
+//   nlohmann      std::string segments, nlohmann::json, OpenSSL HMAC() + CRYPTO_memcmp
+//   limit         the compressions HMAC-SHA256 needs for that signing input with precomputed key
+//                 states: ceil((input + 9) / 64) inner blocks + 1 outer block (4 for ~157 bytes)
 // Every impl verifies the same 1,024 tokens (minted under the ring's current and previous keys),
 // round robin; pass tokens are presented by the client they were minted for.
+// <kind>_input, hs256_input: the tokens of --input tokens=FILE instead (docs/micro-input.md),
+// the JWT limit counting each token's own compressions.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fixtures/token_fixtures.hpp"
+#include "micro/bench/input_benchmarks.hpp"
+#include "micro/bench/input_tokens.hpp"
 #include "micro/core/tokens/jwt_hs256.hpp"
 #include "micro/core/tokens/token.hpp"
-#include "micro/peers/token_jwt_nlohmann.hpp"
 #include "micro/peers/token_limit.hpp"
-#include "micro/peers/token_openssl_peers.hpp"
 
 namespace {
 
-using gatebench::tokens::TokenKeyRing;
+using gatebench::bench::TokenCorpus;
 using gatebench::tokens::VerifyStatus;
 namespace fx = gatebench::fixtures;
 namespace peers = gatebench::peers;
 
 constexpr std::size_t kTokens = 1024;
-constexpr std::uint64_t kNow = fx::kTokenNow;
+constexpr std::size_t kJwtSize = 200;
+constexpr std::size_t kBlock = 64;
 
-struct TokenSet {
-  TokenKeyRing ring;
-  peers::HmacOneshotTokenVerifier oneshot;
-  peers::EvpMacTokenVerifier evp;
-  std::vector<std::string> admission;
-  std::vector<std::string> pass;
-  std::vector<fx::TokenClient> clients;
-  std::vector<std::uint8_t> limit_blocks;
+// The limit's input: random blocks, count[i] of them for token i, starting at first[i].
+struct LimitBlocks {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::size_t> first, count;
 
-  TokenSet() {
-    for (std::uint8_t id : {1, 2}) {
-      const auto secret = fx::token_secret(id);
-      oneshot.add_key(id, secret);
-      evp.add_key(id, secret);
+  LimitBlocks(fx::Rng& rng, const std::vector<std::size_t>& compressions) : count(compressions) {
+    for (const std::size_t n : count) {
+      first.push_back(bytes.size());
+      bytes.resize(bytes.size() + kBlock * n);
     }
-    clients = fx::token_clients(kTokens);
-    fx::Rng rng = fx::Rng(fx::kDefaultSeed).fork("token-bench");
-    ring.rotate(1, fx::token_secret(1));
-    for (std::size_t i = 0; i < kTokens; ++i) {
-      if (i == kTokens / 4)
-        ring.rotate(2, fx::token_secret(2));  // a quarter under the previous key
-      const auto expiry = static_cast<std::uint32_t>(kNow + 60 + rng.below(3600));
-      admission.emplace_back(
-          gatebench::tokens::mint_admission(ring, expiry, static_cast<std::uint32_t>(rng.below(64)),
-                                            rng.next())
-              .view());
-      pass.emplace_back(
-          gatebench::tokens::mint_pass(ring, expiry, clients[i].ipv4, clients[i].user_agent)
-              .view());
-    }
-    limit_blocks.resize(kTokens * 128);
-    for (auto& b : limit_blocks) b = static_cast<std::uint8_t>(rng.next());
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng.next());
+  }
+  double mean_count() const {
+    double sum = 0;
+    for (const std::size_t n : count) sum += static_cast<double>(n);
+    return count.empty() ? 0 : sum / static_cast<double>(count.size());
   }
 };
 
-const TokenSet& tokens() {
-  static const TokenSet set;
-  return set;
+// The compressions HMAC-SHA256 of a JWT's signing input costs with precomputed key states.
+std::size_t jwt_compressions(const std::string& token) {
+  const std::size_t signing_input = token.rfind('.');
+  return (signing_input + 9 + kBlock - 1) / kBlock + 1;
 }
 
-// Runs `verify(i)` round robin; first checks that every token verifies, so a benchmark never
-// measures a fast rejection.
-template <typename Verify>
-void run(benchmark::State& state, Verify&& verify) {
+// A corpus and the floors of its three kinds.
+struct TokenBench {
+  const TokenCorpus& c;
+  LimitBlocks admission_limit, pass_limit, jwt_limit;
+  double jwt_bytes = 0;  // mean characters of a JWT
+
+  TokenBench(const TokenCorpus& corpus, fx::Rng rng, const std::vector<std::size_t>& jwt_cost)
+      : c(corpus),
+        admission_limit(rng, std::vector<std::size_t>(corpus.admission.size(), 2)),
+        pass_limit(rng, std::vector<std::size_t>(corpus.pass.size(), 2)),
+        jwt_limit(rng, jwt_cost) {
+    for (const std::string& t : c.jwt) jwt_bytes += static_cast<double>(t.size());
+    if (!c.jwt.empty()) jwt_bytes /= static_cast<double>(c.jwt.size());
+  }
+};
+
+std::unique_ptr<TokenCorpus> seeded_corpus() {
+  auto corpus = std::make_unique<TokenCorpus>();
+  TokenCorpus& c = *corpus;
+  c.now = fx::kTokenNow;
+  c.clients = fx::token_clients(kTokens);
+  fx::Rng rng = fx::Rng(fx::kDefaultSeed).fork("token-bench");
+  c.add_key(1, fx::token_secret(1));
   for (std::size_t i = 0; i < kTokens; ++i) {
+    if (i == kTokens / 4) c.add_key(2, fx::token_secret(2));  // a quarter under the previous key
+    const auto expiry = static_cast<std::uint32_t>(c.now + 60 + rng.below(3600));
+    c.admission.emplace_back(
+        gatebench::tokens::mint_admission(c.ring, expiry, static_cast<std::uint32_t>(rng.below(64)),
+                                          rng.next())
+            .view());
+    c.pass.emplace_back(
+        gatebench::tokens::mint_pass(c.ring, expiry, c.clients[i].ipv4, c.clients[i].user_agent)
+            .view());
+  }
+  const auto secret = fx::token_secret(1);
+  c.add_jwt_key("k1", secret);
+  fx::Rng jwt_rng = fx::Rng(fx::kDefaultSeed).fork("jwt-bench");
+  for (std::size_t i = 0; i < kTokens; ++i)
+    c.jwt.push_back(fx::make_sized_jwt(kJwtSize, secret, jwt_rng));
+  return corpus;
+}
+
+const TokenBench& seeded() {
+  static const std::unique_ptr<TokenCorpus> corpus = seeded_corpus();
+  // The seeded tokens are all about the same size: every one gets the largest one's count.
+  static const TokenBench bench = [] {
+    std::size_t most = 0;
+    for (const std::string& t : corpus->jwt) most = std::max(most, jwt_compressions(t));
+    return TokenBench(*corpus, fx::Rng(fx::kDefaultSeed).fork("token-bench/limit"),
+                      std::vector<std::size_t>(corpus->jwt.size(), most));
+  }();
+  return bench;
+}
+
+// Runs `verify(i)` round robin over `count` tokens; first checks that every token verifies, so a
+// benchmark never measures a fast rejection.
+template <typename Verify>
+void run(benchmark::State& state, std::size_t count, Verify&& verify) {
+  for (std::size_t i = 0; i < count; ++i) {
     if (verify(i) != VerifyStatus::ok) {
-      state.SkipWithError("a fixture token did not verify");
+      state.SkipWithError("a token did not verify");
       return;
     }
   }
   std::size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(verify(i));
-    i = (i + 1) % kTokens;
+    if (++i == count) i = 0;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 
-void BM_gatecore_admission(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) {
-    return gatebench::tokens::verify_admission(t.ring, t.admission[i], kNow);
-  });
-}
-void BM_gatecore_pass(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) {
-    return gatebench::tokens::verify_pass(t.ring, t.pass[i], kNow, t.clients[i].ipv4,
-                                          t.clients[i].user_agent);
-  });
-}
-void BM_oneshot_admission(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) { return t.oneshot.verify_admission(t.admission[i], kNow); });
-}
-void BM_oneshot_pass(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) {
-    return t.oneshot.verify_pass(t.pass[i], kNow, t.clients[i].ipv4, t.clients[i].user_agent);
-  });
-}
-void BM_evp_admission(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) { return t.evp.verify_admission(t.admission[i], kNow); });
-}
-void BM_evp_pass(benchmark::State& state) {
-  const TokenSet& t = tokens();
-  run(state, [&](std::size_t i) {
-    return t.evp.verify_pass(t.pass[i], kNow, t.clients[i].ipv4, t.clients[i].user_agent);
-  });
-}
-void BM_limit(benchmark::State& state) {
-  const TokenSet& t = tokens();
+void run_limit(benchmark::State& state, const LimitBlocks& l) {
+  const std::uint8_t* bytes = l.bytes.data();
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(peers::sha256_chained_compressions(&t.limit_blocks[128 * i], 2));
-    i = (i + 1) % kTokens;
+    benchmark::DoNotOptimize(peers::sha256_chained_compressions(bytes + l.first[i], l.count[i]));
+    if (++i == l.count.size()) i = 0;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 
-constexpr std::size_t kJwtSize = 200;
-
-struct JwtSet {
-  gatebench::tokens::JwtKeyRing ring;
-  peers::NlohmannJwtVerifier nlohmann;
-  std::vector<std::string> tokens;
-  std::size_t compressions = 0;
-  std::vector<std::uint8_t> limit_blocks;
-
-  JwtSet() {
-    const auto secret = fx::token_secret(1);
-    ring.rotate("k1", secret);
-    nlohmann.add_key("k1", secret);
-    fx::Rng rng = fx::Rng(fx::kDefaultSeed).fork("jwt-bench");
-    std::size_t signing_input = 0;
-    for (std::size_t i = 0; i < kTokens; ++i) {
-      tokens.push_back(fx::make_sized_jwt(kJwtSize, secret, rng));
-      signing_input = std::max(signing_input, tokens.back().rfind('.'));
-    }
-    compressions = (signing_input + 9 + 63) / 64 + 1;
-    limit_blocks.resize(kTokens * 64 * compressions);
-    for (auto& b : limit_blocks) b = static_cast<std::uint8_t>(rng.next());
-  }
-};
-
-const JwtSet& jwts() {
-  static const JwtSet set;
-  return set;
-}
-
-void BM_jwt_gatecore(benchmark::State& state) {
-  const JwtSet& j = jwts();
-  run(state, [&](std::size_t i) {
-    return gatebench::tokens::verify_jwt_hs256(j.ring, j.tokens[i],
-                                               static_cast<std::int64_t>(kNow));
+void gatecore_admission(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.admission.size(), [&](std::size_t i) {
+    return gatebench::tokens::verify_admission(c.ring, c.admission[i], c.now);
   });
-  state.counters["token_bytes"] = static_cast<double>(j.tokens[0].size());
 }
-void BM_jwt_nlohmann(benchmark::State& state) {
-  const JwtSet& j = jwts();
-  run(state, [&](std::size_t i) {
-    return j.nlohmann.verify(j.tokens[i], static_cast<std::int64_t>(kNow));
+void gatecore_pass(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.pass.size(), [&](std::size_t i) {
+    return gatebench::tokens::verify_pass(c.ring, c.pass[i], c.now, c.clients[i].ipv4,
+                                          c.clients[i].user_agent);
   });
-  state.counters["token_bytes"] = static_cast<double>(j.tokens[0].size());
 }
-void BM_jwt_limit(benchmark::State& state) {
-  const JwtSet& j = jwts();
-  const std::size_t stride = 64 * j.compressions;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        peers::sha256_chained_compressions(&j.limit_blocks[stride * i], j.compressions));
-    i = (i + 1) % kTokens;
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
-  state.counters["compressions"] = static_cast<double>(j.compressions);
+// The OpenSSL peers, TokenCorpus::oneshot or TokenCorpus::evp: the same calls, another MAC.
+template <auto Peer>
+void peer_admission(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.admission.size(),
+      [&](std::size_t i) { return (c.*Peer).verify_admission(c.admission[i], c.now); });
+}
+template <auto Peer>
+void peer_pass(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.pass.size(), [&](std::size_t i) {
+    return (c.*Peer).verify_pass(c.pass[i], c.now, c.clients[i].ipv4, c.clients[i].user_agent);
+  });
+}
+void admission_limit(benchmark::State& state, const TokenBench& b) {
+  run_limit(state, b.admission_limit);
+}
+void pass_limit(benchmark::State& state, const TokenBench& b) {
+  run_limit(state, b.pass_limit);
 }
 
-BENCHMARK(BM_gatecore_admission)->Name("token/gatecore/admission");
-BENCHMARK(BM_gatecore_pass)->Name("token/gatecore/pass");
-BENCHMARK(BM_oneshot_admission)->Name("token/hmac_oneshot/admission");
-BENCHMARK(BM_oneshot_pass)->Name("token/hmac_oneshot/pass");
-BENCHMARK(BM_evp_admission)->Name("token/evp_mac/admission");
-BENCHMARK(BM_evp_pass)->Name("token/evp_mac/pass");
-// The floor for both kinds is the same two compressions; the pass verify's extra
-// work (SipHash of the address and User-Agent) is measured against it, not hidden in it.
-BENCHMARK(BM_limit)->Name("token/limit/admission");
-BENCHMARK(BM_limit)->Name("token/limit/pass");
-BENCHMARK(BM_jwt_gatecore)->Name("jwt/gatecore/hs256");
-BENCHMARK(BM_jwt_nlohmann)->Name("jwt/nlohmann/hs256");
-BENCHMARK(BM_jwt_limit)->Name("jwt/limit/hs256");
+void jwt_gatecore(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.jwt.size(), [&](std::size_t i) {
+    return gatebench::tokens::verify_jwt_hs256(c.jwt_ring, c.jwt[i],
+                                               static_cast<std::int64_t>(c.now));
+  });
+  state.counters["token_bytes"] = b.jwt_bytes;
+}
+void jwt_nlohmann(benchmark::State& state, const TokenBench& b) {
+  const TokenCorpus& c = b.c;
+  run(state, c.jwt.size(),
+      [&](std::size_t i) { return c.nlohmann.verify(c.jwt[i], static_cast<std::int64_t>(c.now)); });
+  state.counters["token_bytes"] = b.jwt_bytes;
+}
+void jwt_limit(benchmark::State& state, const TokenBench& b) {
+  run_limit(state, b.jwt_limit);
+  state.counters["compressions"] = b.jwt_limit.mean_count();
+}
+
+using BenchFn = void (*)(benchmark::State&, const TokenBench&);
+
+// The rows of every kind the corpus has tokens of; names end in `suffix`. `bench` is called when
+// a benchmark runs, so the seeded tokens are minted only when used.
+void register_corpus(const std::string& suffix, std::function<const TokenBench&()> bench,
+                     bool admission, bool pass, bool jwt) {
+  const auto add = [&](const std::string& name, BenchFn fn) {
+    benchmark::RegisterBenchmark((name + suffix).c_str(),
+                                 [fn, bench](benchmark::State& s) { fn(s, bench()); });
+  };
+  const struct {
+    const char* impl;
+    BenchFn admission, pass;
+  } impls[] = {
+      {"gatecore", gatecore_admission, gatecore_pass},
+      {"hmac_oneshot", peer_admission<&TokenCorpus::oneshot>, peer_pass<&TokenCorpus::oneshot>},
+      {"evp_mac", peer_admission<&TokenCorpus::evp>, peer_pass<&TokenCorpus::evp>},
+      // The floor for both kinds is the same two compressions; the pass verify's
+      // extra work (SipHash of the address and User-Agent) is measured against it, not
+      // hidden in it.
+      {"limit", admission_limit, pass_limit}};
+  for (const auto& impl : impls) {
+    if (admission) add(std::string("token/") + impl.impl + "/admission", impl.admission);
+    if (pass) add(std::string("token/") + impl.impl + "/pass", impl.pass);
+  }
+  if (jwt) {
+    add("jwt/gatecore/hs256", jwt_gatecore);
+    add("jwt/nlohmann/hs256", jwt_nlohmann);
+    add("jwt/limit/hs256", jwt_limit);
+  }
+}
+
+const bool registered = [] {
+  register_corpus("", seeded, true, true, true);
+  return true;
+}();
 
 }  // namespace
+
+namespace gatebench::bench {
+
+void register_token_input(std::unique_ptr<TokenCorpus> corpus) {
+  static std::unique_ptr<TokenCorpus> kept;
+  static std::unique_ptr<TokenBench> bench;
+  kept = std::move(corpus);
+  std::vector<std::size_t> jwt_cost;
+  for (const std::string& t : kept->jwt) jwt_cost.push_back(jwt_compressions(t));
+  bench = std::make_unique<TokenBench>(
+      *kept, fx::Rng(fx::kDefaultSeed).fork("token-bench/input-limit"), jwt_cost);
+  register_corpus(
+      "_input", []() -> const TokenBench& { return *bench; }, !kept->admission.empty(),
+      !kept->pass.empty(), !kept->jwt.empty());
+}
+
+}  // namespace gatebench::bench

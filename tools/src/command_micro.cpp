@@ -10,6 +10,7 @@
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
+#include "tools/src/micro_inputs.hpp"
 
 namespace gatebench::tools {
 
@@ -52,8 +53,8 @@ options:
                       mode: repeat it to alternate the processes of several binaries
   --work-dir DIR      instruction mode: where callgrind files are kept (default OUT.d)
   --input KIND=FILE   time mode: run the benchmarks of KIND on FILE too (access_log.tsv,
-                      access_log.combined, access_log.jsonl, rules, traffic, cidr; repeatable;
-                      docs/micro-input.md); a bad file is named with its line, exit 2
+                      access_log.combined, access_log.jsonl, rules, traffic, cidr, tokens;
+                      repeatable; docs/micro-input.md); a bad file is named with its line, exit 2
   --budget IR         instruction mode: skip a loop run predicted above IR instructions
                       (default 2e9, ~20 s under callgrind); at least 100 iterations are needed
 exit: 0 ok, 1 a run failed, 2 bad input
@@ -136,19 +137,6 @@ int run_time_mode(const TimeRun& run, std::vector<TimeSide>& sides) {
   return 0;
 }
 
-// gatebench-micro validates its --input files before any benchmark runs and exits 2 on a bad one;
-// asking it for its list first keeps that exit status instead of a failed run (1) per process.
-void check_inputs(const std::string& bench, const std::vector<std::string>& extra) {
-  common::SpawnSpec spec = common::command({bench, "--benchmark_list_tests=true"});
-  spec.args.insert(spec.args.end(), extra.begin(), extra.end());
-  spec.out = common::Stream::discard();
-  const int code = common::run_to_exit(spec);
-  if (code == 2) throw common::UsageError("option --input: " + bench + " rejected it (see above)");
-  if (code != 0)
-    throw std::runtime_error(bench + " --benchmark_list_tests failed (exit " +
-                             std::to_string(code) + ")");
-}
-
 }  // namespace
 
 int command_micro(const CommandArgs& argv) {
@@ -198,12 +186,11 @@ int command_micro(const CommandArgs& argv) {
       side.bench = locate_micro_binary(benches[i]);
       side.out = outs[i];
     }
-    for (const auto& input : args.values("input")) {
-      extra.push_back("--input");
-      extra.push_back(input);
-    }
-    if (!args.values("input").empty())
-      for (const auto& side : sides) check_inputs(side.bench, extra);
+    const std::vector<std::string> inputs = micro_input_args(args.values("input"));
+    extra.insert(extra.end(), inputs.begin(), inputs.end());
+    // A bad file: exit 2 now, not a failed run (1) in every process.
+    if (!inputs.empty())
+      for (const auto& side : sides) list_micro_benchmarks(side.bench, filter, extra);
     TimeRun run{filter, reps, processes, extra};
     return run_time_mode(run, sides);
   }

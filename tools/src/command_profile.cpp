@@ -15,6 +15,7 @@
 #include "tools/src/instruction_counter.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
+#include "tools/src/micro_inputs.hpp"
 #include "tools/src/perf_profile.hpp"
 
 namespace gatebench::tools {
@@ -53,6 +54,11 @@ options:
                   500ms, 1m, bare number = s)
   --runs K        callgrind: loop runs, the profile covers 10^(K-1) iterations (default 4)
   --budget IR     callgrind: stop before a loop run predicted above IR instructions (default 2e9)
+  --input KIND=FILE
+                  perf: gatebench-micro runs with --input KIND=FILE (repeatable; gatebench micro
+                  --help, docs/micro-input.md), so FILTER may select a row over the file, such
+                  as 'cidr/gatecore/input'; a bad file is named with its line, exit 2, before
+                  anything is profiled. Not in callgrind mode yet
 exit: 0 ok, 1 failure, 2 bad input
 )";
 
@@ -111,12 +117,14 @@ std::string callgrind_micro_binary() {
   return bin;
 }
 
-void profile_perf(const std::string& name, const std::string& bench, double seconds,
+void profile_perf(const std::string& name, const std::string& bench,
+                  const std::vector<std::string>& bench_args, double seconds,
                   const std::filesystem::path& out, std::size_t top) {
   PerfOptions opt;
   opt.perf = common::find_on_path("perf");
   if (opt.perf.empty()) throw std::runtime_error("perf not found (apt-get install linux-perf)");
   opt.bench = bench;
+  opt.bench_args = bench_args;
   opt.benchmark = name;
   opt.seconds = seconds;
   opt.data_file = (out / "perf.data").string();
@@ -213,8 +221,8 @@ void profile_callgrind(const std::string& name, InstructionOptions opt,
 }  // namespace
 
 int command_profile(const CommandArgs& argv) {
-  const common::CommandLine args(argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds"},
-                                 {"help"});
+  const common::CommandLine args(
+      argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds", "input"}, {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
@@ -229,6 +237,10 @@ int command_profile(const CommandArgs& argv) {
                                ": callgrind mode only (--mode callgrind)");
   if (mode == "callgrind" && args.value("seconds"))
     throw common::UsageError("option --seconds: perf mode only");
+  // collect_loop_dumps (instruction_counter.hpp) starts gatebench-micro with fixed arguments.
+  if (mode == "callgrind" && !args.values("input").empty())
+    throw common::UsageError("option --input: perf mode only for now");
+  const std::vector<std::string> inputs = micro_input_args(args.values("input"));
   const long top = args.integer("top", 1, 100'000).value_or(15);
   const double seconds = args.duration_s("seconds").value_or(2);
   if (!(seconds > 0 && seconds <= 600))
@@ -241,7 +253,9 @@ int command_profile(const CommandArgs& argv) {
                   ? callgrind_micro_binary()
                   : locate_micro_binary(args.value("bench"));
 
-  const auto names = list_benchmarks(opt.bench, filter);
+  // With --input the rows over the files exist only in a listing that has it; a bad file stops
+  // here with exit 2.
+  const auto names = list_micro_benchmarks(opt.bench, filter, inputs);
   if (names.empty()) throw common::UsageError("FILTER '" + filter + "' selects no benchmark");
   if (names.size() > 1) {
     std::string list;
@@ -256,7 +270,7 @@ int command_profile(const CommandArgs& argv) {
   const std::filesystem::path out = args.value_or("out", "profile-" + safe);
   std::filesystem::create_directories(out);
   if (mode == "perf")
-    profile_perf(name, opt.bench, seconds, out, static_cast<std::size_t>(top));
+    profile_perf(name, opt.bench, inputs, seconds, out, static_cast<std::size_t>(top));
   else
     profile_callgrind(name, opt, out, static_cast<std::size_t>(top));
   return 0;

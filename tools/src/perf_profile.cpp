@@ -106,22 +106,23 @@ PerfProfile parse_perf_script(std::istream& in, const std::string& file) {
 PerfProfile record_perf(const PerfOptions& opt) {
   std::ostringstream min_time;
   min_time << opt.seconds;
-  const std::vector<std::string> cmd = {opt.perf,
-                                        "record",
-                                        "-e",
-                                        "cpu-clock",
-                                        "-F",
-                                        std::to_string(opt.frequency),
-                                        "--call-graph",
-                                        "dwarf,16384",
-                                        "-q",
-                                        "-o",
-                                        opt.data_file,
-                                        "--",
-                                        opt.bench,
-                                        "--benchmark_filter=" + exact_filter(opt.benchmark),
-                                        "--benchmark_min_time=" + min_time.str(),
-                                        "--benchmark_repetitions=1"};
+  std::vector<std::string> cmd = {opt.perf,
+                                  "record",
+                                  "-e",
+                                  "cpu-clock",
+                                  "-F",
+                                  std::to_string(opt.frequency),
+                                  "--call-graph",
+                                  "dwarf,16384",
+                                  "-q",
+                                  "-o",
+                                  opt.data_file,
+                                  "--",
+                                  opt.bench,
+                                  "--benchmark_filter=" + exact_filter(opt.benchmark),
+                                  "--benchmark_min_time=" + min_time.str(),
+                                  "--benchmark_repetitions=1"};
+  cmd.insert(cmd.end(), opt.bench_args.begin(), opt.bench_args.end());
   const int rc = common::run_to_exit(common::command(cmd, "/dev/null", opt.log_file));
   if (rc != 0) {
     std::string log = read_text_file(opt.log_file);

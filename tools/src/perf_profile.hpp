@@ -12,13 +12,14 @@
 namespace gatebench::tools {
 
 struct PerfOptions {
-  std::string perf;       // the perf executable
-  std::string bench;      // gatebench-micro
-  std::string benchmark;  // one benchmark's exact name
-  double seconds = 2;     // --benchmark_min_time of the profiled run
-  int frequency = 999;    // samples per second
-  std::string data_file;  // perf.data written here
-  std::string log_file;   // perf's and the benchmark's stderr
+  std::string perf;                     // the perf executable
+  std::string bench;                    // gatebench-micro
+  std::vector<std::string> bench_args;  // more gatebench-micro arguments (--input KIND=FILE)
+  std::string benchmark;                // one benchmark's exact name
+  double seconds = 2;                   // --benchmark_min_time of the profiled run
+  int frequency = 999;                  // samples per second
+  std::string data_file;                // perf.data written here
+  std::string log_file;                 // perf's and the benchmark's stderr
 };
 
 struct PerfProfile {
