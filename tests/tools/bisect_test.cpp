@@ -36,6 +36,25 @@ elif [ -n "$MARKS" ] && [ ! -e "$MARKS/$n" ]; then touch "$MARKS/$n"; factor=1.0
 } > "$GATEBENCH_OUT"
 )";
 
+// The macro benchmark: a gatebench.macro/2 file of 10 rounds of scenario gateway-x whose CPU per
+// request (relative to the load generator's) is 10% higher on slow commits.
+constexpr const char* kMacroBenchScript = R"(#!/bin/sh
+slow=$(cat slow); factor=1.10
+[ "$slow" = 0 ] && factor=1.0
+{
+  printf '{"schema": "gatebench.macro/2", "env": {"commit": "x"}, "run": {"rounds": %s}, ' "$GATEBENCH_ROUNDS"
+  printf '"scenarios": [{"name": "gateway-x", "status": "ok", "reason": "", ' 
+  printf '"rounds_planned": %s, "rounds_ok": %s, "rps": 30000, "rounds": [' "$GATEBENCH_ROUNDS" "$GATEBENCH_ROUNDS"
+  for r in $(seq 1 "$GATEBENCH_ROUNDS"); do
+    t=$(awk -v f="$factor" -v r="$r" 'BEGIN { printf "%.3f", 20 * f * (1 + 0.002 * r) }')
+    [ "$r" = 1 ] || printf ','
+    printf '{"round": %s, "status": "ok", "reason": "", "rps": 30000, ' "$r"
+    printf '"cpu_us_per_request": {"target": %s, "load": 10, "backend": 15}}' "$t"
+  done
+  printf ']}]}\n'
+} > "$GATEBENCH_OUT"
+)";
+
 struct Repo {
   fs::path dir = test::scratch_dir("bisect");
   std::string repo = (dir / "repo").string();
@@ -46,6 +65,7 @@ struct Repo {
   explicit Repo(int first_bad) {
     fs::create_directories(repo);
     write_text_file(repo + "/bench.sh", kBenchScript);
+    write_text_file(repo + "/macro_bench.sh", kMacroBenchScript);
     const std::string script = (dir / "make-repo.sh").string();
     write_text_file(script, "set -e\ncd '" + repo +
                                 "'\ngit init -q .\ngit config user.email t@example.com\n"
@@ -61,11 +81,10 @@ struct Repo {
     return common::output_of({"git", "-C", repo, "rev-parse", "HEAD~" + std::to_string(31 - i)})
         .substr(0, 40);
   }
-  int bisect(const std::string& extra = "") {
-    return test::run_gatebench("bisect " + sha(0) + " " + sha(31) + " --repo " + repo +
-                                   " --filter '^calib/' --min-change 5% --work " +
-                                   (dir / "work").string() + " --build 'echo built >> " + builds +
-                                   "' " + extra,
+  int bisect(const std::string& extra = "", const std::string& select = "--filter '^calib/'") {
+    return test::run_gatebench("bisect " + sha(0) + " " + sha(31) + " --repo " + repo + " " +
+                                   select + " --min-change 5% --work " + (dir / "work").string() +
+                                   " --build 'echo built >> " + builds + "' " + extra,
                                out, err);
   }
   int build_count() const {
@@ -92,6 +111,27 @@ TEST(Bisect, FindsTheInjectedRegressionInAtMostLog2Plus2Builds) {
     // The worktree is gone; git no longer lists it.
     EXPECT_FALSE(fs::exists(r.dir / "work" / "tree"));
   }
+}
+
+TEST(Bisect, MacroScenarioFindsTheCommitWhereCpuPerRequestRose) {
+  if (common::find_on_path("git").empty()) GTEST_SKIP() << "git not installed";
+  Repo r(23);
+  ASSERT_EQ(r.bisect("--bench 'sh macro_bench.sh' --rounds 8", "--scenario gateway-x"), 0)
+      << read_text_file(r.out) << read_text_file(r.err);
+  const std::string out = read_text_file(r.out);
+  EXPECT_NE(out.find("first bad commit: " + r.sha(23) + " commit 23\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(": bad (gateway-x cpu_vs_load +10.0%"), std::string::npos) << out;
+  EXPECT_NE(out.find("| gateway-x | cpu_vs_load |"), std::string::npos) << out;  // the evidence
+  EXPECT_LE(r.build_count(), 5 + 2) << out;
+
+  Repo same(40);  // never slower: nothing to search
+  EXPECT_EQ(same.bisect("--bench 'sh macro_bench.sh'", "--scenario gateway-x"), 1);
+  EXPECT_NE(read_text_file(same.out).find("BAD is not a regression"), std::string::npos);
+  // A scenario neither run has, or both selectors, or --instructions with --scenario: exit 2.
+  EXPECT_EQ(same.bisect("--bench 'sh macro_bench.sh'", "--scenario nope-x"), 2);
+  EXPECT_EQ(same.bisect("--bench 'sh macro_bench.sh'", "--scenario gateway-x --filter x"), 2);
+  EXPECT_EQ(same.bisect("--instructions", "--scenario gateway-x"), 2);
+  EXPECT_EQ(same.bisect("--rounds 5"), 2);  // --rounds without --scenario
 }
 
 TEST(Bisect, NotSureMeasuresAgainInsteadOfGuessing) {

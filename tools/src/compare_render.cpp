@@ -13,7 +13,8 @@ namespace {
 std::string value_text(const CompareRow& r, const std::optional<double>& v) {
   if (!v) return "–";
   if (r.measure == "instructions") return fmt_sig(*v, 4);
-  if (r.measure == "vs_nginx" || r.measure == "p99_vs_nginx") return fmt_fixed(*v, 3);
+  if (r.measure == "vs_nginx" || r.measure == "p99_vs_nginx" || r.measure == "cpu_vs_load")
+    return fmt_fixed(*v, 3);
   if (r.measure == "p99_us" || r.measure == "cpu_us_per_request") return fmt_sig(*v) + " µs";
   return fmt_time_ns(*v);
 }
