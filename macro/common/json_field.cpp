@@ -10,8 +10,6 @@
 
 namespace gatebench::common {
 
-using Json = nlohmann::json;
-
 namespace {
 
 std::string range_text(double min, double max) {
@@ -26,21 +24,29 @@ std::string range_text(long min, long max) {
 
 }  // namespace
 
+template <class Json>
 Json parse_json_text(const std::string& text, const std::string& file) {
   try {
     return Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const typename Json::parse_error& e) {
     throw UsageError(file + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
 }
 
+template <class Json>
 Json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_json_text(text.str(), path);
+  return parse_json_text<Json>(text.str(), path);
 }
+
+template nlohmann::json parse_json_text<nlohmann::json>(const std::string&, const std::string&);
+template nlohmann::ordered_json parse_json_text<nlohmann::ordered_json>(const std::string&,
+                                                                        const std::string&);
+template nlohmann::json read_json_file<nlohmann::json>(const std::string&);
+template nlohmann::ordered_json read_json_file<nlohmann::ordered_json>(const std::string&);
 
 std::string pointer_token(std::string_view key) {
   std::string out = "/";
@@ -56,60 +62,75 @@ std::string pointer_token(std::string_view key) {
   return out;
 }
 
-JsonField::JsonField(const Json& value, std::string file)
+template <class Json>
+BasicJsonField<Json>::BasicJsonField(const Json& value, std::string file)
     : value_(&value), file_(std::move(file)) {}
 
-JsonField::JsonField(const Json* value, std::string file, std::string pointer, bool present)
+template <class Json>
+BasicJsonField<Json>::BasicJsonField(const Json* value, std::string file, std::string pointer,
+                                     bool present)
     : value_(value), file_(std::move(file)), pointer_(std::move(pointer)), present_(present) {}
 
-std::string JsonField::where() const {
+template <class Json>
+std::string BasicJsonField<Json>::where() const {
   return pointer_.empty() ? "(top level)" : pointer_;
 }
 
-void JsonField::fail(std::string_view what) const {
+template <class Json>
+void BasicJsonField<Json>::fail(std::string_view what) const {
   throw UsageError(file_ + ": " + where() + ": " + std::string(what));
 }
 
-void JsonField::fail_type(std::string_view expected) const {
+template <class Json>
+void BasicJsonField<Json>::fail_type(std::string_view expected) const {
   if (!present_) fail("missing (expected " + std::string(expected) + ")");
   fail("expected " + std::string(expected));
 }
 
-bool JsonField::has(std::string_view key) const {
-  return present_ && value_->is_object() && value_->contains(key);
+template <class Json>
+bool BasicJsonField<Json>::has(std::string_view key) const {
+  // As a std::string: ordered_json's map has no lookup by string_view.
+  return present_ && value_->is_object() && value_->contains(std::string(key));
 }
 
-JsonField JsonField::child(std::string_view key) const {
+template <class Json>
+BasicJsonField<Json> BasicJsonField<Json>::child(std::string_view key) const {
   static const Json kAbsent;
   std::string pointer = pointer_ + pointer_token(key);
-  if (!has(key)) return JsonField(&kAbsent, file_, std::move(pointer), false);
-  return JsonField(&value_->find(key).value(), file_, std::move(pointer), true);
+  if (!has(key)) return BasicJsonField(&kAbsent, file_, std::move(pointer), false);
+  return BasicJsonField(&*value_->find(std::string(key)), file_, std::move(pointer), true);
 }
 
-JsonField JsonField::at(std::size_t index) const {
-  return JsonField(&(*value_)[index], file_, pointer_ + "/" + std::to_string(index), true);
+template <class Json>
+BasicJsonField<Json> BasicJsonField<Json>::at(std::size_t index) const {
+  return BasicJsonField(&(*value_)[index], file_, pointer_ + "/" + std::to_string(index), true);
 }
 
-std::size_t JsonField::size() const {
+template <class Json>
+std::size_t BasicJsonField<Json>::size() const {
   return present_ && (value_->is_array() || value_->is_object()) ? value_->size() : 0;
 }
 
-std::vector<std::string> JsonField::keys() const {
+template <class Json>
+std::vector<std::string> BasicJsonField<Json>::keys() const {
   std::vector<std::string> out;
   if (!present_ || !value_->is_object()) return out;
   for (const auto& item : value_->items()) out.push_back(item.key());
   return out;
 }
 
-void JsonField::expect_object() const {
+template <class Json>
+void BasicJsonField<Json>::expect_object() const {
   if (!present_ || !value_->is_object()) fail_type("an object");
 }
 
-void JsonField::expect_array() const {
+template <class Json>
+void BasicJsonField<Json>::expect_array() const {
   if (!present_ || !value_->is_array()) fail_type("an array");
 }
 
-void JsonField::allow_only(std::initializer_list<std::string_view> keys) const {
+template <class Json>
+void BasicJsonField<Json>::allow_only(std::initializer_list<std::string_view> keys) const {
   expect_object();
   for (const auto& item : value_->items()) {
     if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
@@ -118,42 +139,49 @@ void JsonField::allow_only(std::initializer_list<std::string_view> keys) const {
   }
 }
 
-std::string JsonField::string() const {
+template <class Json>
+std::string BasicJsonField<Json>::string() const {
   if (!present_ || !value_->is_string()) fail_type("a string");
-  return value_->get<std::string>();
+  return value_->template get<std::string>();
 }
 
-double JsonField::number() const {
+template <class Json>
+double BasicJsonField<Json>::number() const {
   if (!present_ || !value_->is_number()) fail_type("a number");
-  return value_->get<double>();
+  return value_->template get<double>();
 }
 
-double JsonField::number(double min, double max) const {
+template <class Json>
+double BasicJsonField<Json>::number(double min, double max) const {
   const double v = number();
   if (!(v >= min && v <= max)) fail("expected a number " + range_text(min, max));
   return v;
 }
 
-long JsonField::integer(long min, long max) const {
+template <class Json>
+long BasicJsonField<Json>::integer(long min, long max) const {
   if (!present_ || !value_->is_number_integer()) fail_type("an integer");
   // An unsigned value above LONG_MAX would wrap in get<long>().
   if (value_->is_number_unsigned() &&
-      value_->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<long>::max())) {
+      value_->template get<std::uint64_t>() >
+          static_cast<std::uint64_t>(std::numeric_limits<long>::max())) {
     fail("expected an integer " + range_text(min, max));
   }
-  const long v = value_->get<long>();
+  const long v = value_->template get<long>();
   if (v < min || v > max) {
     fail("expected an integer " + range_text(min, max));
   }
   return v;
 }
 
-bool JsonField::boolean() const {
+template <class Json>
+bool BasicJsonField<Json>::boolean() const {
   if (!present_ || !value_->is_boolean()) fail_type("true or false");
-  return value_->get<bool>();
+  return value_->template get<bool>();
 }
 
-std::vector<std::string> JsonField::strings() const {
+template <class Json>
+std::vector<std::string> BasicJsonField<Json>::strings() const {
   std::vector<std::string> out;
   if (is_null()) return out;
   if (!value_->is_array()) fail("expected an array of strings");
@@ -161,7 +189,8 @@ std::vector<std::string> JsonField::strings() const {
   return out;
 }
 
-std::map<std::string, std::string> JsonField::string_map() const {
+template <class Json>
+std::map<std::string, std::string> BasicJsonField<Json>::string_map() const {
   std::map<std::string, std::string> out;
   if (is_null()) return out;
   if (!value_->is_object()) fail("expected an object of strings");
@@ -169,30 +198,41 @@ std::map<std::string, std::string> JsonField::string_map() const {
   return out;
 }
 
-std::optional<std::string> JsonField::optional_string() const {
+template <class Json>
+std::optional<std::string> BasicJsonField<Json>::optional_string() const {
   if (is_null()) return std::nullopt;
   return string();
 }
 
-std::optional<double> JsonField::optional_number() const {
+template <class Json>
+std::optional<double> BasicJsonField<Json>::optional_number() const {
   if (is_null()) return std::nullopt;
   return number();
 }
 
-std::string JsonField::string_or(std::string_view key, std::string fallback) const {
+template <class Json>
+std::string BasicJsonField<Json>::string_or(std::string_view key, std::string fallback) const {
   return has(key) ? child(key).string() : fallback;
 }
 
-double JsonField::number_or(std::string_view key, double fallback, double min, double max) const {
+template <class Json>
+double BasicJsonField<Json>::number_or(std::string_view key, double fallback, double min,
+                                       double max) const {
   return has(key) ? child(key).number(min, max) : fallback;
 }
 
-long JsonField::integer_or(std::string_view key, long fallback, long min, long max) const {
+template <class Json>
+long BasicJsonField<Json>::integer_or(std::string_view key, long fallback, long min,
+                                      long max) const {
   return has(key) ? child(key).integer(min, max) : fallback;
 }
 
-bool JsonField::boolean_or(std::string_view key, bool fallback) const {
+template <class Json>
+bool BasicJsonField<Json>::boolean_or(std::string_view key, bool fallback) const {
   return has(key) ? child(key).boolean() : fallback;
 }
+
+template class BasicJsonField<nlohmann::json>;
+template class BasicJsonField<nlohmann::ordered_json>;
 
 }  // namespace gatebench::common

@@ -1,6 +1,8 @@
 // The one JSON field reader: a value together with its file and JSON pointer (RFC 6901), so every
 // complaint names both (`macro/scenarios/x.json: /load/rate: expected a number`). Used at load
-// time only; each error is a UsageError.
+// time only; each error is a UsageError. JsonField reads nlohmann::json (members sorted by name);
+// OrderedJsonField reads nlohmann::ordered_json, for files whose member order is meaning (the
+// headers of a request template go out in the order the file lists them).
 #pragma once
 
 #include <initializer_list>
@@ -15,34 +17,38 @@ namespace gatebench::common {
 
 // Reads and parses a JSON file. Throws UsageError ("<path>: cannot read", "<path>: not valid
 // JSON ...").
-nlohmann::json read_json_file(const std::string& path);
+template <class Json = nlohmann::json>
+Json read_json_file(const std::string& path);
 // Parses `text`; `file` names it in the error.
-nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+template <class Json = nlohmann::json>
+Json parse_json_text(const std::string& text, const std::string& file);
 
 // "/a~1b/0" from "a/b" and 0: the escaping of RFC 6901.
 std::string pointer_token(std::string_view key);
 
-class JsonField {
+// Instantiated for nlohmann::json and nlohmann::ordered_json (json_field.cpp).
+template <class Json>
+class BasicJsonField {
  public:
   // The document's root; `file` names it in messages. `value` must outlive every field.
-  JsonField(const nlohmann::json& value, std::string file);
+  BasicJsonField(const Json& value, std::string file);
 
   [[noreturn]] void fail(std::string_view what) const;
   // "(top level)" for the root, else the JSON pointer.
   std::string where() const;
   const std::string& pointer() const { return pointer_; }
   const std::string& file() const { return file_; }
-  const nlohmann::json& json() const { return *value_; }
+  const Json& json() const { return *value_; }
 
   bool present() const { return present_; }  // false for a child() that is not in the document
   bool is_null() const { return !present_ || value_->is_null(); }
   bool has(std::string_view key) const;
 
   // A member; when absent, a field that is not present(), whose getters say "missing".
-  JsonField child(std::string_view key) const;
-  JsonField at(std::size_t index) const;  // an array element (bounds are the caller's)
-  std::size_t size() const;               // elements or members; 0 for scalars
-  std::vector<std::string> keys() const;  // an object's member names, in document order
+  BasicJsonField child(std::string_view key) const;
+  BasicJsonField at(std::size_t index) const;  // an array element (bounds are the caller's)
+  std::size_t size() const;                    // elements or members; 0 for scalars
+  std::vector<std::string> keys() const;       // an object's member names, in Json's order
 
   void expect_object() const;
   void expect_array() const;
@@ -66,13 +72,19 @@ class JsonField {
   bool boolean_or(std::string_view key, bool fallback) const;
 
  private:
-  JsonField(const nlohmann::json* value, std::string file, std::string pointer, bool present);
+  BasicJsonField(const Json* value, std::string file, std::string pointer, bool present);
   [[noreturn]] void fail_type(std::string_view expected) const;
 
-  const nlohmann::json* value_;
+  const Json* value_;
   std::string file_;
   std::string pointer_;
   bool present_ = true;
 };
+
+using JsonField = BasicJsonField<nlohmann::json>;
+using OrderedJsonField = BasicJsonField<nlohmann::ordered_json>;
+
+extern template class BasicJsonField<nlohmann::json>;
+extern template class BasicJsonField<nlohmann::ordered_json>;
 
 }  // namespace gatebench::common

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
                                           std::to_string(lim.rlim_cur) + ")");
   } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-load: " << e.what() << "\n";
-    return 2;
+    return gatebench::common::kUsageExit;
   }
 
   struct sigaction sa {};

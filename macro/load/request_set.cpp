@@ -1,17 +1,13 @@
 #include "macro/load/request_set.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "macro/common/usage_error.hpp"
+#include "macro/common/json_field.hpp"
 
 namespace gatebench::load {
 namespace {
-
-// Ordered: queries, headers and cookies go out in the order the file lists them.
-using json = nlohmann::ordered_json;
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -47,116 +43,134 @@ bool has_line_break(std::string_view s) {
   return s.find_first_of("\r\n") != std::string_view::npos;
 }
 
-[[noreturn]] void bad(const std::string& where, const std::string& what) {
-  throw common::UsageError(where + ": " + what);
-}
+// Ordered: queries, headers and cookies go out in the order the file lists them.
+using Json = nlohmann::ordered_json;
+using Field = common::OrderedJsonField;
 
-std::string need_string(const json& v, const std::string& where) {
-  if (!v.is_string()) bad(where, "expected a string");
-  return v.get<std::string>();
-}
-
-// Object of name -> string (or number/bool, written as JSON text).
-std::vector<std::pair<std::string, std::string>> string_map(const json& v,
-                                                            const std::string& where) {
-  if (!v.is_object()) bad(where, "expected an object of name: value");
+// Object of name -> string (or number/bool, written as JSON text), in the file's order.
+std::vector<std::pair<std::string, std::string>> string_pairs(const Field& f) {
+  if (!f.json().is_object()) f.fail("expected an object of name: value");
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [k, val] : v.items()) {
-    if (val.is_string())
-      out.emplace_back(k, val.get<std::string>());
-    else if (val.is_number() || val.is_boolean())
-      out.emplace_back(k, val.dump());
+  for (const std::string& k : f.keys()) {
+    const Field v = f.child(k);
+    if (v.json().is_string())
+      out.emplace_back(k, v.string());
+    else if (v.json().is_number() || v.json().is_boolean())
+      out.emplace_back(k, v.json().dump());
     else
-      bad(where + "." + k, "expected a string or number");
+      v.fail("expected a string or number");
   }
   return out;
 }
 
-RequestTemplate parse_template(const json& j, const std::string& where, std::size_t index) {
-  if (!j.is_object()) bad(where, "expected an object");
+RequestTemplate parse_template(const Field& j, std::size_t index) {
+  j.expect_object();
   RequestTemplate t;
   t.name = "t" + std::to_string(index);
   static const std::vector<std::string> kKnown = {
       "name", "weight", "method", "path", "query", "headers", "cookies", "body", "expect_status"};
-  for (const auto& [k, v] : j.items()) {
+  for (const std::string& k : j.keys()) {
     if (std::find(kKnown.begin(), kKnown.end(), k) == kKnown.end())
-      bad(where + "." + k,
+      j.child(k).fail(
           "unknown field (known: name, weight, method, path, query, headers, "
           "cookies, body, expect_status)");
   }
-  if (j.contains("name")) t.name = need_string(j["name"], where + ".name");
-  if (j.contains("weight")) {
-    if (!j["weight"].is_number() || j["weight"].get<double>() <= 0 ||
-        !std::isfinite(j["weight"].get<double>()))
-      bad(where + ".weight", "expected a positive number");
-    t.weight = j["weight"].get<double>();
+  t.name = j.string_or("name", t.name);
+  if (j.has("weight")) {
+    const Field w = j.child("weight");
+    if (!w.json().is_number() || !(w.number() > 0) || !std::isfinite(w.number()))
+      w.fail("expected a positive number");
+    t.weight = w.number();
   }
-  if (j.contains("method")) {
-    t.method = need_string(j["method"], where + ".method");
-    if (!valid_token(t.method)) bad(where + ".method", "not a valid HTTP method token");
+  if (j.has("method")) {
+    t.method = j.child("method").string();
+    if (!valid_token(t.method)) j.child("method").fail("not a valid HTTP method token");
   }
   t.head = t.method == "HEAD";
   std::string path = "/";
-  if (j.contains("path")) {
-    path = need_string(j["path"], where + ".path");
-    if (!path.starts_with("/")) bad(where + ".path", "must start with '/'");
+  if (j.has("path")) {
+    const Field p = j.child("path");
+    path = p.string();
+    if (!path.starts_with("/")) p.fail("must start with '/'");
     if (path.find_first_of(" \r\n") != std::string::npos)
-      bad(where + ".path", "must not contain spaces or line breaks (percent-encode them)");
+      p.fail("must not contain spaces or line breaks (percent-encode them)");
   }
   std::string query;
-  if (j.contains("query")) {
-    const json& q = j["query"];
-    if (q.is_string()) {
-      query = q.get<std::string>();
+  if (j.has("query")) {
+    const Field q = j.child("query");
+    if (q.json().is_string()) {
+      query = q.string();
       if (query.find_first_of(" \r\n") != std::string::npos)
-        bad(where + ".query", "must not contain spaces or line breaks (percent-encode them)");
-    } else if (q.is_object()) {
-      for (const auto& [k, v] : string_map(q, where + ".query")) {
+        q.fail("must not contain spaces or line breaks (percent-encode them)");
+    } else if (q.json().is_object()) {
+      for (const auto& [k, v] : string_pairs(q)) {
         if (!query.empty()) query += '&';
         query += percent_encode(k) + "=" + percent_encode(v);
       }
     } else {
-      bad(where + ".query", "expected a string or an object");
+      q.fail("expected a string or an object");
     }
   }
   t.target = path;
   if (!query.empty()) t.target += (path.find('?') == std::string::npos ? "?" : "&") + query;
-  if (j.contains("headers")) {
-    t.headers = string_map(j["headers"], where + ".headers");
+  if (j.has("headers")) {
+    const Field headers = j.child("headers");
+    t.headers = string_pairs(headers);
     for (const auto& [k, v] : t.headers) {
-      if (!valid_token(k)) bad(where + ".headers." + k, "invalid header name");
-      if (has_line_break(v)) bad(where + ".headers." + k, "line breaks are not allowed");
+      if (!valid_token(k)) headers.child(k).fail("invalid header name");
+      if (has_line_break(v)) headers.child(k).fail("line breaks are not allowed");
       if (iequals(k, "content-length") || iequals(k, "transfer-encoding"))
-        bad(where + ".headers." + k, "set by the generator from the body");
+        headers.child(k).fail("set by the generator from the body");
     }
   }
-  if (j.contains("cookies")) {
-    t.cookies = string_map(j["cookies"], where + ".cookies");
+  if (j.has("cookies")) {
+    const Field cookies = j.child("cookies");
+    t.cookies = string_pairs(cookies);
     for (const auto& [k, v] : t.cookies)
       if (!valid_token(k) || has_line_break(v) || v.find(';') != std::string::npos)
-        bad(where + ".cookies." + k, "invalid cookie name or value");
+        cookies.child(k).fail("invalid cookie name or value");
   }
-  if (j.contains("body")) {
-    const json& b = j["body"];
-    if (b.is_string()) {
-      t.body = b.get<std::string>();
-    } else if (b.is_object() || b.is_array()) {
-      t.body = b.dump();
+  if (j.has("body")) {
+    const Field b = j.child("body");
+    if (b.json().is_string()) {
+      t.body = b.string();
+    } else if (b.json().is_object() || b.json().is_array()) {
+      t.body = b.json().dump();
       const bool typed = std::any_of(t.headers.begin(), t.headers.end(), [](const auto& h) {
         return iequals(h.first, "content-type");
       });
       if (!typed) t.headers.emplace_back("Content-Type", "application/json");
     } else {
-      bad(where + ".body", "expected a string, an object or an array");
+      b.fail("expected a string, an object or an array");
     }
   }
-  if (j.contains("expect_status")) {
-    const json& s = j["expect_status"];
-    if (!s.is_number_integer() || s.get<int>() < 100 || s.get<int>() > 599)
-      bad(where + ".expect_status", "expected an HTTP status code from 100 to 599");
-    t.expect_status = s.get<int>();
+  if (j.has("expect_status")) {
+    const Field s = j.child("expect_status");
+    if (!s.json().is_number_integer() || s.json().get<long>() < 100 || s.json().get<long>() > 599)
+      s.fail("expected an HTTP status code from 100 to 599");
+    t.expect_status = static_cast<int>(s.json().get<long>());
   }
   return t;
+}
+
+std::vector<RequestTemplate> parse_templates(const Json& doc, const std::string& source) {
+  const Field root(doc, source);
+  if (!doc.is_object()) root.fail("expected an object with a \"requests\" array");
+  const Field schema = root.child("schema");
+  if (schema.present() && (!schema.json().is_string() || schema.string() != "gatebench.requests/1"))
+    schema.fail("expected \"gatebench.requests/1\"");
+  root.allow_only({"schema", "requests"});
+  const Field requests = root.child("requests");
+  if (!requests.present() || !requests.json().is_array() || requests.size() == 0)
+    requests.fail("expected a non-empty array of request templates");
+  std::vector<RequestTemplate> out;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    out.push_back(parse_template(requests.at(i), i));
+  for (std::size_t a = 0; a < out.size(); ++a)
+    for (std::size_t b = 0; b < a; ++b)
+      if (out[a].name == out[b].name)
+        requests.at(a).child("name").fail("duplicate name '" + out[a].name + "'");
+  return out;
 }
 
 }  // namespace
@@ -214,42 +228,17 @@ RequestSet RequestSet::single(const Target& target, const std::vector<std::strin
 
 RequestSet RequestSet::load(const std::string& path, const Target& target,
                             const std::vector<std::string>& headers, bool close) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw common::UsageError(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path, target, headers, close);
+  RequestSet set;
+  set.templates_ = parse_templates(common::read_json_file<Json>(path), path);
+  set.finish(target, headers, close);
+  return set;
 }
 
 RequestSet RequestSet::parse(const std::string& text, const std::string& source,
                              const Target& target, const std::vector<std::string>& headers,
                              bool close) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw common::UsageError(source + ": not valid JSON: " + e.what());
-  }
-  if (!doc.is_object()) bad(source, "expected an object with a \"requests\" array");
-  if (doc.contains("schema") &&
-      (!doc["schema"].is_string() || doc["schema"] != "gatebench.requests/1"))
-    bad(source + ": schema", "expected \"gatebench.requests/1\"");
-  for (const auto& [k, v] : doc.items())
-    if (k != "schema" && k != "requests") bad(source + ": " + k, "unknown field");
-  if (!doc.contains("requests") || !doc["requests"].is_array() || doc["requests"].empty())
-    bad(source + ": requests", "expected a non-empty array of request templates");
   RequestSet set;
-  std::size_t i = 0;
-  for (const json& j : doc["requests"]) {
-    set.templates_.push_back(
-        parse_template(j, source + ": requests[" + std::to_string(i) + "]", i));
-    ++i;
-  }
-  for (std::size_t a = 0; a < set.templates_.size(); ++a)
-    for (std::size_t b = 0; b < a; ++b)
-      if (set.templates_[a].name == set.templates_[b].name)
-        bad(source + ": requests[" + std::to_string(a) + "].name",
-            "duplicate name '" + set.templates_[a].name + "'");
+  set.templates_ = parse_templates(common::parse_json_text<Json>(text, source), source);
   set.finish(target, headers, close);
   return set;
 }

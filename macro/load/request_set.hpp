@@ -30,7 +30,8 @@ class RequestSet {
   // A single GET of the URL's path.
   static RequestSet single(const Target& target, const std::vector<std::string>& headers,
                            bool close);
-  // Reads a template file; throws common::UsageError naming the file and the field.
+  // Reads a template file; throws common::UsageError naming the file and the field's JSON
+  // pointer.
   static RequestSet load(const std::string& path, const Target& target,
                          const std::vector<std::string>& headers, bool close);
   // Parses template JSON text; `source` names it in errors.

@@ -89,6 +89,30 @@ TEST(JsonField, TheRootIsTheTopLevel) {
   }
 }
 
+// The ordered reader keeps the file's member order and reports as the plain one does.
+TEST(JsonField, OrderedFieldsKeepTheDocumentOrder) {
+  const auto doc =
+      parse_json_text<nlohmann::ordered_json>(R"({"z": 1, "a": {"y": "s", "b": 2}})", "o.json");
+  const OrderedJsonField root(doc, "o.json");
+  EXPECT_EQ(root.keys(), (std::vector<std::string>{"z", "a"}));
+  EXPECT_EQ(root.child("a").keys(), (std::vector<std::string>{"y", "b"}));
+  EXPECT_EQ(JsonField(json::parse(doc.dump()), "o.json").keys(),
+            (std::vector<std::string>{"a", "z"}));
+  EXPECT_EQ(root.child("a").child("y").string(), "s");
+  try {
+    root.child("a").child("b").string();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "o.json: /a/b: expected a string");
+  }
+  try {
+    parse_json_text<nlohmann::ordered_json>("{", "o.json");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("o.json: not valid JSON", 0), 0u) << e.what();
+  }
+}
+
 TEST(JsonField, FilesThatCannotBeReadOrParsed) {
   const auto dir = std::filesystem::temp_directory_path() / "gatebench-json-field-test";
   std::filesystem::create_directories(dir);

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "macro/common/child_process.hpp"
 #include "macro/common/duration.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/load/options.hpp"
@@ -153,35 +153,35 @@ struct Exit {
   std::string output;  // stdout and stderr
 };
 
-Exit run_exe(const std::string& args) {
-  const std::string cmd = std::string(GATEBENCH_LOAD_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Exit e{-1, ""};
-  if (p == nullptr) return e;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p) != nullptr) e.output += buf.data();
-  const int status = pclose(p);
-  e.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return e;
+// The executable with stdout and stderr in one text, in order; no shell in between.
+Exit run_exe(const std::vector<std::string>& args) {
+  common::SpawnSpec spec;
+  spec.exe = GATEBENCH_LOAD_EXE;
+  spec.args = args;
+  common::CaptureOptions options;
+  options.merge_errors = true;
+  options.timeout = std::chrono::seconds(60);
+  const common::CaptureResult r = common::capture(spec, options);
+  return {r.timed_out ? -1 : common::exit_code(r.status), r.output};
 }
 
 TEST(Executable, BadCommandLineExitsTwoWithTheReason) {
-  const Exit e = run_exe("-t 0 http://127.0.0.1:1/");
+  const Exit e = run_exe({"-t", "0", "http://127.0.0.1:1/"});
   EXPECT_EQ(e.code, 2);
   EXPECT_EQ(e.output, "gatebench-load: --threads: 0 is out of range [1, 1024]\n");
-  const Exit url = run_exe("-d 1s ftp://x/");
+  const Exit url = run_exe({"-d", "1s", "ftp://x/"});
   EXPECT_EQ(url.code, 2);
   EXPECT_EQ(url.output, "gatebench-load: URL 'ftp://x/': must start with http:// or https://\n");
-  const Exit file = run_exe("--requests /nonexistent.json http://127.0.0.1:1/");
+  const Exit file = run_exe({"--requests", "/nonexistent.json", "http://127.0.0.1:1/"});
   EXPECT_EQ(file.code, 2);
-  EXPECT_EQ(file.output, "gatebench-load: /nonexistent.json: cannot open\n");
-  const Exit host = run_exe("http://no-such-host.invalid/");
+  EXPECT_EQ(file.output, "gatebench-load: /nonexistent.json: cannot read\n");
+  const Exit host = run_exe({"http://no-such-host.invalid/"});
   EXPECT_EQ(host.code, 2);
   EXPECT_NE(host.output.find("cannot resolve host 'no-such-host.invalid'"), std::string::npos);
 }
 
 TEST(Executable, HelpExitsZero) {
-  const Exit e = run_exe("--help");
+  const Exit e = run_exe({"--help"});
   EXPECT_EQ(e.code, 0);
   EXPECT_NE(e.output.find("Usage: gatebench-load"), std::string::npos);
   EXPECT_NE(e.output.find("--requests-total"), std::string::npos);
@@ -190,7 +190,8 @@ TEST(Executable, HelpExitsZero) {
 TEST(Executable, WritesJsonAndSummary) {
   testing::TestServer server(testing::Behaviour::kOk);
   const std::string json = ::testing::TempDir() + "/gatebench-load-cli.json";
-  const Exit e = run_exe("-t 1 -c 2 --requests-total 50 --json " + json + " " + server.url());
+  const Exit e =
+      run_exe({"-t", "1", "-c", "2", "--requests-total", "50", "--json", json, server.url()});
   EXPECT_EQ(e.code, 0) << e.output;
   EXPECT_NE(e.output.find("50 requests in"), std::string::npos) << e.output;
   EXPECT_NE(e.output.find("Requests/sec:"), std::string::npos);

@@ -56,6 +56,17 @@ TEST(RequestSet, TemplatesSerialiseEveryField) {
             "content-type: text/plain\r\nContent-Length: 3\r\n\r\nxyz");
 }
 
+// Headers, cookies and query parameters go out in the order the file lists them, not sorted.
+TEST(RequestSet, MembersKeepTheFileOrder) {
+  const RequestSet s = RequestSet::parse(
+      R"({"requests": [{"query": {"z": 1, "a": 2}, "headers": {"X-Z": "1", "X-A": "2"},
+          "cookies": {"zz": "1", "aa": "2"}}]})",
+      "mix.json", target(), {}, false);
+  EXPECT_EQ(s.templates()[0].wire,
+            "GET /?z=1&a=2 HTTP/1.1\r\nHost: example.test:8080\r\nX-Z: 1\r\nX-A: 2\r\n"
+            "Cookie: zz=1; aa=2\r\n\r\n");
+}
+
 TEST(RequestSet, WeightedPickFollowsTheWeights) {
   const RequestSet s = RequestSet::parse(R"({"requests": [
       {"name": "a", "weight": 70}, {"name": "b", "weight": 25}, {"name": "c", "weight": 5}]})",
@@ -73,37 +84,45 @@ TEST(RequestSet, WeightedPickFollowsTheWeights) {
 
 TEST(RequestSet, ErrorsNameTheFileAndTheField) {
   EXPECT_NE(error_of("{").find("mix.json: not valid JSON"), std::string::npos);
-  EXPECT_EQ(error_of("[]"), "mix.json: expected an object with a \"requests\" array");
+  EXPECT_EQ(error_of("[]"), "mix.json: (top level): expected an object with a \"requests\" array");
   EXPECT_EQ(error_of(R"({"requests": []})"),
-            "mix.json: requests: expected a non-empty array of request templates");
+            "mix.json: /requests: expected a non-empty array of request templates");
   EXPECT_EQ(error_of(R"({"schema": "x", "requests": [{}]})"),
-            "mix.json: schema: expected \"gatebench.requests/1\"");
-  EXPECT_EQ(error_of(R"({"requests": [{}], "extra": 1})"), "mix.json: extra: unknown field");
+            "mix.json: /schema: expected \"gatebench.requests/1\"");
+  EXPECT_EQ(error_of(R"({"requests": [{}], "extra": 1})"), "mix.json: /extra: unknown field");
   EXPECT_EQ(error_of(R"({"requests": [{}, {"weight": 0}]})"),
-            "mix.json: requests[1].weight: expected a positive number");
+            "mix.json: /requests/1/weight: expected a positive number");
   EXPECT_EQ(error_of(R"({"requests": [{"path": "nope"}]})"),
-            "mix.json: requests[0].path: must start with '/'");
+            "mix.json: /requests/0/path: must start with '/'");
   EXPECT_EQ(
       error_of(R"({"requests": [{"path": "/a b"}]})"),
-      "mix.json: requests[0].path: must not contain spaces or line breaks (percent-encode them)");
+      "mix.json: /requests/0/path: must not contain spaces or line breaks (percent-encode them)");
   EXPECT_EQ(error_of(R"({"requests": [{"method": "GE T"}]})"),
-            "mix.json: requests[0].method: not a valid HTTP method token");
+            "mix.json: /requests/0/method: not a valid HTTP method token");
   EXPECT_EQ(error_of(R"({"requests": [{"headers": {"X": "a\r\nb"}}]})"),
-            "mix.json: requests[0].headers.X: line breaks are not allowed");
+            "mix.json: /requests/0/headers/X: line breaks are not allowed");
   EXPECT_EQ(error_of(R"({"requests": [{"headers": {"Content-Length": "1"}}]})"),
-            "mix.json: requests[0].headers.Content-Length: set by the generator from the body");
+            "mix.json: /requests/0/headers/Content-Length: set by the generator from the body");
   EXPECT_EQ(error_of(R"({"requests": [{"cookies": {"a": "x;y"}}]})"),
-            "mix.json: requests[0].cookies.a: invalid cookie name or value");
+            "mix.json: /requests/0/cookies/a: invalid cookie name or value");
   EXPECT_EQ(error_of(R"({"requests": [{"body": 5}]})"),
-            "mix.json: requests[0].body: expected a string, an object or an array");
+            "mix.json: /requests/0/body: expected a string, an object or an array");
   EXPECT_EQ(error_of(R"({"requests": [{"expect_status": 600}]})"),
-            "mix.json: requests[0].expect_status: expected an HTTP status code from 100 to 599");
+            "mix.json: /requests/0/expect_status: expected an HTTP status code from 100 to 599");
   EXPECT_EQ(error_of(R"({"requests": [{"name": "a"}, {"name": "a"}]})"),
-            "mix.json: requests[1].name: duplicate name 'a'");
-  EXPECT_EQ(error_of(R"({"requests": [{"colour": "red"}]})").substr(0, 43),
-            "mix.json: requests[0].colour: unknown field");
+            "mix.json: /requests/1/name: duplicate name 'a'");
+  // Member names are escaped as JSON pointers (RFC 6901): "/" as ~1, "~" as ~0.
+  EXPECT_EQ(error_of(R"({"requests": [{"headers": {"a/b~": "1"}}]})"),
+            "mix.json: /requests/0/headers/a~1b~0: invalid header name");
+  EXPECT_EQ(error_of(R"({"requests": [{"query": {"q": [1]}}]})"),
+            "mix.json: /requests/0/query/q: expected a string or number");
+  EXPECT_EQ(error_of(R"({"requests": [{"name": 5}]})"),
+            "mix.json: /requests/0/name: expected a string");
+  EXPECT_EQ(error_of(R"({"requests": [{"colour": "red"}]})"),
+            "mix.json: /requests/0/colour: unknown field (known: name, weight, method, path, "
+            "query, headers, cookies, body, expect_status)");
   EXPECT_EQ(error_of(R"({"requests": [{"query": 3}]})"),
-            "mix.json: requests[0].query: expected a string or an object");
+            "mix.json: /requests/0/query: expected a string or an object");
 }
 
 TEST(RequestSet, MissingFile) {
@@ -111,7 +130,7 @@ TEST(RequestSet, MissingFile) {
     RequestSet::load("/nonexistent/mix.json", target(), {}, false);
     FAIL() << "no error";
   } catch (const common::UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/mix.json: cannot open");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/mix.json: cannot read");
   }
 }
 
