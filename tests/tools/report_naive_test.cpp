@@ -1,5 +1,6 @@
-// The report's slower-than-naive check (tools/src/report_naive.hpp) and the --input files in its
-// environment, on data/report_naive_micro.json: ratelimit/gatecore/1M is slower than its naive
+// The report's slower-than-naive check (tools/src/report_naive.hpp, MicroRow::slower_than_naive
+// filled by build_report_model) and the --input files in its environment, on
+// data/report_naive_micro.json: ratelimit/gatecore/1M is slower than its naive
 // peer, 1k is not, cidr/gatecore_single/input is slower than linear, token has no naive peer.
 #include "tools/src/report_naive.hpp"
 
@@ -30,16 +31,17 @@ using Peers = std::optional<std::vector<std::string>>;
 
 TEST(ReportNaive, GatecoreRowsSlowerThanANaivePeer) {
   const Fixture f;
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/gatecore/1M")),
+  EXPECT_EQ(f.row("ratelimit/gatecore/1M").slower_than_naive,
             Peers(std::vector<std::string>{"naive"}));
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/gatecore/1k")),
-            Peers(std::vector<std::string>{}));
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("cidr/gatecore_single/input")),
+  EXPECT_EQ(f.row("ratelimit/gatecore/1k").slower_than_naive, Peers(std::vector<std::string>{}));
+  EXPECT_EQ(f.row("cidr/gatecore_single/input").slower_than_naive,
             Peers(std::vector<std::string>{"linear"}));
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("cidr/gatecore/input")),
-            Peers(std::vector<std::string>{}));
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("token/gatecore/admission")), std::nullopt);
-  EXPECT_EQ(faster_naive_peers(f.model, f.row("ratelimit/naive/1M")), std::nullopt);
+  EXPECT_EQ(f.row("cidr/gatecore/input").slower_than_naive, Peers(std::vector<std::string>{}));
+  EXPECT_EQ(f.row("token/gatecore/admission").slower_than_naive, std::nullopt);
+  EXPECT_EQ(f.row("ratelimit/naive/1M").slower_than_naive, std::nullopt);
+  EXPECT_EQ(slower_than_naive_note(Peers(std::vector<std::string>{"naive", "linear"})),
+            "slower than naive, linear");
+  EXPECT_EQ(slower_than_naive_note(Peers(std::vector<std::string>{})), "");
 }
 
 TEST(ReportNaive, ShownInEveryWriter) {

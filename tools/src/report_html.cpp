@@ -178,7 +178,7 @@ void micro_section(const ReportModel& m, std::string& h) {
            html_escape(b.error.empty() ? "no samples" : b.error) + "</td></tr>";
       continue;
     }
-    const std::string naive = slower_than_naive_note(faster_naive_peers(m, r));
+    const std::string naive = slower_than_naive_note(r.slower_than_naive);
     h += "<tr><td><code>" + html_escape(b.name) + "</code>" +
          (naive.empty() ? "" : " <strong>" + html_escape(naive) + "</strong>") + "</td>" +
          cell(fmt_time_ns(r.ns_per_op), true) +

@@ -1,4 +1,3 @@
-#include "tools/src/report_naive.hpp"
 #include "tools/src/report_writers.hpp"
 
 namespace gatebench::tools {
@@ -36,7 +35,7 @@ json micro_json(const ReportModel& m) {
       e["vs_gatecore"] = opt(r.vs_gatecore);
       e["vs_limit"] = opt(r.vs_limit);
       e["limit"] = r.limit_name.empty() ? json(nullptr) : json(r.limit_name);
-      if (const auto naive = faster_naive_peers(m, r)) e["slower_than_naive"] = *naive;
+      if (r.slower_than_naive) e["slower_than_naive"] = *r.slower_than_naive;
     }
     list.push_back(std::move(e));
   }

@@ -56,7 +56,7 @@ void micro_table(const ReportModel& m, std::string& md) {
       md += "| `" + b.name + "` | no samples | | | | | |\n";
       continue;
     }
-    const std::string naive = slower_than_naive_note(faster_naive_peers(m, r));
+    const std::string naive = slower_than_naive_note(r.slower_than_naive);
     md += "| `" + b.name + "`" + (naive.empty() ? "" : " **" + naive + "**") + " | " +
           fmt_time_ns(r.ns_per_op) + " | " +
           (r.items_per_second ? fmt_rate(*r.items_per_second) : "–") + " | " +

@@ -8,6 +8,7 @@
 
 #include "macro/common/usage_error.hpp"
 #include "tools/src/json_file.hpp"
+#include "tools/src/report_naive.hpp"
 
 namespace gatebench::tools {
 
@@ -169,6 +170,7 @@ void fill_micro_rows(ReportModel& m) {
       r.limit_name = limit->bench->name;
     }
   }
+  for (auto& r : m.micro_rows) r.slower_than_naive = faster_naive_peers(m.micro_rows, r);
 }
 
 std::optional<double> cpu_us_per_request(const MacroScenario& s) {

@@ -29,6 +29,9 @@ struct MicroRow {
   std::optional<double> vs_gatecore;  // ns_per_op / gatecore's in the same hotpath/case
   std::optional<double> vs_limit;     // ns_per_op / the limit's (see limit_name)
   std::string limit_name;
+  // For a gatecore row: the naive peers of its hotpath/case with a lower ns_per_op, [] when none
+  // is faster; none when there is nothing to compare (report_naive.hpp).
+  std::optional<std::vector<std::string>> slower_than_naive;
 };
 
 struct ScenarioCost {

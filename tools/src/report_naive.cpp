@@ -2,13 +2,13 @@
 
 namespace gatebench::tools {
 
-std::optional<std::vector<std::string>> faster_naive_peers(const ReportModel& m,
+std::optional<std::vector<std::string>> faster_naive_peers(const std::vector<MicroRow>& rows,
                                                            const MicroRow& row) {
   const std::string& impl = row.parts.impl;
   if (impl != "gatecore" && !impl.starts_with("gatecore_")) return std::nullopt;
   if (row.repetitions == 0 || !row.bench->error.empty()) return std::nullopt;
   std::optional<std::vector<std::string>> peers;
-  for (const MicroRow& peer : m.micro_rows) {
+  for (const MicroRow& peer : rows) {
     if (peer.parts.impl != "naive" && peer.parts.impl != "linear") continue;
     if (peer.parts.hotpath != row.parts.hotpath || peer.parts.case_name != row.parts.case_name)
       continue;
