@@ -36,6 +36,9 @@ class ZeroedPages {
 
   void* data() const { return data_; }
   std::size_t size() const { return bytes_; }
+  // Faults every page in now, contents unchanged, so the first touches of the memory (a request,
+  // a timed loop) do not pay the page faults and, on huge pages, the zeroing of 2 MiB each.
+  void prefault();
   bool huge_pages() const { return huge_; }  // madvise(MADV_HUGEPAGE) accepted
 
  private:
@@ -63,6 +66,9 @@ class GcraLimiter {
   std::size_t memory_bytes() const { return set_count_ * sizeof(Set); }
   // The table was advised onto transparent huge pages (2 MiB and larger tables).
   bool huge_pages() const { return table_.huge_pages(); }
+  // Faults the whole table in (ZeroedPages::prefault); otherwise each page is faulted by the
+  // first request that lands on it.
+  void prefault() { table_.prefault(); }
   // Live entries (arrival time still in the future) replaced because their set was full.
   std::uint64_t live_evictions() const { return live_evictions_; }
 
