@@ -116,6 +116,11 @@ void become_subreaper() {
   t.subreaper = true;
 }
 
+bool is_executable_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
 std::string find_on_path(const std::string& program, const std::vector<std::string>& extra_dirs) {
   std::vector<std::string> dirs;
   const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
@@ -128,10 +133,7 @@ std::string find_on_path(const std::string& program, const std::vector<std::stri
   dirs.insert(dirs.end(), extra_dirs.begin(), extra_dirs.end());
   for (const std::string& dir : dirs) {
     const std::string candidate = dir + "/" + program;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
+    if (is_executable_file(candidate)) return candidate;
   }
   return {};
 }

@@ -110,6 +110,8 @@ SpawnSpec command(const std::vector<std::string>& argv, const std::string& out_f
 // it exits non-zero.
 std::string output_of(const std::vector<std::string>& argv);
 
+// A regular file this process may execute.
+bool is_executable_file(const std::string& path);
 // Path of a program on PATH (then in `extra_dirs`), or empty.
 std::string find_on_path(const std::string& program,
                          const std::vector<std::string>& extra_dirs = {});

@@ -19,36 +19,77 @@ bool is_letter(char c) {
 
 }  // namespace
 
-double parse_duration_s(std::string_view text, std::string_view what) {
+namespace {
+
+enum class Problem { none, unit, number, negative, too_long };
+
+struct Parsed {
+  double seconds = 0;
+  Problem problem = Problem::none;
+  std::string_view unit;
+};
+
+// One reading for both entry points: the throwing one for command lines and files, the quiet one
+// for the output of other programs.
+Parsed parse(std::string_view text) {
+  Parsed out;
   std::size_t unit_at = text.size();
   while (unit_at > 0 && is_letter(text[unit_at - 1])) --unit_at;
-  const std::string_view unit = text.substr(unit_at);
+  out.unit = text.substr(unit_at);
   double scale = 0;
-  if (unit.empty() || unit == "s") {
+  if (out.unit.empty() || out.unit == "s") {
     scale = 1;
-  } else if (unit == "ms") {
+  } else if (out.unit == "ms") {
     scale = 1e-3;
-  } else if (unit == "us") {
+  } else if (out.unit == "us") {
     scale = 1e-6;
-  } else if (unit == "m") {
+  } else if (out.unit == "m") {
     scale = 60;
-  } else if (unit == "h") {
+  } else if (out.unit == "h") {
     scale = 3600;
   } else {
-    throw UsageError(std::string(what) + ": unknown unit '" + std::string(unit) + "' in '" +
-                     std::string(text) + "' (use us, ms, s, m or h)");
+    out.problem = Problem::unit;
+    return out;
   }
   const std::string_view number = text.substr(0, unit_at);
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
       !std::isfinite(value)) {
-    fail(what, text, "is not a duration like 20s, 500ms or 1m");
+    out.problem = Problem::number;
+  } else if (value < 0) {
+    out.problem = Problem::negative;
+  } else if (value * scale > kMaxDurationS) {
+    out.problem = Problem::too_long;
   }
-  if (value < 0) fail(what, text, "is negative");
-  const double seconds = value * scale;
-  if (seconds > kMaxDurationS) fail(what, text, "is longer than 30 days");
-  return seconds;
+  out.seconds = value * scale;
+  return out;
+}
+
+}  // namespace
+
+double parse_duration_s(std::string_view text, std::string_view what) {
+  const Parsed p = parse(text);
+  switch (p.problem) {
+    case Problem::none:
+      break;
+    case Problem::unit:
+      throw UsageError(std::string(what) + ": unknown unit '" + std::string(p.unit) + "' in '" +
+                       std::string(text) + "' (use us, ms, s, m or h)");
+    case Problem::number:
+      fail(what, text, "is not a duration like 20s, 500ms or 1m");
+    case Problem::negative:
+      fail(what, text, "is negative");
+    case Problem::too_long:
+      fail(what, text, "is longer than 30 days");
+  }
+  return p.seconds;
+}
+
+std::optional<double> duration_s_if_valid(std::string_view text) {
+  const Parsed p = parse(text);
+  if (p.problem != Problem::none) return std::nullopt;
+  return p.seconds;
 }
 
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace gatebench::common {
@@ -13,5 +14,8 @@ inline constexpr double kMaxDurationS = 30.0 * 24 * 3600;
 // Throws UsageError naming `what` (the option or field) when `text` is not a duration.
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what);
 double parse_duration_s(std::string_view text, std::string_view what);
+// The same syntax without an exception: nothing when `text` is not a duration. For reading the
+// output of other programs (wrk's "1.23ms"), where a bad value is not the user's input.
+std::optional<double> duration_s_if_valid(std::string_view text);
 
 }  // namespace gatebench::common

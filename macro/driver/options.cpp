@@ -95,9 +95,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("sample-interval"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
-  if (!line.positionals().empty()) {
-    throw UsageError("unexpected argument '" + line.positionals()[0] + "' (see --help)");
-  }
+  line.expect_no_positionals();
   Options o;
   for (const char* name :
        {"GATEBENCH_LOAD_CPUS", "GATEBENCH_BACKEND_CPUS", "GATEBENCH_GATEWAY_CPUS"}) {
@@ -132,11 +130,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   if (auto v = line.value("max-error-rate")) {
     // A share: "0.1%" or 0.001.
     const bool pct = v->ends_with("%");
-    const std::string number = pct ? v->substr(0, v->size() - 1) : *v;
-    char* end = nullptr;
-    double rate = std::strtod(number.c_str(), &end);
-    if (number.empty() || end != number.c_str() + number.size() || rate < 0 ||
-        rate > (pct ? 100 : 1)) {
+    const double rate =
+        common::parse_number(pct ? v->substr(0, v->size() - 1) : *v, "--max-error-rate");
+    if (rate < 0 || rate > (pct ? 100 : 1)) {
       throw UsageError("--max-error-rate: expected a share like 0.1% or 0.001, got '" + *v + "'");
     }
     o.max_error_rate = pct ? rate / 100 : rate;

@@ -27,12 +27,6 @@ int int_or(const JsonField& f, const char* key, int fallback, int min, int max) 
   return static_cast<int>(f.integer_or(key, fallback, min, max));
 }
 
-bool is_name(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
-}
-
 // Relative paths inside the run or configs directory: no escaping with .. or /.
 bool is_relative_path(const std::string& text) {
   if (text.empty() || text.front() == '/') return false;
@@ -230,6 +224,12 @@ Scenario parse_object(const json& object, const std::string& file) {
 }
 
 }  // namespace
+
+bool is_name(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+  });
+}
 
 Role Scenario::target_role() const {
   bool has_gateway = std::any_of(services.begin(), services.end(),

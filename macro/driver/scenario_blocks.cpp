@@ -1,10 +1,9 @@
 #include "macro/driver/scenario_blocks.hpp"
 
-#include <algorithm>
-#include <fstream>
 #include <map>
 #include <string>
 
+#include "macro/common/json_field.hpp"
 #include "macro/driver/scenario.hpp"
 
 namespace gatebench::macro {
@@ -13,27 +12,13 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-bool is_block_name(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
-}
-
 json read_block(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(path.string() + ": cannot read");
-  json block;
-  try {
-    block = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ScenarioError(path.string() + ": not valid JSON: " + e.what());
-  }
-  if (!block.is_object()) throw ScenarioError(path.string() + ": expected a service object");
+  json block = common::read_json_file(path.string());
+  const common::JsonField root(block, path.string());
+  if (!block.is_object()) root.fail("expected a service object");
   // One level only: a block that used another could form a cycle, and two levels of overrides
   // would make a service's fields hard to find.
-  if (block.contains("use")) {
-    throw ScenarioError(path.string() + ": /use: a block cannot use another block");
-  }
+  if (root.has("use")) root.child("use").fail("a block cannot use another block");
   return block;
 }
 
@@ -48,17 +33,19 @@ void resolve_service_blocks(json& scenario, const fs::path& file) {
   for (size_t i = 0; i < services.size(); ++i) {
     json& entry = services[i];
     if (!entry.is_object() || !entry.contains("use")) continue;
-    const std::string where = file.string() + ": /services/" + std::to_string(i) + "/use: ";
-    if (!entry["use"].is_string() || !is_block_name(entry["use"].get<std::string>())) {
-      throw ScenarioError(where + "expected a block name [a-z0-9_-]+");
+    // A fresh view each time: the entries before this one have been replaced.
+    const common::JsonField use =
+        common::JsonField(scenario, file.string()).child("services").at(i).child("use");
+    if (!use.json().is_string() || !is_name(use.string())) {
+      use.fail("expected a block name [a-z0-9_-]+");
     }
-    const std::string name = entry["use"].get<std::string>();
+    const std::string name = use.string();
     const fs::path path = dir / (name + ".json");
     auto cached = blocks.find(name);
     if (cached == blocks.end()) {
       std::error_code ec;
       if (!fs::is_regular_file(path, ec)) {
-        throw ScenarioError(where + "no block '" + name + "' (" + path.string() + ")");
+        use.fail("no block '" + name + "' (" + path.string() + ")");
       }
       cached = blocks.emplace(name, read_block(path)).first;
     }

@@ -1,22 +1,16 @@
 #include "macro/driver/toolbox.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
 
+#include "macro/common/child_process.hpp"
 #include "macro/driver/children.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool executable(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
-}
 
 // Where each gatebench binary lands in a CMake build tree, relative to macro/driver/.
 std::vector<fs::path> build_tree_candidates(const std::string& name) {
@@ -41,27 +35,25 @@ Toolbox::Toolbox(std::string bin_dir) : bin_dir_(std::move(bin_dir)) {
 
 std::optional<std::string> Toolbox::find(const std::string& name) const {
   if (auto it = cache_.find(name); it != cache_.end()) return it->second;
-  std::optional<std::string> found;
   std::vector<fs::path> candidates;
   if (name.starts_with("gatebench-")) {
     if (!bin_dir_.empty()) candidates.push_back(fs::path(bin_dir_) / name);
     for (auto& c : build_tree_candidates(name)) candidates.push_back(c);
   }
-  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
-  path += ":/usr/sbin:/sbin:/usr/local/sbin";
-  for (size_t start = 0; start <= path.size();) {
-    size_t colon = path.find(':', start);
-    if (colon == std::string::npos) colon = path.size();
-    if (colon > start) candidates.push_back(fs::path(path.substr(start, colon - start)) / name);
-    start = colon + 1;
-  }
+  fs::path hit;
   for (const auto& c : candidates) {
-    if (executable(c)) {
-      std::error_code ec;
-      fs::path absolute = fs::absolute(c, ec);
-      found = (ec ? c : absolute).lexically_normal().string();
+    if (common::is_executable_file(c.string())) {
+      hit = c;
       break;
     }
+  }
+  // Daemons (nginx, haproxy) live in sbin, which a user's PATH often leaves out.
+  if (hit.empty()) hit = common::find_on_path(name, {"/usr/sbin", "/sbin", "/usr/local/sbin"});
+  std::optional<std::string> found;
+  if (!hit.empty()) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(hit, ec);
+    found = (ec ? hit : absolute).lexically_normal().string();
   }
   cache_[name] = found;
   return found;

@@ -1,8 +1,11 @@
 #include "macro/driver/wrk_output.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
+
+#include "macro/common/duration.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -49,20 +52,13 @@ std::string wrk_done_script() {
 }
 
 std::optional<double> parse_wrk_duration_us(std::string_view text) {
-  struct Unit {
-    std::string_view suffix;
-    double scale;
-  };
-  // Longest suffixes first: "ms" and "us" before "s".
-  static constexpr Unit kUnits[] = {{"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"h", 3600e6}};
-  for (const auto& unit : kUnits) {
-    if (text.size() > unit.suffix.size() && text.ends_with(unit.suffix)) {
-      auto value = to_number(text.substr(0, text.size() - unit.suffix.size()));
-      if (value) return *value * unit.scale;
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+  // wrk always prints a unit; a bare number (seconds in the common syntax) is not wrk's output.
+  if (text.empty() || (text.back() < 'a' || text.back() > 'z')) return std::nullopt;
+  const auto seconds = common::duration_s_if_valid(text);
+  if (!seconds) return std::nullopt;
+  // Whole nanoseconds first: wrk prints at most 10 ns of precision, and the rounding takes away
+  // the binary noise of the unit scaling (289.00us is 289, not 289.00000000000006).
+  return static_cast<double>(std::llround(*seconds * 1e9)) / 1e3;
 }
 
 LoadResult parse_wrk_output(std::string_view text) {

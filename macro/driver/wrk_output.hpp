@@ -18,7 +18,9 @@ std::string wrk_done_script();
 // Throws LoadParseError when the summary lines are missing (wrk failed or was interrupted).
 LoadResult parse_wrk_output(std::string_view text);
 
-// "289.00us", "1.23ms", "2.5s", "1.00m" to microseconds; nothing when unparseable.
+// "289.00us", "1.23ms", "2.5s", "1.00m" to microseconds, read with the common duration syntax
+// (macro/common/duration.hpp) but with the unit required, as wrk always prints one; nothing when
+// unparseable.
 std::optional<double> parse_wrk_duration_us(std::string_view text);
 
 }  // namespace gatebench::macro

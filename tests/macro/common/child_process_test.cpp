@@ -180,9 +180,45 @@ TEST(ChildProcess, ForegroundCommands) {
   EXPECT_THROW(command({}), SpawnError);
 }
 
+TEST(ChildProcess, PinsTheChild) {
+  TempDir dir;
+  const std::string out = (dir.path / "cpus.txt").string();
+  SpawnSpec spec;
+  spec.exe = "/bin/sh";
+  spec.args = {"-c", "grep Cpus_allowed_list /proc/self/status"};
+  spec.out = Stream::to_file(out);
+  spec.cpus = {0};
+  ChildProcess child = ChildProcess::spawn(spec);
+  ASSERT_TRUE(child.wait_for(5s).has_value());
+  EXPECT_EQ(read_file(out), "Cpus_allowed_list:\t0\n");
+}
+
+TEST(ChildProcess, PinningToAMissingCpuFails) {
+  SpawnSpec spec;
+  spec.exe = "/bin/true";
+  spec.cpus = {1000};
+  try {
+    ChildProcess::spawn(spec);
+    FAIL() << "no error";
+  } catch (const SpawnError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot pin to CPUs 1000"), std::string::npos) << e.what();
+  }
+  spec.cpus = {-1};
+  EXPECT_THROW(ChildProcess::spawn(spec), SpawnError);
+}
+
 TEST(ChildProcess, FindsProgramsOnPath) {
   EXPECT_FALSE(find_on_path("sh").empty());
   EXPECT_TRUE(find_on_path("gatebench-no-such-binary").empty());
+  // Extra directories are searched after PATH (daemons in sbin).
+  TempDir dir;
+  const std::string tool = (dir.path / "gatebench-extra-tool").string();
+  std::ofstream(tool) << "#!/bin/sh\n";
+  EXPECT_TRUE(find_on_path("gatebench-extra-tool", {dir.path.string()}).empty());  // not executable
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  EXPECT_EQ(find_on_path("gatebench-extra-tool", {dir.path.string()}), tool);
+  EXPECT_TRUE(is_executable_file(tool));
+  EXPECT_FALSE(is_executable_file(dir.path.string()));  // a directory is not a program
 }
 
 }  // namespace

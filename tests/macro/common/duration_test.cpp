@@ -42,6 +42,19 @@ TEST(Duration, BadTextNamesTheOptionAndTheText) {
   EXPECT_EQ(error_of("nan"), "--duration: unknown unit 'nan' in 'nan' (use us, ms, s, m or h)");
 }
 
+// The quiet reading accepts and refuses exactly what the throwing one does.
+TEST(Duration, IfValidAgreesWithTheThrowingReading) {
+  EXPECT_DOUBLE_EQ(*duration_s_if_valid("1.23ms"), 0.00123);
+  EXPECT_DOUBLE_EQ(*duration_s_if_valid("850.00us"), 0.00085);
+  EXPECT_DOUBLE_EQ(*duration_s_if_valid("2.00s"), 2.0);
+  EXPECT_DOUBLE_EQ(*duration_s_if_valid("1.5m"), 90.0);
+  EXPECT_DOUBLE_EQ(*duration_s_if_valid("20"), 20.0);
+  for (const char* bad : {"", "s", "-1s", "20x", "1.2.3s", " 5s", "nan", "99999h", "1e400"}) {
+    EXPECT_FALSE(duration_s_if_valid(bad).has_value()) << bad;
+    EXPECT_NE(error_of(bad), "no error") << bad;
+  }
+}
+
 TEST(Duration, OverflowIsCaughtBeforeNanosecondsWrap) {
   EXPECT_EQ(error_of("99999h"), "--duration: '99999h' is longer than 30 days");
   EXPECT_EQ(error_of("1e300"), "--duration: '1e300' is longer than 30 days");

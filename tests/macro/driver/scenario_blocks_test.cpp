@@ -153,7 +153,7 @@ TEST_F(Blocks, ABlockCannotUseABlock) {
 TEST_F(Blocks, ABadBlockFileNamesItself) {
   const std::string file = (dir_ / "services" / "bad.json").string();
   write("services/bad.json", "[1]");
-  EXPECT_EQ(error_of(R"({"use": "bad"})"), file + ": expected a service object");
+  EXPECT_EQ(error_of(R"({"use": "bad"})"), file + ": (top level): expected a service object");
   write("services/bad.json", "{");
   EXPECT_EQ(error_of(R"({"use": "bad"})").rfind(file + ": not valid JSON", 0), 0u);
 }

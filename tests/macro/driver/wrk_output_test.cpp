@@ -61,6 +61,12 @@ TEST(WrkOutput, Durations) {
   EXPECT_DOUBLE_EQ(*parse_wrk_duration_us("1.00m"), 60e6);
   EXPECT_FALSE(parse_wrk_duration_us("fast").has_value());
   EXPECT_FALSE(parse_wrk_duration_us("xms").has_value());
+  EXPECT_FALSE(parse_wrk_duration_us("289").has_value());  // wrk always prints a unit
+  EXPECT_FALSE(parse_wrk_duration_us("1.00x").has_value());
+  // Exactly, not within a few ULPs: the values land in macro.json as written.
+  EXPECT_EQ(*parse_wrk_duration_us("850.00us"), 850.0);
+  EXPECT_EQ(*parse_wrk_duration_us("1.23ms"), 1230.0);
+  EXPECT_EQ(*parse_wrk_duration_us("289.00us"), 289.0);
 }
 
 TEST(WrkOutput, DoneScriptUsesTheTag) {
