@@ -57,11 +57,13 @@ TEST(ReportNaive, ShownInEveryWriter) {
   const nlohmann::json j = report_json(f.model);
   for (const auto& b : j.at("micro").at("benchmarks")) {
     const std::string name = b.at("name");
-    if (name == "ratelimit/gatecore/1M")
+    if (name == "ratelimit/gatecore/1M") {
       EXPECT_EQ(b.at("slower_than_naive"), nlohmann::json{"naive"});
-    if (name == "ratelimit/gatecore/1k")
+    } else if (name == "ratelimit/gatecore/1k") {
       EXPECT_EQ(b.at("slower_than_naive"), nlohmann::json::array());
-    if (name == "token/gatecore/admission") EXPECT_FALSE(b.contains("slower_than_naive"));
+    } else if (name == "token/gatecore/admission") {
+      EXPECT_FALSE(b.contains("slower_than_naive"));
+    }
   }
 }
 
