@@ -83,6 +83,50 @@ TEST(Http1Chunked, MatchesNaiveOnGeneratedBodiesInSlices) {
   EXPECT_GT(rejected, 1000);
 }
 
+struct Outcome {
+  std::size_t used = 0;
+  bool done = false;
+  bool error = false;
+  std::string reason;
+  std::uint64_t data = 0;
+};
+
+Outcome feed_in_slices(std::string_view body, std::size_t slice) {
+  ChunkedDecoder d;
+  Outcome o;
+  for (std::size_t pos = 0; pos < body.size() && !d.done() && !d.error(); pos += slice) {
+    o.used += d.feed(body.substr(pos, slice));
+  }
+  o.done = d.done();
+  o.error = d.error();
+  o.reason = d.reason();
+  o.data = d.data_bytes();
+  return o;
+}
+
+// One byte per feed never holds a whole line, so it takes the byte-by-byte states only: the
+// reference for the whole-line fast paths, which must give the same bytes used, end, reason
+// and data count on every body, valid or corrupted.
+TEST(Http1Chunked, WholeLinesMatchByteByByte) {
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("http1-chunked-bytes");
+  for (int iter = 0; iter < 5000; ++iter) {
+    const Body b = generate(rng);
+    const Outcome bytes = feed_in_slices(b.bytes, 1);
+    for (std::size_t slice : {b.bytes.size(), std::size_t{2}, std::size_t{7}, std::size_t{64}}) {
+      const Outcome o = feed_in_slices(b.bytes, slice);
+      ASSERT_EQ(o.used, bytes.used) << iter << " slice " << slice;
+      ASSERT_EQ(o.done, bytes.done) << iter << " slice " << slice;
+      ASSERT_EQ(o.error, bytes.error) << iter << " slice " << slice;
+      ASSERT_EQ(o.reason, bytes.reason) << iter << " slice " << slice;
+      ASSERT_EQ(o.data, bytes.data) << iter << " slice " << slice;
+    }
+  }
+  // 15 hex digits are the most a size may have, leading zeros included.
+  EXPECT_EQ(feed_in_slices("000000000000005\r\nhello\r\n0\r\n\r\n", 64).done, true);
+  EXPECT_EQ(feed_in_slices("0000000000000005\r\nhello\r\n0\r\n\r\n", 64).reason,
+            "chunk size too large");
+}
+
 TEST(Http1Chunked, CountsDataBytes) {
   ChunkedDecoder d;
   const std::string body = "5\r\nhello\r\n1;a=b\r\n \r\nA \r\n0123456789\r\n0\r\nT: 1\r\n\r\n";

@@ -50,9 +50,12 @@ TEST(Http1Request, MatchesNaiveOnGeneratedHeads) {
   for (int i = 0; i < 40000; ++i) {
     const std::string s = testing::generate_head(rng, true);
     const std::size_t max_head = rng.chance(1, 10) ? 16 + rng.below(200) : 8192;
-    // The whole buffer, then one cut of it (a head still arriving).
+    // The whole buffer, one cut of it (a head still arriving), and the whole one with body
+    // bytes behind it, so that the 32-byte loads of the fast paths reach every line.
+    const std::string padded = s + std::string(48, 'b');
     for (std::string_view buf :
-         {std::string_view(s), std::string_view(s).substr(0, rng.below(s.size()))}) {
+         {std::string_view(s), std::string_view(s).substr(0, rng.below(s.size())),
+          std::string_view(padded)}) {
       RequestHead h;
       const HeadStatus st = parse_request_head(buf, max_head, h);
       const peers::NaiveHead n = peers::naive_parse_request(buf, max_head);
@@ -88,22 +91,52 @@ TEST(Http1Request, EveryPrefixOfAValidHeadIsIncomplete) {
 }
 
 // Values and names at every length around the vector scans' 16- and 32-byte steps, with a bad
-// byte at each position: the scan must find it wherever it falls.
+// byte at each position: the scan must find it wherever it falls. Each head is parsed alone (the
+// scans' tails) and with body bytes behind it (their full-width loads).
 TEST(Http1Request, ControlBytesAtEveryOffsetOfAValue) {
-  for (std::size_t len = 0; len < 80; ++len) {
-    const std::string value(len, 'v');
-    const std::string prefix = "GET / HTTP/1.1\r\nHost: h\r\nX: ";
-    const std::string good = prefix + value + "\r\n\r\n";
-    RequestHead h;
-    ASSERT_EQ(parse_request_head(good, 8192, h), HeadStatus::kComplete) << len;
-    ASSERT_EQ(h.fields.lines[1].value_len, len);
-    for (std::size_t at = 0; at < len; ++at) {
-      for (char bad : {'\x01', '\x7f', '\r', '\n', '\x1f'}) {
-        std::string s = good;
-        s[prefix.size() + at] = bad;
-        const peers::NaiveHead n = peers::naive_parse_request(s, 8192);
-        ASSERT_EQ(parse_request_head(s, 8192, h), n.status) << len << " " << at << " " << int(bad);
-        ASSERT_EQ(n.status, HeadStatus::kBad) << len << " " << at;
+  for (const std::string tail : {"", "0123456789abcdef0123456789abcdef0123456789abcdef"}) {
+    for (std::size_t len = 0; len < 80; ++len) {
+      const std::string value(len, 'v');
+      const std::string prefix = "GET / HTTP/1.1\r\nHost: h\r\nX: ";
+      const std::string good = prefix + value + "\r\n\r\n" + tail;
+      RequestHead h;
+      ASSERT_EQ(parse_request_head(good, 8192, h), HeadStatus::kComplete) << len;
+      ASSERT_EQ(h.fields.lines[1].value_len, len);
+      ASSERT_EQ(h.head_len, good.size() - tail.size());
+      for (std::size_t at = 0; at < len; ++at) {
+        for (char bad : {'\x01', '\x7f', '\r', '\n', '\x1f'}) {
+          std::string s = good;
+          s[prefix.size() + at] = bad;
+          const peers::NaiveHead n = peers::naive_parse_request(s, 8192);
+          ASSERT_EQ(parse_request_head(s, 8192, h), n.status)
+              << len << " " << at << " " << int(bad);
+          ASSERT_EQ(n.status, HeadStatus::kBad) << len << " " << at;
+        }
+      }
+    }
+  }
+}
+
+// A name of every length to 80 (the 32-byte window holds the names up to 31 bytes), with a
+// byte that is not a token byte at each position.
+TEST(Http1Request, NameStopsAtEveryOffset) {
+  for (const std::string tail : {"", "0123456789abcdef0123456789abcdef0123456789abcdef"}) {
+    for (std::size_t len = 1; len < 80; ++len) {
+      const std::string prefix = "GET / HTTP/1.1\r\nHost: h\r\n";
+      const std::string good = prefix + std::string(len, 'n') + ": v\r\n\r\n" + tail;
+      RequestHead h;
+      ASSERT_EQ(parse_request_head(good, 8192, h), HeadStatus::kComplete) << len;
+      ASSERT_EQ(h.fields.lines[1].name_len, len);
+      ASSERT_EQ(h.fields.lines[1].value_len, 1u);
+      for (std::size_t at = 0; at < len; ++at) {
+        for (char bad : {' ', '\t', '@', '\x01', '\x80', '\r', '\n'}) {
+          std::string s = good;
+          s[prefix.size() + at] = bad;
+          const peers::NaiveHead n = peers::naive_parse_request(s, 8192);
+          ASSERT_EQ(parse_request_head(s, 8192, h), n.status)
+              << len << " " << at << " " << int(bad);
+          ASSERT_EQ(n.status, HeadStatus::kBad) << len << " " << at << " " << int(bad);
+        }
       }
     }
   }
@@ -111,6 +144,12 @@ TEST(Http1Request, ControlBytesAtEveryOffsetOfAValue) {
 
 TEST(Http1Request, TargetStopsAtEveryOffset) {
   for (std::size_t len = 1; len < 70; ++len) {
+    std::string good(len, 't');
+    good[0] = '/';
+    const std::string whole = "GET " + good + " HTTP/1.1\r\nHost: h\r\n\r\n";
+    RequestHead ok;
+    ASSERT_EQ(parse_request_head(whole, 8192, ok), HeadStatus::kComplete) << len;
+    ASSERT_EQ(ok.target, good);
     for (std::size_t at = 0; at < len; ++at) {
       std::string target(len, 't');
       target[0] = '/';

@@ -51,13 +51,6 @@ class ChunkedDecoder {
     kError
   };
 
-  // Returns `consumed` after switching to kError, for `return fail(...)` in feed.
-  std::size_t fail(std::size_t consumed, const char* why) {
-    state_ = State::kError;
-    reason_ = why;
-    return consumed;
-  }
-
   State state_ = State::kSize;
   std::uint8_t digits_ = 0;
   std::uint32_t line_bytes_ = 0;  // of the current size line, or of all trailer lines

@@ -17,10 +17,19 @@ class ConnectionOptions {
 
   // fields: where to mark the headers the tokens name; nullptr when the caller keeps none.
   void apply(std::string_view value, std::string_view buf, HeadFields* fields) {
+    // The two values nearly every message carries, whole, before the list is split.
+    if (detail::value_is<"keep-alive">(value)) {
+      keep_alive_ = true;
+      return;
+    }
+    if (detail::value_is<"close">(value)) {
+      close_ = true;
+      return;
+    }
     detail::for_each_token(value, [&](std::string_view tok) {
-      if (iequals_lower(tok, "close")) {
+      if (detail::value_is<"close">(tok)) {
         close_ = true;
-      } else if (iequals_lower(tok, "keep-alive")) {
+      } else if (detail::value_is<"keep-alive">(tok)) {
         keep_alive_ = true;
       } else if (fields != nullptr) {
         detail::mark_connection_token(buf, *fields, tok);

@@ -40,6 +40,27 @@ const char* parse_request_line(std::string_view line, RequestHead& out) {
   return nullptr;
 }
 
+// The common request line, "method SP target SP HTTP/1.x CRLF", split without first searching
+// for its LF: none of those bytes before the CR is an LF, so when they are all there the LF that
+// follows is the first one, and the line is the one the careful path would accept. Returns the
+// index of that LF (and fills method, target, version), or 0 for any other line, which the
+// careful path then judges with its messages.
+std::size_t parse_plain_request_line(std::string_view buf, std::size_t max_head, RequestHead& out) {
+  const char* const base = buf.data();
+  const char* const end = base + buf.size();
+  const std::size_t m = detail::find_non_tchar(base, end);
+  if (m == 0 || m == buf.size() || base[m] != ' ') return 0;
+  const std::size_t t = m + 1;
+  const std::size_t sp2 = t + detail::find_target_stop(base + t, end);
+  if (sp2 == t || buf.size() - sp2 < 11 || base[sp2] != ' ') return 0;
+  const std::size_t lf = sp2 + 10;  // SP, "HTTP/1.x", CR
+  if (lf >= max_head || base[lf - 1] != '\r' || base[lf] != '\n') return 0;
+  if (!detail::parse_version(std::string_view(base + sp2 + 1, 8), out.minor_version)) return 0;
+  out.method = std::string_view(base, m);
+  out.target = std::string_view(base + t, sp2 - t);
+  return lf;
+}
+
 }  // namespace
 
 HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, RequestHead& out) {
@@ -49,13 +70,16 @@ HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, Reques
     return st;
   };
   const char* base = buf.data();
-  const detail::FirstLine first =
-      detail::find_first_line(buf, max_head, "request line too long", "bare LF in request line");
-  if (first.status == HeadStatus::kIncomplete) return first.status;
-  if (first.status != HeadStatus::kComplete) return fail(first.status, first.error);
-  const std::size_t lf = first.lf;
-  if (const char* why = parse_request_line(std::string_view(base, lf - 1), out)) {
-    return fail(HeadStatus::kBad, why);
+  std::size_t lf = parse_plain_request_line(buf, max_head, out);
+  if (lf == 0) {
+    const detail::FirstLine first =
+        detail::find_first_line(buf, max_head, "request line too long", "bare LF in request line");
+    if (first.status == HeadStatus::kIncomplete) return first.status;
+    if (first.status != HeadStatus::kComplete) return fail(first.status, first.error);
+    lf = first.lf;
+    if (const char* why = parse_request_line(std::string_view(base, lf - 1), out)) {
+      return fail(HeadStatus::kBad, why);
+    }
   }
   HeadFields& fields = out.fields;
   fields.count = 0;
@@ -105,7 +129,7 @@ HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, Reques
       case KnownHeader::kTransferEncoding:
         if (have_te) return fail(HeadStatus::kBad, "duplicate Transfer-Encoding header");
         have_te = true;
-        if (!iequals_lower(value, "chunked")) {
+        if (!detail::value_is<"chunked">(value)) {
           return fail(HeadStatus::kBad, "unsupported Transfer-Encoding");
         }
         break;
@@ -113,7 +137,7 @@ HeadStatus parse_request_head(std::string_view buf, std::size_t max_head, Reques
         conn.apply(value, buf, &fields);
         break;
       case KnownHeader::kExpect:
-        out.expect_continue = iequals_lower(value, "100-continue");
+        out.expect_continue = detail::value_is<"100-continue">(value);
         break;
       case KnownHeader::kCookie:
         // Several Cookie lines are legal in HTTP/1.1 only through proxies; keep the first.

@@ -31,7 +31,7 @@ struct Framing {
         std::string_view last = value;
         const std::size_t comma = value.rfind(',');
         if (comma != std::string_view::npos) last = detail::trim(value.substr(comma + 1));
-        chunked = iequals_lower(last, "chunked");
+        chunked = detail::value_is<"chunked">(last);
         break;
       }
       case KnownHeader::kConnection:

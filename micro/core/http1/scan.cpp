@@ -37,13 +37,6 @@ bool parse_length(std::string_view v, std::uint64_t& out) {
   return true;
 }
 
-bool parse_version(std::string_view v, std::uint8_t& minor) {
-  if (v.size() != 8 || v.substr(0, 7) != "HTTP/1.") return false;
-  if (v[7] != '0' && v[7] != '1') return false;
-  minor = static_cast<std::uint8_t>(v[7] - '0');
-  return true;
-}
-
 void mark_connection_token(std::string_view buf, HeadFields& fields, std::string_view tok) {
   for (std::uint16_t i = 0; i < fields.count; ++i) {
     HeaderLine& h = fields.lines[i];
@@ -53,19 +46,6 @@ void mark_connection_token(std::string_view buf, HeadFields& fields, std::string
     for (std::size_t k = 0; k < tok.size() && eq; ++k) eq = lower(name[k]) == lower(tok[k]);
     if (eq) h.named_in_connection = true;
   }
-}
-
-FirstLine find_first_line(std::string_view buf, std::size_t max_head, const char* too_long,
-                          const char* bare_lf) {
-  const std::size_t limit = buf.size() < max_head ? buf.size() : max_head;
-  const void* nl = std::memchr(buf.data(), '\n', limit);
-  if (nl == nullptr) {
-    if (buf.size() >= max_head) return {HeadStatus::kTooLarge, 0, too_long};
-    return {HeadStatus::kIncomplete, 0, nullptr};
-  }
-  const auto lf = static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data());
-  if (lf == 0 || buf[lf - 1] != '\r') return {HeadStatus::kBad, lf, bare_lf};
-  return {HeadStatus::kComplete, lf, nullptr};
 }
 
 LineScan scan_line_careful(std::string_view buf, std::size_t pos, std::size_t max_head,

@@ -130,6 +130,49 @@ inline std::size_t find_non_tchar(const char* p, const char* end) {
   return static_cast<std::size_t>(p - start);
 }
 
+// Offset from p of the first LF in [p, end), or end - p: memchr inline, for the first line,
+// where the call would cost more than the scan.
+inline std::size_t find_lf(const char* p, const char* end) {
+  const char* const start = p;
+#if defined(__AVX2__)
+  for (; end - p >= 32; p += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    if (const auto m = static_cast<unsigned>(
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'))))) {
+      return static_cast<std::size_t>(p - start) + static_cast<unsigned>(__builtin_ctz(m));
+    }
+  }
+#endif
+#if defined(__SSE2__)
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (const auto m =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))))) {
+      return static_cast<std::size_t>(p - start) + static_cast<unsigned>(__builtin_ctz(m));
+    }
+  }
+#endif
+  while (p < end && *p != '\n') ++p;
+  return static_cast<std::size_t>(p - start);
+}
+
+#if defined(__AVX2__)
+// Bit i set when byte i of v is not a token byte: find_non_tchar's pshufb test in both lanes.
+inline unsigned non_tchar_mask32(__m256i v) {
+  const __m256i low_table = _mm256_broadcastsi128_si256(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(kTcharLow.data())));
+  const __m256i high_table =
+      _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                       1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nib));
+  const __m256i hi =
+      _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+  const __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), _mm256_setzero_si256());
+  return static_cast<unsigned>(_mm256_movemask_epi8(none));
+}
+#endif
+
 inline std::size_t find_value_ctl(const char* p, const char* end) {
   return find_stop<0x1f, true>(p, end);
 }
@@ -147,30 +190,50 @@ inline std::string_view trim(std::string_view v) {
   return v;
 }
 
-// Calls f(token) for each non-empty comma-separated token of a Connection-style list.
+// Calls f(token) for each non-empty comma-separated token of a Connection-style list. The
+// lists are short, so a byte loop finds each comma sooner than a call to memchr.
 template <class F>
 void for_each_token(std::string_view v, F&& f) {
-  while (!v.empty()) {
-    const std::size_t comma = v.find(',');
-    const std::string_view tok = trim(v.substr(0, comma));
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= v.size(); ++i) {
+    if (i < v.size() && v[i] != ',') continue;
+    const std::string_view tok = trim(v.substr(start, i - start));
     if (!tok.empty()) f(tok);
-    if (comma == std::string_view::npos) break;
-    v.remove_prefix(comma + 1);
+    start = i + 1;
   }
+}
+
+// Whether a header value, or a token of one, is the lower-case literal in any case, by token_is's
+// word compares. That is exact here too: the literals hold letters, digits and '-', and the only
+// other bytes OR 0x20 maps onto those are control bytes other than HTAB, which no value holds.
+template <Literal kLit>
+inline bool value_is(std::string_view v) {
+  return v.size() == decltype(kLit)::kLength && token_is<kLit>(v.data());
 }
 
 // A Content-Length value: digits only (a comma list such as "5, 5" and signs are refused).
 bool parse_length(std::string_view v, std::uint64_t& out);
 
-// "HTTP/1.0" or "HTTP/1.1" exactly.
-bool parse_version(std::string_view v, std::uint8_t& minor);
+// "HTTP/1.0" or "HTTP/1.1" exactly: one 8-byte word compare instead of a string compare.
+inline bool parse_version(std::string_view v, std::uint8_t& minor) {
+  if (v.size() != 8) return false;
+  std::uint64_t w = 0;
+  std::memcpy(&w, v.data(), 8);
+  constexpr std::uint64_t kHttp10 = word("HTTP/1.0");
+  constexpr std::uint64_t kHttp11 = word("HTTP/1.1");
+  if (w != kHttp10 && w != kHttp11) return false;
+  minor = w == kHttp11 ? 1 : 0;
+  return true;
+}
 
 // Marks the fields whose name is `token` (any case) as hop-by-hop; Host is never dropped.
 void mark_connection_token(std::string_view buf, HeadFields& fields, std::string_view token);
 
 // The line from `pos` (name up to name_end, value [v, ve)) whose next line starts at `next`.
-inline HeaderLine make_line(const char* base, std::size_t pos, std::size_t name_end, std::size_t v,
-                            std::size_t ve, std::size_t next) {
+// Inlined into the scans for the reason given at classify_token.
+[[gnu::always_inline]] inline HeaderLine make_line(const char* base, std::size_t pos,
+                                                   std::size_t name_end, std::size_t v,
+                                                   std::size_t ve, std::size_t next) {
   return HeaderLine{static_cast<std::uint32_t>(pos),
                     static_cast<std::uint32_t>(next - pos),
                     static_cast<std::uint32_t>(v),
@@ -188,8 +251,17 @@ struct FirstLine {
   std::size_t lf;
   const char* error;
 };
-FirstLine find_first_line(std::string_view buf, std::size_t max_head, const char* too_long,
-                          const char* bare_lf);
+inline FirstLine find_first_line(std::string_view buf, std::size_t max_head, const char* too_long,
+                                 const char* bare_lf) {
+  const std::size_t limit = buf.size() < max_head ? buf.size() : max_head;
+  const std::size_t lf = find_lf(buf.data(), buf.data() + limit);
+  if (lf == limit) {
+    if (buf.size() >= max_head) return {HeadStatus::kTooLarge, 0, too_long};
+    return {HeadStatus::kIncomplete, 0, nullptr};
+  }
+  if (lf == 0 || buf[lf - 1] != '\r') return {HeadStatus::kBad, lf, bare_lf};
+  return {HeadStatus::kComplete, lf, nullptr};
+}
 
 struct LineScan {
   HeadStatus status;
@@ -203,26 +275,103 @@ struct LineScan {
 LineScan scan_line_careful(std::string_view buf, std::size_t pos, std::size_t max_head,
                            HeaderLine& h);
 
+// For the line at `pos` whose name is a non-empty token followed by ':', the index of that ':'
+// and of the first control byte (HTAB aside) or DEL after it, or `size` when there is none;
+// false for any other line. Neither a token byte nor ':' is such a byte, so one scan from `pos`
+// finds both. With AVX2 one 32-byte load answers both questions for a line of up to 32 bytes.
+inline bool split_line(const char* base, std::size_t pos, std::size_t size, std::size_t& colon,
+                       std::size_t& ctl) {
+#if defined(__AVX2__)
+  if (size - pos >= 32) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos));
+    if (const unsigned nt = non_tchar_mask32(w)) {  // else a name of 32 bytes or more
+      const auto c = static_cast<unsigned>(__builtin_ctz(nt));
+      if (c == 0 || base[pos + c] != ':') return false;
+      colon = pos + c;
+      const unsigned ct = stop_mask32<0x1f, true>(w);
+      ctl = ct != 0 ? pos + static_cast<unsigned>(__builtin_ctz(ct))
+                    : pos + 32 + find_value_ctl(base + pos + 32, base + size);
+      return true;
+    }
+  }
+#endif
+  const std::size_t p = pos + find_non_tchar(base + pos, base + size);
+  if (p == pos || p >= size || base[p] != ':') return false;
+  colon = p;
+  ctl = p + 1 + find_value_ctl(base + p + 1, base + size);
+  return true;
+}
+
+#if defined(__AVX2__)
+// split_line's two questions answered ahead for 64 bytes of the buffer, a bit per byte: which
+// are not token bytes (nt) and which are control bytes other than HTAB, or DEL (ctl). The
+// masks do not depend on where a line starts, so they are computed once for every line that
+// starts in the block, off the chain of dependencies from one line's end to the next line's
+// start; a line costs two shifts and two bit scans.
+struct Block {
+  std::size_t at = 0;
+  std::uint64_t nt = 0;
+  std::uint64_t ctl = 0;
+  bool loaded = false;
+
+  bool covers(std::size_t pos) const { return loaded && pos - at < 64; }
+
+  // The 64 bytes from pos, or the buffer's last 64 when fewer follow pos (size >= 64).
+  void load(const char* base, std::size_t pos, std::size_t size) {
+    at = size - pos >= 64 ? pos : size - 64;
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + at));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + at + 32));
+    nt = non_tchar_mask32(a) | static_cast<std::uint64_t>(non_tchar_mask32(b)) << 32;
+    ctl = stop_mask32<0x1f, true>(a) | static_cast<std::uint64_t>(stop_mask32<0x1f, true>(b)) << 32;
+    loaded = true;
+  }
+
+  // split_line for a line at pos inside the block.
+  bool split(const char* base, std::size_t pos, std::size_t size, std::size_t& colon,
+             std::size_t& first_ctl) const {
+    const auto off = static_cast<unsigned>(pos - at);
+    const std::uint64_t name = nt >> off;
+    if (name == 0) return split_line(base, pos, size, colon, first_ctl);  // runs past the block
+    const auto c = static_cast<unsigned>(__builtin_ctzll(name));
+    if (c == 0 || base[pos + c] != ':') return false;
+    colon = pos + c;
+    const std::uint64_t value = ctl >> off;
+    first_ctl = value != 0 ? pos + static_cast<unsigned>(__builtin_ctzll(value))
+                           : at + 64 + find_value_ctl(base + at + 64, base + size);
+    return true;
+  }
+};
+#endif
+
 // Splits the header lines from `pos` to the empty line, calling on_field(const HeaderLine&)
 // for each; on_field returns false when it can hold no more fields (kTooLarge).
 template <class OnField>
 LineScan scan_fields(std::string_view buf, std::size_t pos, std::size_t max_head,
                      OnField&& on_field) {
   const char* const base = buf.data();
-  const char* const end = base + buf.size();
   const std::size_t size = buf.size();
+#if defined(__AVX2__)
+  Block block;
+#endif
   for (;;) {
     if (pos + 1 < size && base[pos] == '\r' && base[pos + 1] == '\n' && pos + 2 <= max_head) {
       return {HeadStatus::kComplete, nullptr, pos + 2};  // the empty line that ends the head
     }
-    // The common line, "name: value CRLF" with a clean value, in one pass: the name by the
-    // tchar table, then one vector scan from the value to its CR. Anything else (the empty
-    // line included) takes the careful path.
-    const std::size_t p = pos + find_non_tchar(base + pos, end);
-    if (p > pos && p < size && base[p] == ':') {
+    // The common line, "name: value CRLF" with a clean value, in one pass: the name and the
+    // value's first control byte by split_line; on a good line that byte is the CR of its
+    // CRLF. Anything else (the empty line included) takes the careful path.
+    std::size_t p = 0;
+    std::size_t cr = 0;
+#if defined(__AVX2__)
+    if (!block.covers(pos) && size >= 64 && pos < size) block.load(base, pos, size);
+    const bool split = block.covers(pos) ? block.split(base, pos, size, p, cr)
+                                         : split_line(base, pos, size, p, cr);
+#else
+    const bool split = split_line(base, pos, size, p, cr);
+#endif
+    if (split) {
       std::size_t v = p + 1;
-      while (v < size && is_ows(base[v])) ++v;
-      const std::size_t cr = v + find_value_ctl(base + v, end);
+      while (v < cr && is_ows(base[v])) ++v;
       if (cr + 1 < size && base[cr] == '\r' && base[cr + 1] == '\n' && cr + 2 <= max_head) {
         std::size_t ve = cr;
         while (ve > v && is_ows(base[ve - 1])) --ve;
