@@ -2,11 +2,14 @@
 // running it, and scratch directories.
 #pragma once
 
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "macro/common/child_process.hpp"
 
 namespace gatebench::tools::test {
 
@@ -14,12 +17,43 @@ inline std::string data(const std::string& name) {
   return std::string(GATEBENCH_TOOLS_DATA) + "/" + name;
 }
 
-// Runs `gatebench ARGS` with stdout/stderr sent to files; returns the exit code.
+// `args` split into words as a shell would for the plain cases the tests write: blanks separate
+// words, '...' and "..." keep blanks and are taken literally (no escapes, no expansion).
+inline std::vector<std::string> words_of(const std::string& args) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const char c = args[i];
+    if (c == '\'' || c == '"') {
+      const std::size_t close = args.find(c, i + 1);
+      if (close == std::string::npos) throw std::invalid_argument("unbalanced quote in: " + args);
+      word += args.substr(i + 1, close - i - 1);
+      in_word = true;
+      i = close;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(word);
+  return out;
+}
+
+// Runs `gatebench ARGS` (common::ChildProcess, no shell) with stdout/stderr sent to files; returns
+// the exit code (128 + N when killed by signal N).
 inline int run_gatebench(const std::string& args, const std::string& out = "/dev/null",
                          const std::string& err = "/dev/null") {
-  const std::string cmd = std::string(GATEBENCH_EXE) + " " + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  common::SpawnSpec spec;
+  spec.exe = GATEBENCH_EXE;
+  spec.args = words_of(args);
+  spec.out = common::Stream::to_file(out);
+  spec.err = common::Stream::to_file(err);
+  return common::run_to_exit(spec);
 }
 
 inline std::filesystem::path scratch_dir(const std::string& name) {

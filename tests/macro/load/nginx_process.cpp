@@ -1,9 +1,7 @@
 #include "tests/macro/load/nginx_process.hpp"
 
 #include <netinet/in.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -52,11 +50,24 @@ bool make_self_signed(const std::string& dir, std::string& reason) {
     reason = "openssl command not installed (apt-get install openssl)";
     return false;
   }
-  const std::string cmd =
-      "/usr/bin/openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-      "-days 2 -subj /CN=localhost -keyout '" +
-      dir + "/key.pem' -out '" + dir + "/cert.pem' >/dev/null 2>&1";
-  if (std::system(cmd.c_str()) != 0) {
+  common::SpawnSpec spec;
+  spec.exe = "/usr/bin/openssl";
+  spec.args = {"req",
+               "-x509",
+               "-newkey",
+               "ec",
+               "-pkeyopt",
+               "ec_paramgen_curve:prime256v1",
+               "-nodes",
+               "-days",
+               "2",
+               "-subj",
+               "/CN=localhost",
+               "-keyout",
+               dir + "/key.pem",
+               "-out",
+               dir + "/cert.pem"};
+  if (common::run_to_exit(spec) != 0) {
     reason = "openssl could not create a self-signed certificate";
     return false;
   }
@@ -98,34 +109,29 @@ NginxProcess::NginxProcess(const std::string& log_format) {
        << "    location /missing { return 404; }\n"
        << "  }\n}\n";
   conf.close();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string conf_path = dir_ + "/nginx.conf";
-    const std::string err_path = dir_ + "/error.log";
-    execl(kNginx, "nginx", "-p", dir_.c_str(), "-c", conf_path.c_str(), "-e", err_path.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  if (pid < 0) {
-    reason_ = "fork failed";
+  common::SpawnSpec spec;
+  spec.exe = kNginx;
+  spec.args = {"-p", dir_, "-c", dir_ + "/nginx.conf", "-e", dir_ + "/error.log"};
+  common::ChildProcess nginx;
+  try {
+    nginx = common::ChildProcess::spawn(spec);
+  } catch (const common::SpawnError& e) {
+    reason_ = e.what();
     return;
   }
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (std::chrono::steady_clock::now() < give_up) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
+    if (nginx.exit_status()) {
       reason_ = "nginx exited at start: " + read_file(dir_ + "/error.log");
       return;
     }
     if (port_open(http_port_) && port_open(https_port_)) {
-      pid_ = pid;
+      nginx_ = std::move(nginx);
       // The readiness probes are connections too; the log has no line for them.
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
   reason_ = "nginx did not start listening within 5 s";
 }
 
@@ -138,10 +144,8 @@ NginxProcess::~NginxProcess() {
 }
 
 void NginxProcess::stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  waitpid(pid_, nullptr, 0);
-  pid_ = -1;
+  // SIGTERM: the worker flushes its access log on the way out.
+  nginx_.stop(std::chrono::seconds(10));
 }
 
 std::vector<std::string> NginxProcess::access_log() const {

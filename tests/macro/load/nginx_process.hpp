@@ -4,11 +4,11 @@
 // missing, available() is false and reason() says why (tests then GTEST_SKIP with it).
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "macro/common/child_process.hpp"
 
 namespace gatebench::load::testing {
 
@@ -21,7 +21,7 @@ class NginxProcess {
   NginxProcess(const NginxProcess&) = delete;
   NginxProcess& operator=(const NginxProcess&) = delete;
 
-  bool available() const { return pid_ > 0; }
+  bool available() const { return nginx_.pid() > 0; }
   const std::string& reason() const { return reason_; }
   std::uint16_t http_port() const { return http_port_; }
   std::uint16_t https_port() const { return https_port_; }
@@ -34,7 +34,7 @@ class NginxProcess {
  private:
   std::string dir_;
   std::string reason_;
-  pid_t pid_ = -1;
+  common::ChildProcess nginx_;  // in its own group; stopped by stop() or its destructor
   std::uint16_t http_port_ = 0;
   std::uint16_t https_port_ = 0;
 };
