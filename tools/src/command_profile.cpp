@@ -55,10 +55,10 @@ options:
   --runs K        callgrind: loop runs, the profile covers 10^(K-1) iterations (default 4)
   --budget IR     callgrind: stop before a loop run predicted above IR instructions (default 2e9)
   --input KIND=FILE
-                  perf: gatebench-micro runs with --input KIND=FILE (repeatable; gatebench micro
+                  gatebench-micro runs with --input KIND=FILE (repeatable; gatebench micro
                   --help, docs/micro-input.md), so FILTER may select a row over the file, such
                   as 'cidr/gatecore/input'; a bad file is named with its line, exit 2, before
-                  anything is profiled. Not in callgrind mode yet
+                  anything is profiled
 exit: 0 ok, 1 failure, 2 bad input
 )";
 
@@ -237,9 +237,6 @@ int command_profile(const CommandArgs& argv) {
                                ": callgrind mode only (--mode callgrind)");
   if (mode == "callgrind" && args.value("seconds"))
     throw common::UsageError("option --seconds: perf mode only");
-  // collect_loop_dumps (instruction_counter.hpp) starts gatebench-micro with fixed arguments.
-  if (mode == "callgrind" && !args.values("input").empty())
-    throw common::UsageError("option --input: perf mode only for now");
   const std::vector<std::string> inputs = micro_input_args(args.values("input"));
   const long top = args.integer("top", 1, 100'000).value_or(15);
   const double seconds = args.duration_s("seconds").value_or(2);
@@ -249,6 +246,7 @@ int command_profile(const CommandArgs& argv) {
   opt.points = static_cast<int>(args.integer("runs", 1, 7).value_or(4));
   opt.budget = args.number("budget").value_or(opt.budget);
   opt.min_points = 1;
+  opt.bench_args = inputs;
   opt.bench = mode == "callgrind" && !args.value("bench")
                   ? callgrind_micro_binary()
                   : locate_micro_binary(args.value("bench"));

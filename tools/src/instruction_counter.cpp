@@ -46,14 +46,19 @@ LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& 
   const std::string prefix = (dir / "callgrind.out").string();
   const std::string valgrind_log = (dir / "valgrind.txt").string();
 
+  std::vector<std::string> argv = {opt.valgrind,
+                                   "--tool=callgrind",
+                                   "--callgrind-out-file=" + prefix,
+                                   "--dump-after=benchmark::State::StartKeepRunning()",
+                                   "--dump-before=benchmark::State::FinishKeepRunning()",
+                                   opt.bench,
+                                   "--benchmark_filter=" + exact_filter(name),
+                                   "--benchmark_repetitions=1",
+                                   "--benchmark_enable_random_interleaving=false",
+                                   "--benchmark_min_time=" + std::to_string(opt.min_time)};
+  argv.insert(argv.end(), opt.bench_args.begin(), opt.bench_args.end());
   common::ChildProcess child = common::ChildProcess::spawn(
-      common::command({opt.valgrind, "--tool=callgrind", "--callgrind-out-file=" + prefix,
-                       "--dump-after=benchmark::State::StartKeepRunning()",
-                       "--dump-before=benchmark::State::FinishKeepRunning()", opt.bench,
-                       "--benchmark_filter=" + exact_filter(name), "--benchmark_repetitions=1",
-                       "--benchmark_enable_random_interleaving=false",
-                       "--benchmark_min_time=" + std::to_string(opt.min_time)},
-                      (dir / "stdout.txt").string(), valgrind_log));
+      common::command(argv, (dir / "stdout.txt").string(), valgrind_log));
 
   // Dump 2k holds loop run k; dump 2k+1 existing means dump 2k is complete.
   auto dump = [&](int n) { return prefix + "." + std::to_string(n); };

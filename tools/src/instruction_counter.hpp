@@ -21,7 +21,8 @@
 namespace gatebench::tools {
 
 struct InstructionOptions {
-  std::string bench;  // gatebench-micro
+  std::string bench;                    // gatebench-micro
+  std::vector<std::string> bench_args;  // more gatebench-micro arguments (--input KIND=FILE)
   std::string valgrind = "valgrind";
   // --benchmark_min_time. Huge on purpose: the x10 search only holds while a run takes < 10% of
   // it, and the process is killed after the last needed dump, so it is never waited for.

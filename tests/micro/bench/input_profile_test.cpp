@@ -29,14 +29,19 @@ TEST(ProfileInput, ABadFileExitsTwoBeforeProfiling) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(ProfileInput, CallgrindModeRefusesIt) {
+// Callgrind mode takes --input too (forwarded to the process under valgrind) and checks the
+// files first: a bad one stops it with exit 2 and its line, before valgrind or any output.
+TEST(ProfileInput, CallgrindModeChecksTheFileFirst) {
   const auto dir = scratch_dir("profile-callgrind");
-  write_text(dir / "list.txt", "10.0.0.0/8\n");
+  write_text(dir / "bad.txt", "10.0.0.0/8\n10.0.0.0/33\n");
   EXPECT_EQ(run_shell(profile_args(dir / "out") +
-                          " --mode callgrind --input cidr=" + (dir / "list.txt").string(),
+                          " --mode callgrind --input cidr=" + (dir / "bad.txt").string(),
                       dir / "err.txt"),
             2);
-  EXPECT_NE(read_text(dir / "err.txt").find("--input: perf mode only"), std::string::npos);
+  const std::string err = read_text(dir / "err.txt");
+  EXPECT_NE(err.find("bad.txt:2"), std::string::npos) << err;
+  EXPECT_EQ(err.find("perf mode only"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
   std::filesystem::remove_all(dir);
 }
 
