@@ -2,8 +2,10 @@
 // micro.json needs to reproduce the inputs, and the benchmarks over the user's own files
 // (--input KIND=FILE, docs/micro-input.md).
 #include <benchmark/benchmark.h>
+#include <sys/utsname.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +24,21 @@
 namespace {
 
 using namespace gatebench::bench;
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.starts_with("model name"))
+      if (const auto colon = line.find(':'); colon != std::string::npos)
+        if (const auto start = line.find_first_not_of(" \t", colon + 1); start != std::string::npos)
+          return line.substr(start);
+  return "";
+}
+
+std::string kernel() {
+  utsname u{};
+  return uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : "";
+}
 
 // Every file is loaded and checked before the first benchmark is registered, so a bad line in
 // the last file still stops the run before anything is measured.
@@ -87,6 +104,11 @@ int main(int argc, char** argv) {
   // The code measured, not the checkout's HEAD when the run happened.
   benchmark::AddCustomContext("gatebench_commit", std::string(gatebench::build_commit()));
   benchmark::AddCustomContext("gatebench_dirty", gatebench::build_dirty() ? "true" : "false");
+  // Google Benchmark's context names the host and caches but not these; `gatebench history`
+  // keeps runs of different machines apart by them (docs/history.md).
+  benchmark::AddCustomContext("gatebench_cpu_model", cpu_model());
+  benchmark::AddCustomContext("gatebench_kernel", kernel());
+  benchmark::AddCustomContext("gatebench_compiler", GATEBENCH_COMPILER);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();

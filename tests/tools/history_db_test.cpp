@@ -146,6 +146,23 @@ TEST(HistoryAdd, MachinesAreKeptApart) {
   EXPECT_EQ(query_int(s.db, "SELECT count(*) FROM machines"), 2);
 }
 
+// Same host name, another CPU model (gatebench-micro's context): another machine.
+TEST(HistoryAdd, MicroRunsOfAnotherCpuModelAreKeptApart) {
+  Scratch s("history-cpu-model");
+  std::vector<std::string> files;
+  for (const char* model : {"EPYC A", "EPYC A", "EPYC B"}) {
+    const auto file = test::write_micro_point(s.dir, static_cast<int>(files.size()), 1.0, "vm");
+    nlohmann::json doc = load_json_file(file);
+    doc["context"]["gatebench_cpu_model"] = model;
+    doc["context"]["gatebench_kernel"] = "Linux 6.1";
+    write_text_file(file, doc.dump());
+    files.push_back(file);
+  }
+  ASSERT_EQ(s.add(" " + files[0] + " " + files[1] + " " + files[2]), 0) << read_text_file(s.err);
+  EXPECT_EQ(query_int(s.db, "SELECT count(*) FROM machines"), 2);
+  EXPECT_EQ(query_int(s.db, "SELECT count(*) FROM machines WHERE cpu_model = 'EPYC B'"), 1);
+}
+
 TEST(HistoryAdd, AnotherSchemaIsExit2AndWritesNothing) {
   Scratch s("history-schema-bad");
   const std::string bad = (s.dir / "other.json").string();

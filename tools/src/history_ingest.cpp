@@ -95,6 +95,10 @@ HistoryRun micro_run(const MicroRun& micro) {
   run.machine.host = string_of(c, "host_name");
   run.machine.cpus = int_of(c, "num_cpus");
   run.machine.caches = cache_summary(c);
+  // gatebench-micro adds these; a micro.json of another Google Benchmark binary has none.
+  run.machine.cpu_model = string_of(c, "gatebench_cpu_model");
+  run.machine.kernel = string_of(c, "gatebench_kernel");
+  run.machine.compiler = string_of(c, "gatebench_compiler");
   for (const auto& b : micro.benchmarks) {
     if (!b.error.empty() || b.cpu_ns.empty()) continue;
     add_figure(run, b.name, "cpu_time", "ns", true, median(b.cpu_ns), b.cpu_ns);
