@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <fstream>
 
 #include "build_info/build_info.hpp"
@@ -44,6 +45,11 @@ EnvInfo collect_env_info(const std::string& /*source_dir*/) {
   }
   env.commit = std::string(build_commit());
   env.dirty = build_dirty();
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  char date[32];
+  if (gmtime_r(&now, &utc) && std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &utc))
+    env.date = date;
   return env;
 }
 

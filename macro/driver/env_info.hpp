@@ -15,6 +15,7 @@ struct EnvInfo {
   int cpus = 0;
   std::string kernel;
   std::string compiler;  // the compiler that built the driver
+  std::string date;      // when the run started, UTC, as micro.json's context.date
 };
 
 // source_dir is no longer read (the commit is the build's); kept so callers need not change.

@@ -141,10 +141,11 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
   }
   json out;
   out["schema"] = kMacroSchema;
-  out["env"] = {
-      {"commit", env.commit},       {"dirty", env.dirty},   {"cpu_model", env.cpu_model},
-      {"cpus", env.cpus},           {"kernel", env.kernel}, {"compiler", env.compiler},
-      {"runtime", options.runtime}, {"pinning", pinning},   {"load_generator", load_tool}};
+  out["env"] = {{"commit", env.commit},        {"dirty", env.dirty},
+                {"cpu_model", env.cpu_model},  {"cpus", env.cpus},
+                {"kernel", env.kernel},        {"compiler", env.compiler},
+                {"runtime", options.runtime},  {"pinning", pinning},
+                {"load_generator", load_tool}, {"date", env.date}};
   out["run"] = {
       {"duration_s", options.duration_s},
       {"warmup_s", options.warmup_s},

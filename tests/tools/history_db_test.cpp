@@ -115,6 +115,20 @@ TEST(HistoryAdd, MacroJsonKeepsTheOkRoundsOfOkScenarios) {
   EXPECT_EQ(find(all, "gateway-https-newconn", "rps"), nullptr);    // skipped
 }
 
+TEST(HistoryAdd, MacroJsonIsTimedByItsEnvDate) {
+  Scratch s("history-macro-date");
+  nlohmann::json doc = load_json_file(test::data("report_macro.json"));
+  doc["env"]["date"] = "2026-11-30T08:15:00+00:00";
+  const std::string file = (s.dir / "macro.json").string();
+  write_text_file(file, doc.dump());
+  ASSERT_EQ(s.add(" " + file), 0) << read_text_file(s.err);
+  const HistoryDb db(s.db, false);
+  const auto all = db.series();
+  const HistorySeries* rps = find(all, "gateway-default", "rps");
+  ASSERT_NE(rps, nullptr);
+  EXPECT_EQ(rps->points[0].time.substr(0, 16), "2026-11-30T08:15") << rps->points[0].time;
+}
+
 TEST(HistoryAdd, ReportJsonAddsItsMicroAndMacroRuns) {
   Scratch s("history-report");
   ASSERT_EQ(s.add(" " + test::data("report_golden.json")), 0) << read_text_file(s.err);

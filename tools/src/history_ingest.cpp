@@ -127,6 +127,8 @@ HistoryRun macro_run(const MacroRun& macro) {
   const json& env = macro.env;
   if (const std::string commit = string_of(env, "commit"); !commit.empty()) run.commit = commit;
   run.dirty = truthy(env, "dirty");
+  // env.date since the driver of 2026-12-01; older files are timed when they are added.
+  run.time = parse_iso_date(string_of(env, "date")).value_or("");
   run.smoke = macro.smoke();
   run.machine.cpu_model = string_of(env, "cpu_model");
   run.machine.cpus = int_of(env, "cpus");

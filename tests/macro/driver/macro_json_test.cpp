@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
+#include "macro/driver/env_info.hpp"
+
 namespace gatebench::macro {
 namespace {
 
@@ -138,6 +142,17 @@ TEST(MacroJson, FewerRoundsThanPlannedIsNotOk) {
   std::vector<ScenarioResult> rs = {round_of("nginx-baseline", 1, 1000, 1, 1000)};
   const json doc = make(rs, 2);
   EXPECT_EQ(scenario(doc, "nginx-baseline")["status"], "failed");
+}
+
+// env.date: when the run started, in micro.json's context.date format, so `gatebench history`
+// orders macro runs by when they ran, not by when they were added.
+TEST(MacroJson, EnvCarriesTheStartDateInUtc) {
+  const EnvInfo env = collect_env_info("");
+  EXPECT_TRUE(std::regex_match(env.date, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00)")))
+      << env.date;
+  Options options;
+  const json doc = make_macro_json(env, CpuLayout{}, options, "gatebench-load", {}, {}, false);
+  EXPECT_EQ(doc["env"]["date"], env.date);
 }
 
 }  // namespace
