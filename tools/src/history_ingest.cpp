@@ -221,7 +221,7 @@ std::vector<HistoryRun> history_runs_from(const ResultSet& set, const std::strin
   std::vector<HistoryRun> runs;
   if (set.micro) runs.push_back(micro_run(*set.micro));
   if (set.macro) runs.push_back(macro_run(*set.macro));
-  // macro.json carries no date: a report.json's micro date stands for both parts.
+  // A macro.json from before env.date: a report.json's micro date stands for both parts.
   const std::string fallback =
       !runs.empty() && !runs.front().time.empty() ? runs.front().time : now;
   for (auto& r : runs) {
