@@ -137,20 +137,13 @@ TEST(HistoryHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   History h("history-chromium", 24, 12, 1.10);
   const std::string dir = (h.dir / "show").string();
   ASSERT_EQ(h.run("show -o " + dir), 0) << read_text_file(h.err);
-  const auto profile = h.dir / "profile";
-  fs::create_directories(profile);
-  const auto dom = (h.dir / "dom.html").string(), log = (h.dir / "chromium.log").string();
-  const int rc = common::run_to_exit(common::command(
-      {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-       "--disable-component-update", "--no-first-run", "--user-data-dir=" + profile.string(),
-       "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + dir + "/history.html"},
-      dom, log));
-  ASSERT_EQ(rc, 0) << read_text_file(log);
-  const std::string rendered = read_text_file(dom);
+  const auto page = test::render_in_chromium(chromium, dir + "/history.html", h.dir);
+  ASSERT_EQ(page.exit_code, 0) << read_text_file(page.log_file);
+  const std::string rendered = read_text_file(page.dom_file);
   EXPECT_NE(rendered.find("Change points"), std::string::npos);
   EXPECT_NE(rendered.find("<polyline"), std::string::npos);
   EXPECT_NE(rendered.find("regression"), std::string::npos);
-  const std::string messages = read_text_file(log);
+  const std::string messages = read_text_file(page.log_file);
   EXPECT_EQ(messages.find(":CONSOLE"), std::string::npos) << messages;
 }
 

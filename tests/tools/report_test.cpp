@@ -276,22 +276,14 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   const auto dir = test::scratch_dir("report-chromium");
   const Inputs in;
   write_text_file((dir / "report.html").string(), report_html(in.model()));
-  const auto profile = dir / "profile";
-  std::filesystem::create_directories(profile);
-  const auto dom = (dir / "dom.html").string(), log = (dir / "chromium.log").string();
-  const int rc = common::run_to_exit(common::command(
-      {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-       "--disable-component-update", "--no-first-run", "--user-data-dir=" + profile.string(),
-       "--enable-logging=stderr", "--v=0", "--dump-dom",
-       "file://" + (dir / "report.html").string()},
-      dom, log));
-  ASSERT_EQ(rc, 0) << read_text_file(log);
-  const std::string rendered = read_text_file(dom);
+  const auto page = test::render_in_chromium(chromium, (dir / "report.html").string(), dir);
+  ASSERT_EQ(page.exit_code, 0) << read_text_file(page.log_file);
+  const std::string rendered = read_text_file(page.dom_file);
   EXPECT_NE(rendered.find("Cost attribution"), std::string::npos);
   EXPECT_NE(rendered.find("Status reasons"), std::string::npos);
   EXPECT_NE(rendered.find("Max-throughput steps"), std::string::npos);
   EXPECT_NE(rendered.find("<polyline"), std::string::npos);
-  const std::string messages = read_text_file(log);
+  const std::string messages = read_text_file(page.log_file);
   EXPECT_EQ(messages.find(":CONSOLE"), std::string::npos) << messages;
   std::filesystem::remove_all(dir);
 }

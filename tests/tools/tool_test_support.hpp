@@ -56,6 +56,27 @@ inline int run_gatebench(const std::string& args, const std::string& out = "/dev
   return common::run_to_exit(spec);
 }
 
+// What headless Chromium made of an HTML file: its exit code, the DOM it dumped and its log
+// (console messages appear there as ":CONSOLE" lines).
+struct RenderedPage {
+  int exit_code = -1;
+  std::string dom_file, log_file;
+};
+
+// Renders `html` with `chromium` (a path), its profile and outputs under `work`.
+inline RenderedPage render_in_chromium(const std::string& chromium, const std::string& html,
+                                       const std::filesystem::path& work) {
+  const auto profile = work / "profile";
+  std::filesystem::create_directories(profile);
+  RenderedPage page{-1, (work / "dom.html").string(), (work / "chromium.log").string()};
+  page.exit_code = common::run_to_exit(common::command(
+      {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+       "--disable-component-update", "--no-first-run", "--user-data-dir=" + profile.string(),
+       "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + html},
+      page.dom_file, page.log_file));
+  return page;
+}
+
 inline std::filesystem::path scratch_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() /
              ("gatebench-tools-test-" + name + "-" + std::to_string(::getpid()));

@@ -262,16 +262,6 @@ struct Search {
   }
 };
 
-double percent_option(const common::CommandLine& args, const char* name, double fallback) {
-  const auto v = args.value(name);
-  if (!v) return fallback;
-  std::string t = *v;
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  const double x = common::parse_number(t, std::string("--") + name);
-  if (x < 0) throw common::UsageError(std::string("--") + name + ": expected a percentage >= 0");
-  return x / 100;
-}
-
 }  // namespace
 
 int command_bisect(const CommandArgs& argv) {
@@ -303,9 +293,9 @@ int command_bisect(const CommandArgs& argv) {
   s.repo = std::filesystem::absolute(args.value_or("repo", ".")).string();
   s.build = args.value_or("build", macro ? std::string(kMacroBuild) : default_build(instructions));
   s.bench = args.value_or("bench", macro ? std::string(kMacroBench) : default_bench(instructions));
-  s.compare.instructions_threshold = percent_option(args, "instructions-threshold", 0.01);
-  s.compare.min_change = percent_option(args, "min-change", 0.03);
-  s.compare.cpu_threshold = percent_option(args, "min-change", s.compare.cpu_threshold);
+  s.compare.instructions_threshold = percent_or(args, "instructions-threshold", 0.01);
+  s.compare.min_change = percent_or(args, "min-change", 0.03);
+  s.compare.cpu_threshold = percent_or(args, "min-change", s.compare.cpu_threshold);
   if (macro)
     s.compare.min_rounds =
         static_cast<std::size_t>(args.integer("min-repetitions", 2, 1000).value_or(5));

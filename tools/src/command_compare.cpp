@@ -43,6 +43,8 @@ options:
 exit: 0 no regression, 1 regression, 2 bad input (the message names the file and field)
 )";
 
+}  // namespace
+
 // Thresholds are percentages: "5" and "5%" both mean 0.05.
 double percent_or(const common::CommandLine& args, const std::string& name, double fallback) {
   auto v = args.value(name);
@@ -56,8 +58,6 @@ double percent_or(const common::CommandLine& args, const std::string& name, doub
                              "'");
   return out / 100.0;
 }
-
-}  // namespace
 
 int command_compare(const CommandArgs& argv) {
   const common::CommandLine args(

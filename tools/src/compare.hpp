@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "macro/common/command_line.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -79,6 +80,10 @@ void compare_macro(const MacroRun& base, const MacroRun& head, const CompareOpti
                    std::vector<CompareRow>& out);
 
 // Compares every section both sets hold; throws common::UsageError when they share none.
+// A --NAME option given as a percentage ("5" or "5%") as a fraction, else `fallback`; a bad or
+// negative value is a common::UsageError naming the option.
+double percent_or(const common::CommandLine& args, const std::string& name, double fallback);
+
 Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
                                const CompareOptions& opt);
 
