@@ -84,6 +84,11 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    // A server that cannot speak HTTP/2 to an --h2 run is a failure, not a measurement.
+    if (!result.stats.h2.not_h2.empty()) {
+      std::cerr << "gatebench-load: " << options.url << ": " << result.stats.h2.not_h2 << "\n";
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::cerr << "gatebench-load: " << e.what() << "\n";
     return 1;

@@ -29,7 +29,7 @@ int usable_cpus() {
 std::string help_text() {
   return R"(Usage: gatebench-load [options] URL
 
-HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them).
+HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where wrk has them).
 
   -t, --threads N          threads, each with its own event loop (default 2)
   -c, --connections N      connections over all threads, >= threads (default 10)
@@ -50,6 +50,11 @@ HTTP/1.1 load generator for gatebench (wrk-compatible options where wrk has them
                            scheduling policy of the threads (default auto: batch in closed
                            loop, so that a woken thread does not preempt the server under
                            test; normal in open loop, where a late wake-up is a late send)
+      --h2                 HTTP/2: https:// URLs negotiate h2 by ALPN (an error when the
+                           server does not select it), http:// URLs speak h2c with prior
+                           knowledge
+      --streams N          HTTP/2: concurrent streams per connection (default 1, as h2load's
+                           -m; fewer when the server allows fewer)
       --close              new connection per request (sends Connection: close)
       --timeout D          per-request timeout, also bounds connect and TLS handshake (default 2s)
       --tls-resume         resume TLS sessions on new connections (default)
@@ -69,14 +74,18 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   using common::flag_option;
   using common::UsageError;
   using common::value_option;
-  const common::CommandLine line(
-      args, {value_option("threads", 't'), value_option("connections", 'c'),
-             value_option("duration", 'd'), value_option("warmup"), value_option("rate", 'R'),
-             value_option("requests-total"), value_option("spin"), value_option("io"),
-             value_option("sched"), flag_option("close"), value_option("timeout"),
-             flag_option("tls-resume"), flag_option("no-tls-resume"), value_option("header", 'H'),
-             value_option("requests"), value_option("json"), flag_option("no-progress"),
-             flag_option("quiet", 'q'), flag_option("help", 'h')});
+  const common::CommandLine line(args,
+                                 {value_option("threads", 't'),  value_option("connections", 'c'),
+                                  value_option("duration", 'd'), value_option("warmup"),
+                                  value_option("rate", 'R'),     value_option("requests-total"),
+                                  value_option("spin"),          value_option("io"),
+                                  value_option("sched"),         flag_option("h2"),
+                                  value_option("streams"),       flag_option("close"),
+                                  value_option("timeout"),       flag_option("tls-resume"),
+                                  flag_option("no-tls-resume"),  value_option("header", 'H'),
+                                  value_option("requests"),      value_option("json"),
+                                  flag_option("no-progress"),    flag_option("quiet", 'q'),
+                                  flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   Options o;
   o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
@@ -102,6 +111,15 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   o.io = line.choice("io", {"auto", "uring", "epoll"}).value_or(o.io);
   o.sched = line.choice("sched", {"auto", "batch", "normal"}).value_or(o.sched);
   o.close = line.flag("close");
+  o.h2 = line.flag("h2");
+  if (line.given("streams")) {
+    if (!o.h2) throw UsageError("--streams: only with --h2 (HTTP/1.1 has one request in flight)");
+    o.streams = static_cast<int>(*line.integer("streams", 1, 1000));
+  }
+  if (o.h2 && o.io == "uring")
+    throw UsageError("--io uring: not with --h2 (HTTP/2 connections use epoll)");
+  if (o.h2 && o.close)
+    throw UsageError("--close: not with --h2 (HTTP/2 connections carry many requests)");
   if (auto timeout = line.duration_ns("timeout")) {
     if (*timeout < 1'000'000) throw UsageError("--timeout: must be at least 1ms");
     o.timeout_ns = *timeout;

@@ -33,6 +33,11 @@ struct Options {
   // Scheduling policy of the worker threads: "batch" (SCHED_BATCH), "normal", or "auto" (the
   // default: batch in closed loop, normal in open loop; see effective_sched_batch()).
   std::string sched = "auto";
+  // HTTP/2 (h2_worker.hpp): over TLS with ALPN h2 for https:// URLs, cleartext with prior
+  // knowledge (h2c) for http:// URLs; `streams` concurrent streams per connection at most (fewer
+  // when the server's SETTINGS_MAX_CONCURRENT_STREAMS is lower).
+  bool h2 = false;
+  int streams = 1;
   bool progress = true;
   bool quiet = false;
   std::string url;

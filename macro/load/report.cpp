@@ -60,6 +60,40 @@ json status_counts(const std::uint64_t* counts, int slots) {
   return out;
 }
 
+const char* protocol_name(const Options& options) {
+  if (!options.h2) return "http/1.1";
+  return options.url.starts_with("https://") ? "h2" : "h2c";
+}
+
+json code_counts(const std::array<std::uint64_t, kH2ErrorCodes>& counts) {
+  json out = json::object();
+  for (int i = 0; i < kH2ErrorCodes; ++i)
+    if (counts[i]) out[std::string(kH2ErrorCodeNames[i])] = counts[i];
+  return out;
+}
+
+std::uint64_t sum(const std::array<std::uint64_t, kH2ErrorCodes>& counts) {
+  std::uint64_t total = 0;
+  for (std::uint64_t n : counts) total += n;
+  return total;
+}
+
+json h2_json(const Options& options, const H2Stats& h2) {
+  if (!options.h2) return nullptr;
+  return {{"streams_per_connection", options.streams},
+          {"server_max_concurrent_streams",
+           h2.server_max_streams ? json(h2.server_max_streams) : json(nullptr)},
+          {"max_concurrent_streams", h2.max_concurrent},
+          {"streams", h2.streams},
+          {"retried", h2.retried},
+          {"rst_stream", code_counts(h2.rst_stream)},
+          {"goaway", code_counts(h2.goaway)},
+          {"nghttp2_allocations", h2.nghttp2_allocations},
+          {"nghttp2_allocations_per_stream",
+           h2.streams ? static_cast<double>(h2.nghttp2_allocations) / h2.streams : 0.0},
+          {"not_h2", h2.not_h2.empty() ? json(nullptr) : json(h2.not_h2)}};
+}
+
 }  // namespace
 
 Verdict judge(const Options& options, const RunResult& result) {
@@ -68,6 +102,10 @@ Verdict judge(const Options& options, const RunResult& result) {
   if (result.interrupted) {
     v.valid = false;
     v.reasons.push_back("interrupted before the end of the run");
+  }
+  if (!s.h2.not_h2.empty()) {
+    v.valid = false;
+    v.reasons.push_back(s.h2.not_h2);
   }
   if (s.responses == 0) {
     v.valid = false;
@@ -107,6 +145,8 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"close", options.close},
       {"timeout_s", options.timeout_ns / 1e9},
       {"tls", options.url.starts_with("https://")},
+      {"protocol", protocol_name(options)},
+      {"streams", options.streams},
       {"tls_resume", options.tls_resume},
       {"io", result.io},
       {"spin_us", result.spin_ns / 1e3},
@@ -202,6 +242,7 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
          {"status", status_counts(t.status.data(), kStatusSlots)}});
   }
   j["templates"] = templates;
+  j["h2"] = h2_json(options, s.h2);
   return j;
 }
 
@@ -215,8 +256,13 @@ std::string console_summary(const Options& options, const RequestSet& requests,
                 format_duration_ns(options.duration_ns).c_str(), options.url.c_str());
   out += line;
   std::snprintf(
-      line, sizeof line, "  %d threads and %d connections, %s loop, %s%s%s\n", options.threads,
-      options.connections, options.rate > 0 ? "open" : "closed", result.io,
+      line, sizeof line, "  %d threads and %d connections, %s%s loop, %s%s%s\n", options.threads,
+      options.connections,
+      options.h2 ? (std::string(protocol_name(options)) + " with " +
+                    std::to_string(options.streams) + " streams each, ")
+                       .c_str()
+                 : "",
+      options.rate > 0 ? "open" : "closed", result.io,
       options.close ? ", new connection per request" : "",
       options.warmup_ns ? (", warm-up " + format_duration_ns(options.warmup_ns)).c_str() : "");
   out += line;
@@ -257,6 +303,18 @@ std::string console_summary(const Options& options, const RequestSet& requests,
                   static_cast<unsigned long long>(s.handshakes_full),
                   static_cast<unsigned long long>(s.handshakes_resumed),
                   rate(s.handshakes_full + s.handshakes_resumed, secs));
+    out += line;
+  }
+  if (options.h2) {
+    std::snprintf(
+        line, sizeof line,
+        "  HTTP/2: %llu streams, at most %u at once on a connection (server allows %s), "
+        "%llu sent again, %llu RST_STREAM, %llu GOAWAY received\n",
+        static_cast<unsigned long long>(s.h2.streams), s.h2.max_concurrent,
+        s.h2.server_max_streams ? std::to_string(s.h2.server_max_streams).c_str() : "any number",
+        static_cast<unsigned long long>(s.h2.retried),
+        static_cast<unsigned long long>(sum(s.h2.rst_stream)),
+        static_cast<unsigned long long>(sum(s.h2.goaway)));
     out += line;
   }
   const auto tmpls = requests.templates();

@@ -175,8 +175,9 @@ std::vector<RequestTemplate> parse_templates(const Json& doc, const std::string&
 
 }  // namespace
 
-std::string serialise_request(const RequestTemplate& t, const Target& target,
-                              const std::vector<std::string>& global_headers, bool close) {
+std::vector<std::pair<std::string, std::string>> request_headers(
+    const RequestTemplate& t, const Target& target, const std::vector<std::string>& global_headers,
+    bool close) {
   std::vector<std::pair<std::string, std::string>> headers;
   headers.emplace_back("Host", target.host_header);
   auto set = [&](const std::string& name, const std::string& value) {
@@ -208,8 +209,14 @@ std::string serialise_request(const RequestTemplate& t, const Target& target,
       !t.body.empty() || t.method == "POST" || t.method == "PUT" || t.method == "PATCH";
   if (needs_length) set("Content-Length", std::to_string(t.body.size()));
   if (close) set("Connection", "close");
+  return headers;
+}
+
+std::string serialise_request(const RequestTemplate& t, const Target& target,
+                              const std::vector<std::string>& global_headers, bool close) {
   std::string out = t.method + " " + t.target + " HTTP/1.1\r\n";
-  for (const auto& [k, v] : headers) out += k + ": " + v + "\r\n";
+  for (const auto& [k, v] : request_headers(t, target, global_headers, close))
+    out += k + ": " + v + "\r\n";
   out += "\r\n";
   out += t.body;
   return out;

@@ -49,6 +49,13 @@ class RequestSet {
   std::vector<double> cumulative_;  // normalised cumulative weights
 };
 
+// The header fields of one request in the order they are sent: Host first, then the -H headers,
+// the template's headers and cookies (a later one of the same name replaces an earlier one),
+// Content-Length for a body or POST/PUT/PATCH, Connection: close when `close`.
+std::vector<std::pair<std::string, std::string>> request_headers(
+    const RequestTemplate& t, const Target& target, const std::vector<std::string>& global_headers,
+    bool close);
+
 // The bytes of one request (exposed for tests).
 std::string serialise_request(const RequestTemplate& t, const Target& target,
                               const std::vector<std::string>& global_headers, bool close);

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "macro/load/h2_requests.hpp"
+#include "macro/load/h2_worker.hpp"
 #include "macro/load/worker.hpp"
 
 namespace gatebench::load {
@@ -27,7 +29,10 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   const std::uint64_t spin_ns = effective_spin_ns(options, usable_cpus());
   const bool sched_batch = effective_sched_batch(options);
 
-  std::vector<std::unique_ptr<Worker>> workers;
+  // HTTP/2 header lists are built once and shared, read-only, by every thread.
+  std::unique_ptr<H2Requests> h2_requests;
+  if (options.h2) h2_requests = std::make_unique<H2Requests>(requests, target, options.headers);
+  std::vector<std::unique_ptr<LoadThread>> workers;
   for (int i = 0; i < options.threads; ++i) {
     WorkerPlan plan;
     plan.index = i;
@@ -49,7 +54,11 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
                     (static_cast<std::uint64_t>(i) < options.requests_total % t ? 1 : 0);
       if (plan.budget == 0) continue;  // fewer requests than threads
     }
-    workers.push_back(std::make_unique<Worker>(options, target, requests, plan, stop));
+    if (h2_requests)
+      workers.push_back(
+          std::make_unique<H2Worker>(options, target, requests, *h2_requests, plan, stop));
+    else
+      workers.push_back(std::make_unique<Worker>(options, target, requests, plan, stop));
   }
 
   std::vector<std::thread> threads;

@@ -10,6 +10,21 @@ std::uint64_t Stats::error_total() const {
   return total;
 }
 
+void H2Stats::merge(const H2Stats& other) {
+  streams += other.streams;
+  for (int i = 0; i < kH2ErrorCodes; ++i) {
+    rst_stream[i] += other.rst_stream[i];
+    goaway[i] += other.goaway[i];
+  }
+  retried += other.retried;
+  max_concurrent = std::max(max_concurrent, other.max_concurrent);
+  if (other.server_max_streams != 0 &&
+      (server_max_streams == 0 || other.server_max_streams < server_max_streams))
+    server_max_streams = other.server_max_streams;
+  nghttp2_allocations += other.nghttp2_allocations;
+  if (not_h2.empty()) not_h2 = other.not_h2;
+}
+
 void Stats::merge(const Stats& other) {
   latency.merge(other.latency);
   service.merge(other.service);
@@ -43,6 +58,7 @@ void Stats::merge(const Stats& other) {
   missed += other.missed;
   send_lag.merge(other.send_lag);
   last_completion_ns = std::max(last_completion_ns, other.last_completion_ns);
+  h2.merge(other.h2);
 }
 
 }  // namespace gatebench::load

@@ -15,7 +15,7 @@ int accept_any_chain(X509_STORE_CTX*, void*) {
 
 }  // namespace
 
-TlsClient::TlsClient(const Target& target, bool resume, std::size_t slots)
+TlsClient::TlsClient(const Target& target, bool resume, std::size_t slots, bool h2)
     : target_(target), resume_(resume), ctx_(SSL_CTX_new(TLS_client_method())) {
   if (!ctx_) throw std::runtime_error("SSL_CTX_new failed");
   SSL_CTX_set_min_proto_version(ctx_.get(), TLS1_2_VERSION);
@@ -34,6 +34,11 @@ TlsClient::TlsClient(const Target& target, bool resume, std::size_t slots)
   // two calls (header, then body), about ten reads for the server's first flight. The worker
   // reads until OpenSSL wants more, so nothing it buffered waits for the next event.
   SSL_CTX_set_read_ahead(ctx_.get(), 1);
+  // Only h2 is offered: a server that would fall back to http/1.1 is a configuration error of an
+  // HTTP/2 run, which alpn_is_h2 reports, rather than a silent HTTP/1.1 measurement.
+  static constexpr unsigned char kAlpnH2[] = {2, 'h', '2'};
+  if (h2 && SSL_CTX_set_alpn_protos(ctx_.get(), kAlpnH2, sizeof kAlpnH2) != 0)
+    throw std::runtime_error("SSL_CTX_set_alpn_protos(h2) failed");
   if (resume_) {
     // Sessions are kept here (one per slot), not in OpenSSL's internal cache.
     SSL_CTX_set_session_cache_mode(ctx_.get(),
@@ -52,6 +57,15 @@ int TlsClient::on_new_session(SSL* ssl, SSL_SESSION* session) {
   // TLS 1.3 servers send tickets after the handshake, often two: the last one is kept.
   slot->reset(session);  // we own the reference now
   return 1;
+}
+
+bool TlsClient::alpn_is_h2(SSL* ssl, std::string& selected) {
+  const unsigned char* proto = nullptr;
+  unsigned int len = 0;
+  SSL_get0_alpn_selected(ssl, &proto, &len);
+  if (len == 2 && proto[0] == 'h' && proto[1] == '2') return true;
+  selected = len == 0 ? "none" : std::string(reinterpret_cast<const char*>(proto), len);
+  return false;
 }
 
 std::unique_ptr<SSL, SslDeleter> TlsClient::open(int fd, std::size_t slot) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "macro/load/url.hpp"
@@ -21,9 +22,9 @@ struct SslDeleter {
 
 class TlsClient {
  public:
-  // `slots`: the worker's connections. Throws std::runtime_error when OpenSSL cannot set up a
-  // context.
-  TlsClient(const Target& target, bool resume, std::size_t slots);
+  // `slots`: the worker's connections; `h2`: offer only h2 by ALPN (see alpn_is_h2). Throws
+  // std::runtime_error when OpenSSL cannot set up a context.
+  TlsClient(const Target& target, bool resume, std::size_t slots, bool h2 = false);
   TlsClient(const TlsClient&) = delete;
   TlsClient& operator=(const TlsClient&) = delete;
 
@@ -33,6 +34,10 @@ class TlsClient {
   // the last session a previous connection of that slot received. nullptr when OpenSSL fails
   // (counted as a TLS error by the caller).
   std::unique_ptr<SSL, SslDeleter> open(int fd, std::size_t slot);
+
+  // After the handshake: whether the server selected h2; otherwise `selected` says what it
+  // selected ("none" when it ignored ALPN).
+  static bool alpn_is_h2(SSL* ssl, std::string& selected);
 
  private:
   static int on_new_session(SSL* ssl, SSL_SESSION* session);

@@ -4,19 +4,18 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "macro/load/socket_io.hpp"
 
 namespace gatebench::load {
 namespace {
@@ -24,7 +23,6 @@ namespace {
 constexpr std::size_t kBufferBytes = 32768;
 constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
 constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
-constexpr std::uint64_t kSecondNs = 1'000'000'000;
 
 std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
   return (static_cast<std::uint64_t>(generation) << 32) | index;
@@ -57,12 +55,6 @@ unsigned ring_entries(std::size_t connections) {
 }
 
 }  // namespace
-
-std::uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * kSecondNs + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 Worker::Worker(const Options& options, const Target& target, const RequestSet& requests,
                const WorkerPlan& plan, const std::atomic<bool>& stop)
@@ -99,23 +91,9 @@ Worker::~Worker() {
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
-std::uint64_t Worker::intended(std::uint64_t k) const {
-  return plan_.start_ns + plan_.phase_ns +
-         static_cast<std::uint64_t>(std::llround(static_cast<double>(k) * 1e9 / plan_.rate));
-}
-
 bool Worker::can_issue(std::uint64_t now) const {
   if (stopping_ || now >= plan_.measure_end_ns) return false;
   return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
-}
-
-void Worker::count_error(ErrorClass error, std::uint64_t now) {
-  if (now < plan_.measure_start_ns) return;
-  stats_.errors[static_cast<int>(error)] += 1;
-  const std::uint64_t rel = now - plan_.measure_start_ns;
-  const std::uint64_t window = plan_.measure_end_ns - plan_.measure_start_ns;
-  const std::uint64_t last = window == 0 ? 0 : (window - 1) / kSecondNs;
-  stats_.second(std::min(rel / kSecondNs, last)).errors += 1;
 }
 
 void Worker::set_events(Connection& c, std::uint32_t events) {
@@ -129,12 +107,7 @@ void Worker::set_events(Connection& c, std::uint32_t events) {
 
 void Worker::close_socket(Connection& c, bool clean) {
   if (c.ssl) {
-    // close_notify keeps the session resumable (OpenSSL drops the session of a connection that
-    // ends without it); without resumption it would only cost both sides a record per connection.
-    if (clean && tls_->resume())
-      SSL_shutdown(c.ssl.get());
-    else
-      SSL_set_shutdown(c.ssl.get(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    end_tls(c.ssl.get(), clean && tls_->resume());
     c.ssl.reset();
   }
   if (c.fd >= 0) {
@@ -158,31 +131,22 @@ void Worker::open_socket(Connection& c, std::uint64_t now) {
     c.state = State::kDraining;
     return;
   }
-  c.fd = socket(target_.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  c.fd = open_connecting_socket(target_);
   if (c.fd < 0) {
     fail(c, ErrorClass::kConnect, true);
     return;
   }
-  const int one = 1;
-  setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   c.state = State::kConnecting;
   if (!c.has_request) c.deadline_ns = now + options_.timeout_ns;
   epoll_event ev{};
   ev.events = EPOLLOUT;
   ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  const int rc = connect(c.fd, reinterpret_cast<const sockaddr*>(&target_.addr), target_.addr_len);
-  if (rc != 0 && errno != EINPROGRESS) {
-    fail(c, ErrorClass::kConnect, true);
-    return;
-  }
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
   c.events = EPOLLOUT;
 }
 
 void Worker::on_connected(Connection& c, std::uint64_t now) {
-  int err = 0;
-  socklen_t len = sizeof err;
-  if (getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+  if (!connect_succeeded(c.fd)) {
     fail(c, ErrorClass::kConnect, true);
     return;
   }
@@ -209,29 +173,21 @@ void Worker::on_connected(Connection& c, std::uint64_t now) {
 }
 
 void Worker::continue_handshake(Connection& c) {
-  const int rc = SSL_do_handshake(c.ssl.get());
-  if (rc == 1) {
-    const std::uint64_t now = monotonic_ns();
-    if (now >= plan_.measure_start_ns) {
-      if (SSL_session_reused(c.ssl.get()))
-        stats_.handshakes_resumed += 1;
-      else
-        stats_.handshakes_full += 1;
-      const std::uint64_t window = plan_.measure_end_ns - plan_.measure_start_ns;
-      const std::uint64_t last = window == 0 ? 0 : (window - 1) / kSecondNs;
-      stats_.second(std::min((now - plan_.measure_start_ns) / kSecondNs, last)).handshakes += 1;
-    }
-    on_ready(c);
-    return;
+  switch (handshake_step(c.ssl.get())) {
+    case Handshake::kDone:
+      record_handshake(stats_, plan_, SSL_session_reused(c.ssl.get()) != 0, monotonic_ns());
+      on_ready(c);
+      break;
+    case Handshake::kWantRead:
+      set_events(c, EPOLLIN);
+      break;
+    case Handshake::kWantWrite:
+      set_events(c, EPOLLOUT);
+      break;
+    default:
+      fail(c, ErrorClass::kTls, true);
+      break;
   }
-  const int err = SSL_get_error(c.ssl.get(), rc);
-  ERR_clear_error();
-  if (err == SSL_ERROR_WANT_READ)
-    set_events(c, EPOLLIN);
-  else if (err == SSL_ERROR_WANT_WRITE)
-    set_events(c, EPOLLOUT);
-  else
-    fail(c, ErrorClass::kTls, true);
 }
 
 void Worker::on_ready(Connection& c) {
@@ -286,35 +242,23 @@ void Worker::do_write(Connection& c) {
     return;
   }
   while (c.write_off < wire.size()) {
-    const char* data = wire.data() + c.write_off;
-    const std::size_t left = wire.size() - c.write_off;
-    ssize_t n;
-    if (c.ssl) {
-      n = SSL_write(c.ssl.get(), data, static_cast<int>(left));
-      if (n <= 0) {
-        const int err = SSL_get_error(c.ssl.get(), static_cast<int>(n));
-        ERR_clear_error();
-        if (err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ) {
-          set_events(c, err == SSL_ERROR_WANT_WRITE ? EPOLLOUT : EPOLLIN);
-          return;
-        }
-        fail(c, err == SSL_ERROR_SSL ? ErrorClass::kTls : ErrorClass::kWrite, false);
+    const IoResult r =
+        write_some(c.fd, c.ssl.get(), wire.data() + c.write_off, wire.size() - c.write_off);
+    switch (r.status) {
+      case IoStatus::kDone:
+        break;
+      case IoStatus::kWouldBlock:
+        set_events(c, EPOLLOUT);
         return;
-      }
-    } else {
-      n = send(c.fd, data, left, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-          set_events(c, EPOLLOUT);
-          return;
-        }
-        if (errno == EINTR) continue;
-        fail(c, ErrorClass::kWrite, false);
+      case IoStatus::kWantOther:
+        set_events(c, EPOLLIN);
         return;
-      }
+      default:
+        fail(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kWrite, false);
+        return;
     }
-    c.write_off += static_cast<std::size_t>(n);
-    if (c.measured) stats_.bytes_written += static_cast<std::uint64_t>(n);
+    c.write_off += r.bytes;
+    if (c.measured) stats_.bytes_written += r.bytes;
   }
   c.state = State::kReading;
   set_events(c, EPOLLIN);
@@ -322,44 +266,28 @@ void Worker::do_write(Connection& c) {
 
 void Worker::on_readable(Connection& c) {
   for (;;) {
-    char* dst = c.buf.get() + c.buf_len;
     const std::size_t space = kBufferBytes - c.buf_len;
-    ssize_t n;
-    if (c.ssl) {
-      n = SSL_read(c.ssl.get(), dst, static_cast<int>(space));
-      if (n <= 0) {
-        const int err = SSL_get_error(c.ssl.get(), static_cast<int>(n));
-        ERR_clear_error();
-        if (err == SSL_ERROR_WANT_READ) return;
-        if (err == SSL_ERROR_WANT_WRITE) {
-          set_events(c, EPOLLIN | EPOLLOUT);
-          return;
-        }
-        if (err == SSL_ERROR_ZERO_RETURN) {
-          n = 0;
-        } else {
-          fail(c, err == SSL_ERROR_SSL ? ErrorClass::kTls : ErrorClass::kRead, false);
-          return;
-        }
-      }
-    } else {
-      n = read(c.fd, dst, space);
-      if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        if (errno == EINTR) continue;
-        fail(c, ErrorClass::kRead, false);
+    const IoResult r = read_some(c.fd, c.ssl.get(), c.buf.get() + c.buf_len, space);
+    switch (r.status) {
+      case IoStatus::kDone:
+        break;
+      case IoStatus::kWouldBlock:
         return;
-      }
+      case IoStatus::kWantOther:
+        set_events(c, EPOLLIN | EPOLLOUT);
+        return;
+      case IoStatus::kEof:
+        end_of_stream(c);
+        return;
+      default:
+        fail(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kRead, false);
+        return;
     }
-    if (n == 0) {
-      end_of_stream(c);
-      return;
-    }
-    if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(n);
-    c.buf_len += static_cast<std::size_t>(n);
+    if (c.measured) stats_.bytes_read += r.bytes;
+    c.buf_len += r.bytes;
     if (!process_input(c)) return;
     // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
-    if (!c.ssl && static_cast<std::size_t>(n) < space) return;
+    if (!c.ssl && r.bytes < space) return;
   }
 }
 
@@ -400,24 +328,8 @@ void Worker::complete_request(Connection& c) {
   c.has_request = false;
   in_flight_ -= 1;
   if (c.measured) {
-    const std::uint64_t latency = now - c.start_ns;
-    const int code = c.parser.status_code();
-    stats_.latency.record(latency);
-    if (plan_.rate > 0) stats_.service.record(now - c.sent_ns);
-    stats_.responses += 1;
-    stats_.status[static_cast<std::size_t>(code)] += 1;
-    SecondStats& second = stats_.second((c.start_ns - plan_.measure_start_ns) / kSecondNs);
-    second.requests += 1;
-    second.latency.record(latency);
-    TemplateStats& t = stats_.templates[c.tmpl];
-    t.responses += 1;
-    t.status[static_cast<std::size_t>(code)] += 1;
-    const int expect = requests_.templates()[c.tmpl].expect_status;
-    if (expect == 0 || expect == code)
-      t.as_expected += 1;
-    else
-      t.unexpected += 1;
-    stats_.last_completion_ns = std::max(stats_.last_completion_ns, now - plan_.measure_start_ns);
+    record_response(stats_, plan_, requests_, c.tmpl, c.parser.status_code(), c.start_ns, c.sent_ns,
+                    now);
     progress_.store(stats_.responses, std::memory_order_relaxed);
   }
   // A response that came before the whole request went out (a send is still queued): the
@@ -622,7 +534,7 @@ void Worker::poll_once(const timespec& timeout) {
     });
     return;
   }
-  const int n = wait_events(events_, timeout);
+  const int n = wait_epoll(epoll_fd_, events_, timeout, precise_wait_);
   for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
 }
 
@@ -667,39 +579,14 @@ void Worker::handle_event(std::uint64_t data) {
   }
 }
 
-int Worker::wait_events(std::vector<epoll_event>& events, const timespec& timeout) {
-  const int max = static_cast<int>(events.size());
-  if (precise_wait_) {
-    const int n = epoll_pwait2(epoll_fd_, events.data(), max, &timeout, nullptr);
-    if (n >= 0 || errno != ENOSYS) return n;
-    precise_wait_ = false;  // kernel before 5.11 (or valgrind): millisecond sleeps
-  }
-  const std::uint64_t ns = static_cast<std::uint64_t>(timeout.tv_sec) * kSecondNs +
-                           static_cast<std::uint64_t>(timeout.tv_nsec);
-  return epoll_wait(epoll_fd_, events.data(), max, static_cast<int>((ns + 999'999) / 1'000'000));
-}
-
 void Worker::run() {
-  // Sleeps end on time: the default 50 us timer slack would show up as open-loop latency.
-  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  if (plan_.sched_batch) {
-    // Applies to this thread only (Linux policies are per thread). A refusal (a seccomp
-    // filter) leaves the normal policy, and the result says so.
-    const sched_param param{};
-    sched_setscheduler(0, SCHED_BATCH, &param);
-    ran_batch_ = sched_getscheduler(0) == SCHED_BATCH;
-  }
+  ran_batch_ = apply_thread_policy(plan_);
   if (ring_) {
     ring_->start();
     arm_epoll_watch();
   }
+  sleep_until(plan_.start_ns);
   std::uint64_t now = monotonic_ns();
-  while (now < plan_.start_ns) {
-    const std::uint64_t wait = plan_.start_ns - now;
-    timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    nanosleep(&ts, nullptr);
-    now = monotonic_ns();
-  }
   if (plan_.rate > 0) {
     // Connections are opened ahead of the schedule so that the first intended sends find them.
     for (Connection& c : conns_) {
@@ -756,19 +643,9 @@ void Worker::run() {
   if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
     // Slots whose intended time fell in the window but that were never sent.
     const std::uint64_t expected =
-        first_slot_at(plan_.measure_end_ns) - first_slot_at(plan_.measure_start_ns);
+        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
     stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
   }
-}
-
-std::uint64_t Worker::first_slot_at(std::uint64_t t) const {
-  const std::uint64_t origin = plan_.start_ns + plan_.phase_ns;
-  std::uint64_t k =
-      t <= origin ? 0
-                  : static_cast<std::uint64_t>(static_cast<double>(t - origin) * plan_.rate / 1e9);
-  while (intended(k) < t) ++k;
-  while (k > 0 && intended(k - 1) >= t) --k;
-  return k;
 }
 
 }  // namespace gatebench::load

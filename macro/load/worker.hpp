@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
+#include "macro/load/load_thread.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/response_parser.hpp"
@@ -20,26 +21,11 @@
 #include "macro/load/tls_client.hpp"
 #include "macro/load/uring.hpp"
 #include "macro/load/url.hpp"
+#include "macro/load/worker_plan.hpp"
 
 namespace gatebench::load {
 
-// Times are CLOCK_MONOTONIC nanoseconds.
-std::uint64_t monotonic_ns();
-
-struct WorkerPlan {
-  int index = 0;
-  int connections = 1;
-  std::uint64_t start_ns = 0;          // warm-up (or measurement) begins
-  std::uint64_t measure_start_ns = 0;  // = start_ns + warm-up
-  std::uint64_t measure_end_ns = 0;    // no request starts at or after this
-  double rate = 0;                     // this thread's share of --rate; 0: closed loop
-  std::uint64_t phase_ns = 0;          // offset of this thread's schedule (interleaves threads)
-  std::uint64_t budget = 0;            // this thread's share of --requests-total; 0: none
-  std::uint64_t spin_ns = 0;           // open loop: poll for this long before a due send
-  bool sched_batch = false;            // run the thread as SCHED_BATCH
-};
-
-class Worker {
+class Worker final : public LoadThread {
  public:
   Worker(const Options& options, const Target& target, const RequestSet& requests,
          const WorkerPlan& plan, const std::atomic<bool>& stop);
@@ -47,13 +33,11 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Runs until the window closes (or the budget is used) and in-flight requests are done or
-  // timed out; returns at the latest at measure_end + timeout (+ one sweep period).
-  void run();
-  const Stats& stats() const { return stats_; }
-  std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
-  bool uses_uring() const { return ring_ != nullptr; }
-  bool ran_batch() const { return ran_batch_; }
+  void run() override;
+  const Stats& stats() const override { return stats_; }
+  std::uint64_t progress() const override { return progress_.load(std::memory_order_relaxed); }
+  bool uses_uring() const override { return ring_ != nullptr; }
+  bool ran_batch() const override { return ran_batch_; }
 
  private:
   enum class State : std::uint8_t {
@@ -116,12 +100,8 @@ class Worker {
   void sweep(std::uint64_t now);
   void dispatch_due(std::uint64_t now);
   void make_available(Connection& c);
-  // Open loop: the first schedule slot whose intended time is at or after t.
-  std::uint64_t first_slot_at(std::uint64_t t) const;
-  std::uint64_t intended(std::uint64_t k) const;
-  void count_error(ErrorClass error, std::uint64_t now);
-  // epoll_pwait2 (nanosecond timeout), or epoll_wait where the kernel lacks it.
-  int wait_events(std::vector<epoll_event>& events, const timespec& timeout);
+  std::uint64_t intended(std::uint64_t k) const { return intended_ns(plan_, k); }
+  void count_error(ErrorClass error, std::uint64_t now) { record_error(stats_, plan_, error, now); }
   // Waits for and handles what the ring or epoll report, until `timeout` at the latest.
   void poll_once(const timespec& timeout);
   void on_ring_completion(std::uint64_t key, int res, bool more);

@@ -145,6 +145,25 @@ TEST(Options, ErrorsArePrecise) {
             "--sched: expected auto, batch or normal, got 'fifo'");
   EXPECT_EQ(parse_error({"--spin", "sometimes", "http://h/"}),
             "--spin: unknown unit 'sometimes' in 'sometimes' (use us, ms, s, m or h)");
+  EXPECT_EQ(parse_error({"--streams", "8", "http://h/"}),
+            "--streams: only with --h2 (HTTP/1.1 has one request in flight)");
+  EXPECT_EQ(parse_error({"--h2", "--streams", "0", "http://h/"}),
+            "--streams: 0 is out of range [1, 1000]");
+  EXPECT_EQ(parse_error({"--h2", "--close", "http://h/"}),
+            "--close: not with --h2 (HTTP/2 connections carry many requests)");
+  EXPECT_EQ(parse_error({"--h2", "--io", "uring", "http://h/"}),
+            "--io uring: not with --h2 (HTTP/2 connections use epoll)");
+}
+
+TEST(Options, H2AndStreams) {
+  const auto plain = parse_options({"http://h/"});
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->h2);
+  EXPECT_EQ(plain->streams, 1);
+  const auto o = parse_options({"--h2", "--streams", "32", "https://h/"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->h2);
+  EXPECT_EQ(o->streams, 32);
 }
 
 #ifdef GATEBENCH_LOAD_EXE

@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <set>
-#include <sstream>
 
 #include "macro/load/report.hpp"
 #include "macro/load/stats.hpp"
@@ -19,26 +17,7 @@ using testing::run_against;
 
 constexpr std::uint64_t kMs = 1'000'000;
 
-struct LogSummary {
-  std::size_t lines = 0;
-  std::size_t ok = 0;
-  std::set<std::string> connections;
-  std::size_t reused = 0;  // TLS sessions resumed ("r")
-};
-
-LogSummary summarise(const std::vector<std::string>& lines) {
-  LogSummary s;
-  for (const std::string& line : lines) {
-    std::istringstream in(line);
-    std::string conn, reused, status;
-    in >> conn >> reused >> status;
-    s.lines += 1;
-    s.connections.insert(conn);
-    if (status == "200") s.ok += 1;
-    if (reused == "r") s.reused += 1;
-  }
-  return s;
-}
+using LogSummary = testing::AccessLogSummary;
 
 class LoadAgainstNginx : public ::testing::Test {
  protected:
@@ -53,7 +32,7 @@ class LoadAgainstNginx : public ::testing::Test {
   }
   LogSummary log() {
     nginx_.stop();  // flushes and closes the log
-    return summarise(nginx_.access_log());
+    return testing::summarise_access_log(nginx_.access_log());
   }
   static Options base(int threads, int connections) {
     Options o;

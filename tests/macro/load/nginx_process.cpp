@@ -39,6 +39,21 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
+AccessLogSummary summarise_access_log(const std::vector<std::string>& lines) {
+  AccessLogSummary s;
+  for (const std::string& line : lines) {
+    std::istringstream in(line);
+    std::string conn, reused, status;
+    in >> conn >> reused >> status;
+    s.lines += 1;
+    s.connections.insert(conn);
+    if (status == "200") s.ok += 1;
+    if (status == "404") s.not_found += 1;
+    if (reused == "r") s.reused += 1;
+  }
+  return s;
+}
+
 std::string make_temp_dir() {
   std::string templ = (std::filesystem::temp_directory_path() / "gatebench-load-XXXXXX").string();
   if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -74,7 +89,9 @@ bool make_self_signed(const std::string& dir, std::string& reason) {
   return true;
 }
 
-NginxProcess::NginxProcess(const std::string& log_format) {
+NginxProcess::NginxProcess(const std::string& log_format) : NginxProcess(NginxConfig{log_format}) {}
+
+NginxProcess::NginxProcess(const NginxConfig& config) {
   if (access(kNginx, X_OK) != 0) {
     reason_ = std::string(kNginx) + " not installed (apt-get install nginx-light)";
     return;
@@ -83,6 +100,10 @@ NginxProcess::NginxProcess(const std::string& log_format) {
   if (!make_self_signed(dir_, reason_)) return;
   http_port_ = closed_port();
   https_port_ = closed_port();
+  if (config.h2) {
+    h2c_port_ = closed_port();
+    h2_port_ = closed_port();
+  }
   for (const char* sub : {"body", "proxy", "fastcgi", "uwsgi", "scgi"})
     std::filesystem::create_directory(dir_ + "/" + sub);
   std::ofstream conf(dir_ + "/nginx.conf");
@@ -91,17 +112,25 @@ NginxProcess::NginxProcess(const std::string& log_format) {
        << "events { worker_connections 4096; }\n"
        << "http {\n"
        << "  log_format gb '$connection $ssl_session_reused $status $request_uri';\n"
-       << "  access_log " << dir_ << "/access.log " << log_format << ";\n"
+       << "  access_log " << dir_ << "/access.log " << config.log_format << ";\n"
        << "  client_body_temp_path " << dir_ << "/body;\n"
        << "  proxy_temp_path " << dir_ << "/proxy;\n"
        << "  fastcgi_temp_path " << dir_ << "/fastcgi;\n"
        << "  uwsgi_temp_path " << dir_ << "/uwsgi;\n"
        << "  scgi_temp_path " << dir_ << "/scgi;\n"
-       << "  keepalive_requests 1000000;\n"
+       << "  keepalive_requests " << config.keepalive_requests << ";\n"
        << "  server {\n"
        << "    listen 127.0.0.1:" << http_port_ << ";\n"
-       << "    listen 127.0.0.1:" << https_port_ << " ssl;\n"
-       << "    ssl_certificate " << dir_ << "/cert.pem;\n"
+       << "    listen 127.0.0.1:" << https_port_ << " ssl;\n";
+  if (config.h2) {
+    // nginx 1.22 syntax (the `http2 on;` directive came in 1.25.1); a plain listener with http2
+    // speaks h2c with prior knowledge only.
+    conf << "    listen 127.0.0.1:" << h2c_port_ << " http2;\n"
+         << "    listen 127.0.0.1:" << h2_port_ << " ssl http2;\n";
+    if (config.max_concurrent_streams > 0)
+      conf << "    http2_max_concurrent_streams " << config.max_concurrent_streams << ";\n";
+  }
+  conf << "    ssl_certificate " << dir_ << "/cert.pem;\n"
        << "    ssl_certificate_key " << dir_ << "/key.pem;\n"
        << "    ssl_protocols TLSv1.2 TLSv1.3;\n"
        << "    ssl_session_cache shared:gb:1m;\n"
@@ -125,7 +154,8 @@ NginxProcess::NginxProcess(const std::string& log_format) {
       reason_ = "nginx exited at start: " + read_file(dir_ + "/error.log");
       return;
     }
-    if (port_open(http_port_) && port_open(https_port_)) {
+    if (port_open(http_port_) && port_open(https_port_) &&
+        (!config.h2 || (port_open(h2c_port_) && port_open(h2_port_)))) {
       nginx_ = std::move(nginx);
       // The readiness probes are connections too; the log has no line for them.
       return;

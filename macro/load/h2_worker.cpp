@@ -1,0 +1,743 @@
+#include "macro/load/h2_worker.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
+#include <string_view>
+
+#include "macro/load/socket_io.hpp"
+
+namespace gatebench::load {
+namespace {
+
+constexpr std::size_t kInBytes = 32768;
+// Frames of a loop turn are gathered here and written in one call (nghttp2 hands them out one
+// frame at a time).
+constexpr std::size_t kOutBytes = 65536;
+constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
+constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
+// Windows large enough that flow control never paces a benchmark response (h2load's default
+// window is 2^30 - 1 too).
+constexpr std::int32_t kWindow = (1 << 30) - 1;
+
+std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
+  return (static_cast<std::uint64_t>(generation) << 32) | index;
+}
+
+}  // namespace
+
+H2Worker::H2Worker(const Options& options, const Target& target, const RequestSet& requests,
+                   const H2Requests& h2_requests, const WorkerPlan& plan,
+                   const std::atomic<bool>& stop)
+    : options_(options),
+      target_(target),
+      requests_(requests),
+      h2_requests_(h2_requests),
+      plan_(plan),
+      stop_(stop),
+      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
+      conns_(static_cast<std::size_t>(plan.connections)) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0)
+    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  if (target_.tls)
+    tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size(), true);
+  mem_ = nghttp2_mem{this, &mem_malloc, &mem_free, &mem_calloc, &mem_realloc};
+  nghttp2_session_callbacks* cbs = nullptr;
+  if (nghttp2_session_callbacks_new(&cbs) != 0)
+    throw std::runtime_error("nghttp2_session_callbacks_new failed");
+  callbacks_.reset(cbs);
+  nghttp2_session_callbacks_set_on_header_callback(cbs, &on_header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, &on_frame_recv);
+  nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, &on_frame_not_send);
+  nghttp2_session_callbacks_set_on_stream_close_callback(cbs, &on_stream_close);
+  const auto streams = static_cast<std::size_t>(options_.streams);
+  for (Connection& c : conns_) {
+    c.owner = this;
+    c.streams.resize(streams);
+    c.free.reserve(streams);
+    c.in = std::make_unique<std::uint8_t[]>(kInBytes);
+    c.out = std::make_unique<std::uint8_t[]>(kOutBytes);
+  }
+  events_.resize(conns_.size() + 1);
+  retries_.reserve(conns_.size() * streams);
+  stats_.templates.resize(requests_.size());
+  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
+  if (plan_.rate > 0) available_.reserve(conns_.size());
+}
+
+H2Worker::~H2Worker() {
+  for (Connection& c : conns_) close_socket(c, false);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+// Counting allocator: what libnghttp2 allocates per request is reported (h2.nghttp2_allocations).
+void* H2Worker::mem_malloc(std::size_t size, void* user) {
+  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
+  return std::malloc(size);
+}
+void H2Worker::mem_free(void* ptr, void*) {
+  std::free(ptr);
+}
+void* H2Worker::mem_calloc(std::size_t n, std::size_t size, void* user) {
+  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
+  return std::calloc(n, size);
+}
+void* H2Worker::mem_realloc(void* ptr, std::size_t size, void* user) {
+  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
+  return std::realloc(ptr, size);
+}
+
+bool H2Worker::can_issue(std::uint64_t now) const {
+  if (stopping_ || now >= plan_.measure_end_ns) return false;
+  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
+}
+
+std::uint32_t H2Worker::capacity(const Connection& c) const {
+  return std::min(static_cast<std::uint32_t>(options_.streams), c.server_max);
+}
+
+bool H2Worker::has_room(const Connection& c) const {
+  return c.state == State::kOpen && c.ready && !c.goaway && c.active < capacity(c) &&
+         !c.free.empty();
+}
+
+void H2Worker::fail_request(std::uint32_t tmpl, bool measured, ErrorClass error,
+                            std::uint64_t now) {
+  in_flight_ -= 1;
+  if (!measured) return;
+  stats_.templates[tmpl].errors += 1;
+  record_error(stats_, plan_, error, now);
+}
+
+void H2Worker::start_stream(Connection& c, std::uint64_t start, std::uint64_t now,
+                            const Retry* retry) {
+  const std::uint32_t slot = c.free.back();
+  Stream& s = c.streams[slot];
+  if (retry != nullptr) {
+    s.tmpl = retry->tmpl;
+    s.measured = retry->measured;
+    s.start_ns = retry->start_ns;
+    s.deadline_ns = retry->deadline_ns;
+  } else {
+    s.tmpl = static_cast<std::uint32_t>(requests_.size() == 1 ? 0 : requests_.pick(rng_.uniform()));
+    s.start_ns = start;
+    s.measured = start >= plan_.measure_start_ns && start < plan_.measure_end_ns;
+    s.deadline_ns = now + options_.timeout_ns;
+    in_flight_ += 1;
+    if (s.measured) {
+      issued_measured_ += 1;
+      stats_.issued += 1;
+      if (plan_.rate > 0) stats_.send_lag.record(now - start);
+    }
+  }
+  s.sent_ns = now;
+  s.status = 0;
+  s.peer_reset = false;
+  s.body_off = 0;
+  const auto& nva = h2_requests_.headers(s.tmpl);
+  nghttp2_data_provider body{};
+  body.source.ptr = &s;
+  body.read_callback = &read_body;
+  const bool has_body = !h2_requests_.body(s.tmpl).empty();
+  const std::int32_t id = nghttp2_submit_request(c.session.get(), nullptr, nva.data(), nva.size(),
+                                                 has_body ? &body : nullptr, &s);
+  if (id < 0) {
+    // Stream IDs used up (2^30 requests on one connection) or a session in shutdown: the
+    // connection takes no more streams; the request goes out on another one.
+    c.goaway = true;
+    retries_.push_back(Retry{s.tmpl, s.measured, s.start_ns, s.deadline_ns});
+    return;
+  }
+  c.free.pop_back();
+  s.id = id;
+  c.active += 1;
+  if (s.measured) c.measured_active += 1;
+  stats_.h2.streams += 1;
+  stats_.h2.max_concurrent = std::max(stats_.h2.max_concurrent, c.active);
+}
+
+void H2Worker::release(Connection& c, Stream& s) {
+  s.id = 0;
+  c.active -= 1;
+  if (s.measured) c.measured_active -= 1;
+  c.free.push_back(static_cast<std::uint32_t>(&s - c.streams.data()));
+}
+
+void H2Worker::finish_stream(Connection& c, Stream& s, std::uint32_t error_code) {
+  const std::uint64_t now = monotonic_ns();
+  const Stream done = s;
+  release(c, s);
+  if (error_code == NGHTTP2_REFUSED_STREAM) {
+    // Not processed (RFC 9113, section 8.7): safe to send again.
+    stats_.h2.retried += 1;
+    retries_.push_back(Retry{done.tmpl, done.measured, done.start_ns, done.deadline_ns});
+    return;
+  }
+  if (error_code != NGHTTP2_NO_ERROR || done.status == 0) {
+    fail_request(done.tmpl, done.measured,
+                 done.peer_reset ? ErrorClass::kStream : ErrorClass::kProtocol, now);
+    return;
+  }
+  in_flight_ -= 1;
+  if (done.measured) {
+    record_response(stats_, plan_, requests_, done.tmpl, done.status, done.start_ns, done.sent_ns,
+                    now);
+    progress_.store(stats_.responses, std::memory_order_relaxed);
+  }
+}
+
+int H2Worker::on_header(nghttp2_session* session, const nghttp2_frame* frame,
+                        const std::uint8_t* name, std::size_t namelen, const std::uint8_t* value,
+                        std::size_t valuelen, std::uint8_t, void* user_data) {
+  auto* c = static_cast<Connection*>(user_data);
+  if (c->closing || frame->hd.type != NGHTTP2_HEADERS) return 0;
+  if (std::string_view(reinterpret_cast<const char*>(name), namelen) != ":status") return 0;
+  auto* s =
+      static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, frame->hd.stream_id));
+  if (s == nullptr || s->id != frame->hd.stream_id) return 0;
+  // nghttp2's HTTP messaging checks have already refused a :status that is not three digits.
+  int code = 0;
+  for (std::size_t i = 0; i < valuelen; ++i) code = code * 10 + (value[i] - '0');
+  if (code >= 200 && code < kStatusSlots) s->status = code;  // 1xx: the final one follows
+  return 0;
+}
+
+int H2Worker::on_frame_recv(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+  auto* c = static_cast<Connection*>(user_data);
+  if (c->closing) return 0;
+  H2Stats& h2 = c->owner->stats_.h2;
+  switch (frame->hd.type) {
+    case NGHTTP2_SETTINGS:
+      if (frame->hd.flags & NGHTTP2_FLAG_ACK) break;
+      for (std::size_t i = 0; i < frame->settings.niv; ++i) {
+        if (frame->settings.iv[i].settings_id != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) continue;
+        c->server_max = frame->settings.iv[i].value;
+        if (h2.server_max_streams == 0 || c->server_max < h2.server_max_streams)
+          h2.server_max_streams = c->server_max;
+      }
+      c->ready = true;
+      break;
+    case NGHTTP2_RST_STREAM: {
+      h2.rst_stream[h2_error_slot(frame->rst_stream.error_code)] += 1;
+      auto* s =
+          static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, frame->hd.stream_id));
+      if (s != nullptr && s->id == frame->hd.stream_id) s->peer_reset = true;
+      break;
+    }
+    case NGHTTP2_GOAWAY:
+      h2.goaway[h2_error_slot(frame->goaway.error_code)] += 1;
+      c->goaway = true;
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+
+int H2Worker::on_frame_not_send(nghttp2_session*, const nghttp2_frame* frame, int,
+                                void* user_data) {
+  // A request whose HEADERS could not go out (the server's GOAWAY came first): no stream was
+  // opened, so there is no close callback; the request is sent again elsewhere.
+  auto* c = static_cast<Connection*>(user_data);
+  if (c->closing || frame->hd.type != NGHTTP2_HEADERS) return 0;
+  for (Stream& s : c->streams) {
+    if (s.id == frame->hd.stream_id) {
+      c->owner->finish_stream(*c, s, NGHTTP2_REFUSED_STREAM);
+      break;
+    }
+  }
+  return 0;
+}
+
+int H2Worker::on_stream_close(nghttp2_session* session, std::int32_t stream_id,
+                              std::uint32_t error_code, void* user_data) {
+  auto* c = static_cast<Connection*>(user_data);
+  if (c->closing) return 0;
+  auto* s = static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, stream_id));
+  if (s == nullptr || s->id != stream_id) return 0;
+  c->owner->finish_stream(*c, *s, error_code);
+  return 0;
+}
+
+ssize_t H2Worker::read_body(nghttp2_session*, std::int32_t, std::uint8_t* buf, std::size_t length,
+                            std::uint32_t* data_flags, nghttp2_data_source* source,
+                            void* user_data) {
+  auto* c = static_cast<Connection*>(user_data);
+  auto* s = static_cast<Stream*>(source->ptr);
+  const std::string& body = c->owner->h2_requests_.body(s->tmpl);
+  const std::size_t n = std::min(length, body.size() - s->body_off);
+  std::memcpy(buf, body.data() + s->body_off, n);
+  s->body_off += n;
+  if (s->body_off == body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+  return static_cast<ssize_t>(n);
+}
+
+void H2Worker::set_events(Connection& c, std::uint32_t events) {
+  if (c.events == events) return;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.events = events;
+}
+
+void H2Worker::close_socket(Connection& c, bool clean) {
+  c.closing = true;
+  c.session.reset();
+  c.closing = false;
+  if (c.ssl) {
+    end_tls(c.ssl.get(), clean && tls_->resume());
+    c.ssl.reset();
+  }
+  if (c.fd >= 0) close(c.fd);
+  c.fd = -1;
+  c.events = 0;
+  c.generation += 1;
+  c.state = State::kClosed;
+  c.ready = false;
+  c.goaway = false;
+  c.fresh = true;
+  c.active = 0;
+  c.measured_active = 0;
+  c.server_max = 0xffffffffu;
+  c.out_off = c.out_len = 0;
+  c.spill = nullptr;
+  c.spill_len = 0;
+  c.free.clear();
+  for (std::uint32_t i = static_cast<std::uint32_t>(c.streams.size()); i-- > 0;) {
+    c.streams[i].id = 0;
+    c.free.push_back(i);
+  }
+}
+
+void H2Worker::fail_connection(Connection& c, ErrorClass error, bool backoff) {
+  const std::uint64_t now = monotonic_ns();
+  if (c.active == 0) {
+    record_error(stats_, plan_, error, now);
+  } else {
+    for (Stream& s : c.streams)
+      if (s.id != 0) fail_request(s.tmpl, s.measured, error, now);
+  }
+  close_socket(c, false);
+  if (backoff && !fatal_) {
+    c.state = State::kBackoff;
+    c.retry_ns = now + kBackoffNs;
+    return;
+  }
+  reopen(c, now);
+}
+
+void H2Worker::not_h2(Connection& c, const std::string& why) {
+  if (stats_.h2.not_h2.empty()) stats_.h2.not_h2 = why;
+  fatal_ = true;
+  stopping_ = true;
+  const ErrorClass error = c.ssl ? ErrorClass::kTls : ErrorClass::kProtocol;
+  fail_connection(c, error, false);
+  // Every connection would meet the same server: the run ends here.
+  for (Connection& other : conns_) {
+    if (other.state != State::kClosed && other.state != State::kBackoff)
+      fail_connection(other, error, false);
+    other.state = State::kClosed;
+  }
+  const std::uint64_t now = monotonic_ns();
+  for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, error, now);
+  retries_.clear();
+}
+
+void H2Worker::reopen(Connection& c, std::uint64_t now) {
+  if (fatal_ || (stopping_ && retries_.empty())) return;
+  open_socket(c, now);
+}
+
+void H2Worker::open_socket(Connection& c, std::uint64_t now) {
+  c.fd = open_connecting_socket(target_);
+  if (c.fd < 0) {
+    fail_connection(c, ErrorClass::kConnect, true);
+    return;
+  }
+  c.state = State::kConnecting;
+  c.deadline_ns = now + options_.timeout_ns;
+  epoll_event ev{};
+  ev.events = EPOLLOUT;
+  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
+  c.events = EPOLLOUT;
+}
+
+void H2Worker::on_connected(Connection& c, std::uint64_t now) {
+  if (!connect_succeeded(c.fd)) {
+    fail_connection(c, ErrorClass::kConnect, true);
+    return;
+  }
+  if (now >= plan_.measure_start_ns) stats_.connects += 1;
+  if (tls_) {
+    c.ssl = tls_->open(c.fd, static_cast<std::size_t>(&c - conns_.data()));
+    if (!c.ssl) {
+      fail_connection(c, ErrorClass::kTls, true);
+      return;
+    }
+    c.state = State::kHandshaking;
+    continue_handshake(c);
+    return;
+  }
+  start_session(c);
+}
+
+void H2Worker::continue_handshake(Connection& c) {
+  switch (handshake_step(c.ssl.get())) {
+    case Handshake::kDone:
+      break;
+    case Handshake::kWantRead:
+      set_events(c, EPOLLIN);
+      return;
+    case Handshake::kWantWrite:
+      set_events(c, EPOLLOUT);
+      return;
+    case Handshake::kNoApplicationProtocol:
+      // The usual answer of a server without HTTP/2 on this port (nginx, for one).
+      not_h2(c,
+             "the server refused ALPN h2 (alert no_application_protocol): no HTTP/2 on this "
+             "port");
+      return;
+    case Handshake::kFailed:
+      fail_connection(c, ErrorClass::kTls, true);
+      return;
+  }
+  record_handshake(stats_, plan_, SSL_session_reused(c.ssl.get()) != 0, monotonic_ns());
+  std::string selected;
+  if (!TlsClient::alpn_is_h2(c.ssl.get(), selected)) {
+    not_h2(c, "the server did not select h2 by ALPN (selected: " + selected + ")");
+    return;
+  }
+  start_session(c);
+  // Records that came with the last handshake read (read-ahead) are already in OpenSSL's
+  // buffer, where no epoll event will announce them.
+  const std::uint32_t generation = c.generation;
+  if (c.state == State::kOpen && SSL_has_pending(c.ssl.get())) {
+    on_readable(c);
+    if (c.generation == generation && c.state == State::kOpen) service(c, monotonic_ns());
+  }
+}
+
+void H2Worker::start_session(Connection& c) {
+  nghttp2_session* session = nullptr;
+  if (nghttp2_session_client_new3(&session, callbacks_.get(), &c, nullptr, &mem_) != 0) {
+    fail_connection(c, ErrorClass::kProtocol, true);
+    return;
+  }
+  c.session.reset(session);
+  // No server push; stream and connection windows that never pace a response.
+  const nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+                                             {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kWindow}};
+  nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+  nghttp2_session_set_local_window_size(session, NGHTTP2_FLAG_NONE, 0, kWindow);
+  c.state = State::kOpen;
+  // Until the server's SETTINGS arrive (its first frame) no request goes out, so that its
+  // stream limit is known before the first one.
+  c.deadline_ns = monotonic_ns() + options_.timeout_ns;
+  set_events(c, EPOLLIN);
+  flush(c);
+}
+
+bool H2Worker::flush(Connection& c) {
+  for (;;) {
+    // Gather frames until the buffer is full or nghttp2 has nothing more.
+    while (c.out_len < kOutBytes) {
+      if (c.spill_len == 0) {
+        const std::uint8_t* data = nullptr;
+        const ssize_t n = nghttp2_session_mem_send(c.session.get(), &data);
+        if (n < 0) {
+          fail_connection(c, ErrorClass::kProtocol, false);
+          return false;
+        }
+        if (n == 0) break;
+        c.spill = data;
+        c.spill_len = static_cast<std::size_t>(n);
+      }
+      const std::size_t take = std::min(c.spill_len, kOutBytes - c.out_len);
+      std::memcpy(c.out.get() + c.out_len, c.spill, take);
+      c.out_len += take;
+      c.spill += take;
+      c.spill_len -= take;
+    }
+    if (c.out_off == c.out_len) break;
+    const IoResult r =
+        write_some(c.fd, c.ssl.get(), c.out.get() + c.out_off, c.out_len - c.out_off);
+    if (r.status == IoStatus::kWouldBlock || r.status == IoStatus::kWantOther) {
+      // Reads go on while the socket is full: the server's frames still have to be taken.
+      set_events(c, EPOLLIN | EPOLLOUT);
+      return true;
+    }
+    if (r.status != IoStatus::kDone) {
+      fail_connection(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kWrite,
+                      false);
+      return false;
+    }
+    if (c.measured_active > 0) stats_.bytes_written += r.bytes;
+    c.out_off += r.bytes;
+    if (c.out_off == c.out_len) c.out_off = c.out_len = 0;
+  }
+  set_events(c, EPOLLIN);
+  return true;
+}
+
+void H2Worker::on_readable(Connection& c) {
+  const std::uint32_t generation = c.generation;
+  for (;;) {
+    const IoResult r = read_some(c.fd, c.ssl.get(), c.in.get(), kInBytes);
+    switch (r.status) {
+      case IoStatus::kDone:
+      case IoStatus::kEof:
+        break;
+      case IoStatus::kWouldBlock:
+        return;
+      case IoStatus::kWantOther:
+        set_events(c, EPOLLIN | EPOLLOUT);
+        return;
+      default:
+        fail_connection(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kRead,
+                        false);
+        return;
+    }
+    const std::size_t n = r.bytes;
+    if (r.status == IoStatus::kEof) {
+      // The server closed. With nothing in flight (an idle connection, or one it retired by
+      // GOAWAY) that is not an error: a new connection takes over.
+      if (c.active == 0) {
+        close_socket(c, false);
+        reopen(c, monotonic_ns());
+      } else {
+        fail_connection(c, ErrorClass::kRead, false);
+      }
+      return;
+    }
+    if (c.fresh) {
+      c.fresh = false;
+      if (!c.ssl &&
+          std::string_view(reinterpret_cast<const char*>(c.in.get()), n).starts_with("HTTP/1.")) {
+        not_h2(c,
+               "the server answered the HTTP/2 connection preface in HTTP/1.1: no h2c with "
+               "prior knowledge on this port");
+        return;
+      }
+    }
+    if (c.measured_active > 0) stats_.bytes_read += n;
+    const ssize_t used = nghttp2_session_mem_recv(c.session.get(), c.in.get(), n);
+    if (used < 0) {
+      fail_connection(c, ErrorClass::kProtocol, false);
+      return;
+    }
+    if (c.generation != generation) return;
+    // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
+    if (!c.ssl && n < kInBytes) return;
+  }
+}
+
+void H2Worker::refill(Connection& c, std::uint64_t now) {
+  while (has_room(c)) {
+    if (!retries_.empty()) {
+      const Retry r = retries_.back();
+      retries_.pop_back();
+      start_stream(c, r.start_ns, now, &r);
+    } else if (plan_.rate == 0 && can_issue(now)) {
+      start_stream(c, now, now, nullptr);
+    } else {
+      break;
+    }
+  }
+  if (plan_.rate > 0 && has_room(c)) make_available(c);
+}
+
+void H2Worker::service(Connection& c, std::uint64_t now) {
+  if (c.state != State::kOpen) return;
+  if (c.ready && !c.goaway) refill(c, now);
+  if (plan_.rate > 0) dispatch_due(now);
+  if (c.state != State::kOpen) return;
+  if (!flush(c)) return;
+  // Retired by the server (GOAWAY) and nothing left in flight, or a session that is over.
+  const bool done = (c.goaway && c.active == 0) || (!nghttp2_session_want_read(c.session.get()) &&
+                                                    !nghttp2_session_want_write(c.session.get()));
+  if (done) {
+    close_socket(c, true);
+    reopen(c, now);
+  }
+}
+
+void H2Worker::make_available(Connection& c) {
+  if (c.available) return;
+  c.available = true;
+  available_.push_back(static_cast<std::uint32_t>(&c - conns_.data()));
+}
+
+H2Worker::Connection* H2Worker::pick_available() {
+  while (!available_.empty()) {
+    Connection& c = conns_[available_.back()];
+    if (has_room(c)) return &c;
+    c.available = false;
+    available_.pop_back();
+  }
+  return nullptr;
+}
+
+void H2Worker::dispatch_due(std::uint64_t now) {
+  std::uint32_t touched_gen = 0;
+  Connection* touched = nullptr;
+  while (!stopping_ || !retries_.empty()) {
+    Connection* c = pick_available();
+    if (c == nullptr) break;
+    if (!retries_.empty()) {
+      const Retry r = retries_.back();
+      retries_.pop_back();
+      start_stream(*c, r.start_ns, now, &r);
+    } else {
+      if (stopping_) break;
+      const std::uint64_t when = intended_ns(plan_, next_k_);
+      if (when > now || when >= plan_.measure_end_ns) break;
+      if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
+        break;
+      next_k_ += 1;
+      start_stream(*c, when, now, nullptr);
+    }
+    // Frames of a connection go out together: a connection is flushed when the loop moves on.
+    if (touched != nullptr && touched != c && touched->generation == touched_gen &&
+        touched->state == State::kOpen)
+      flush(*touched);
+    touched = c;
+    touched_gen = c->generation;
+  }
+  if (touched != nullptr && touched->generation == touched_gen && touched->state == State::kOpen)
+    flush(*touched);
+}
+
+void H2Worker::sweep(std::uint64_t now) {
+  for (Connection& c : conns_) {
+    switch (c.state) {
+      case State::kBackoff:
+        if (now >= c.retry_ns) {
+          c.state = State::kClosed;
+          reopen(c, now);
+        }
+        break;
+      case State::kConnecting:
+      case State::kHandshaking:
+        if (now >= c.deadline_ns)
+          fail_connection(
+              c, c.state == State::kConnecting ? ErrorClass::kConnect : ErrorClass::kTls, true);
+        break;
+      case State::kOpen: {
+        if (!c.ready) {
+          if (now >= c.deadline_ns) fail_connection(c, ErrorClass::kTimeout, true);
+          break;
+        }
+        bool cancelled = false;
+        for (Stream& s : c.streams) {
+          if (s.id == 0 || now < s.deadline_ns) continue;
+          // The stream is given up, not the connection: the server may still serve the others.
+          nghttp2_submit_rst_stream(c.session.get(), NGHTTP2_FLAG_NONE, s.id, NGHTTP2_CANCEL);
+          // Its frames and close may still come; they no longer find this slot.
+          nghttp2_session_set_stream_user_data(c.session.get(), s.id, nullptr);
+          const Stream done = s;
+          release(c, s);
+          fail_request(done.tmpl, done.measured, ErrorClass::kTimeout, now);
+          cancelled = true;
+        }
+        if (cancelled) service(c, now);
+        break;
+      }
+      case State::kClosed:
+        break;
+    }
+  }
+  // Requests waiting to be sent again time out like any other.
+  for (std::size_t i = 0; i < retries_.size();) {
+    if (now < retries_[i].deadline_ns) {
+      ++i;
+      continue;
+    }
+    fail_request(retries_[i].tmpl, retries_[i].measured, ErrorClass::kTimeout, now);
+    retries_[i] = retries_.back();
+    retries_.pop_back();
+  }
+}
+
+void H2Worker::handle_event(const epoll_event& ev) {
+  const auto index = static_cast<std::uint32_t>(ev.data.u64 & 0xffffffffu);
+  const auto generation = static_cast<std::uint32_t>(ev.data.u64 >> 32);
+  Connection& c = conns_[index];
+  if (c.generation != generation || c.fd < 0) return;
+  switch (c.state) {
+    case State::kConnecting:
+      on_connected(c, monotonic_ns());
+      break;
+    case State::kHandshaking:
+      continue_handshake(c);
+      break;
+    case State::kOpen:
+      if (ev.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) on_readable(c);
+      if (c.generation != generation || c.state != State::kOpen) break;
+      service(c, monotonic_ns());
+      break;
+    default:
+      break;
+  }
+}
+
+void H2Worker::run() {
+  ran_batch_ = apply_thread_policy(plan_);
+  sleep_until(plan_.start_ns);
+  std::uint64_t now = monotonic_ns();
+  // Every connection opens at once; requests go out when the server's SETTINGS arrive.
+  for (Connection& c : conns_) {
+    close_socket(c, false);  // initialises the stream slots
+    open_socket(c, now);
+  }
+  std::uint64_t next_sweep = now + kSweepNs;
+  for (;;) {
+    now = monotonic_ns();
+    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
+    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
+                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
+      stopping_ = true;
+      if (stop_.load(std::memory_order_relaxed))
+        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
+    }
+    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
+    if (now >= next_sweep) {
+      sweep(now);
+      next_sweep = now + kSweepNs;
+    }
+    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
+    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
+      // As in the HTTP/1.1 worker: sleep until shortly before the next send, then poll.
+      const std::uint64_t due = intended_ns(plan_, next_k_);
+      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
+    }
+    const std::uint64_t wait = wake > now ? wake - now : 0;
+    const timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
+    const int n = wait_epoll(epoll_fd_, events_, ts, precise_wait_);
+    for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)]);
+  }
+  // Whatever is still outstanding ran out of time.
+  now = monotonic_ns();
+  stopping_ = true;
+  for (Connection& c : conns_) {
+    for (Stream& s : c.streams)
+      if (s.id != 0) fail_request(s.tmpl, s.measured, ErrorClass::kTimeout, now);
+    close_socket(c, false);
+  }
+  for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, ErrorClass::kTimeout, now);
+  retries_.clear();
+  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
+    const std::uint64_t expected =
+        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
+    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
+  }
+}
+
+}  // namespace gatebench::load
