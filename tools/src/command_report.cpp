@@ -22,8 +22,12 @@ with their reasons; the exit status does not depend on them (the gate is gateben
 options:
   -o, --out DIR          output directory (created)
   --instructions FILE    also include instruction counts (gatebench micro --instructions)
+  --macro-instructions FILE
+                         instructions per request end to end (gatebench-macro --instructions N,
+                         gatebench.macro_instructions/1): the attribution in instructions
   --attribution FILE     cost attribution rules (JSON array of {label, scenario, baseline,
-                         micro: [regex...]}); default: the built-in rules in docs/report.md
+                         micro: [regex...], counter?}); default: the built-in rules in
+                         docs/report.md
 exit: 0 ok, 1 failure writing, 2 bad input
 )";
 
@@ -32,7 +36,8 @@ exit: 0 ok, 1 failure writing, 2 bad input
 int command_report(const CommandArgs& argv) {
   CommandArgs normalised;
   for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
-  const common::CommandLine args(normalised, {"out", "instructions", "attribution"}, {"help"});
+  const common::CommandLine args(
+      normalised, {"out", "instructions", "macro-instructions", "attribution"}, {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
@@ -61,12 +66,20 @@ int command_report(const CommandArgs& argv) {
     if (!instr_set->instructions)
       throw common::UsageError(*f + ": expected instruction counts (gatebench.instructions/1)");
   }
+  std::optional<MacroInstructionRun> macro_instructions;
+  if (auto f = args.value("macro-instructions")) macro_instructions = load_macro_instructions(*f);
   const auto rules = args.value("attribution") ? load_attribution_rules(*args.value("attribution"))
                                                : default_attribution_rules();
 
-  ReportModel m = build_report_model(micro_set ? &*micro_set->micro : nullptr,
-                                     macro_set ? &*macro_set->macro : nullptr,
-                                     instr_set ? &*instr_set->instructions : nullptr, rules);
+  // User counters (tls's server_ns) are read from the micro file itself: the model keeps none.
+  const MicroCounters counters =
+      micro_set ? MicroCounters::from_gbench_json(load_json_file(micro_set->file))
+                : MicroCounters{};
+  ReportModel m = build_report_model(
+      micro_set ? &*micro_set->micro : nullptr, macro_set ? &*macro_set->macro : nullptr,
+      instr_set ? &*instr_set->instructions : nullptr, rules, &counters,
+      macro_instructions ? &*macro_instructions : nullptr);
+  if (macro_instructions) m.macro_instructions_file = *args.value("macro-instructions");
   if (micro_set) m.micro_file = micro_set->file;
   if (macro_set) m.macro_file = macro_set->file;
   if (instr_set) m.instructions_file = instr_set->file;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tools/src/format.hpp"
+#include "tools/src/report_ablation.hpp"
 #include "tools/src/report_naive.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
@@ -113,31 +114,23 @@ void macro_section(const ReportModel& m, std::string& h) {
   if (!any_series)
     h += "<p class=\"note\">No per-second series in macro.json (field <code>per_second</code>, "
          "written for gatebench-load runs).</p>";
+}
 
-  if (m.attribution.empty()) return;
-  h += "<h2>Cost attribution</h2><p class=\"note\">Gateway CPU time per request = CPU% / 100 / "
-       "req/s. Each difference between two scenarios is set beside the micro cost of the hot "
-       "paths it adds; explained = micro ÷ difference.</p>";
-  h += "<table><tr><th>difference</th><th>CPU µs/req scenario − baseline</th><th>hot paths "
-       "(micro)</th><th>micro µs</th><th>explained</th></tr>";
-  for (const auto& a : m.attribution) {
-    std::string paths;
-    for (const auto& [name, ns] : a.micro)
-      paths += (paths.empty() ? "" : "<br>") +
-               ("<code>" + html_escape(name) + "</code> " + html_escape(fmt_time_ns(ns)));
-    for (const auto& p : a.unmatched)
-      paths += (paths.empty() ? "" : "<br>") +
-               ("no benchmark matches <code>" + html_escape(p) + "</code>");
-    if (!a.note.empty()) paths += (paths.empty() ? "" : "<br>") + html_escape(a.note);
-    const std::string diff = a.difference_us
-                                 ? fmt_sig(*a.scenario_us) + " − " + fmt_sig(*a.baseline_us) +
-                                       " = " + fmt_sig(*a.difference_us)
-                                 : "–";
-    h += "<tr>" + cell(a.rule.label) + cell(diff, true) + "<td>" + paths + "</td>" +
-         cell(a.micro_us ? fmt_sig(*a.micro_us) : "–", true) + cell(explained_text(a), true) +
-         "</tr>";
-  }
-  h += "</table>";
+void attribution_section(const ReportModel& m, std::string& h) {
+  const auto tables = attribution_tables(m);
+  if (tables.empty()) return;
+  h += "<h2>Cost attribution</h2>";
+  for (const auto& t : tables) table(t, h);
+  const ReportTable features = ablation_table(m);
+  if (features.rows.empty()) return;
+  const AblationBars bars = ablation_bars(m);
+  if (!bars.bars.empty())
+    h += svg_bar_chart(
+        bars.instructions
+            ? "What each feature costs: instructions per request over the default host"
+            : "What each feature costs: CPU µs per request over the default host (time)",
+        bars.bars);
+  table(features, h);
 }
 
 void micro_section(const ReportModel& m, std::string& h) {
@@ -209,6 +202,7 @@ std::string report_html(const ReportModel& m) {
   h += "</style></head><body><h1>gatebench report</h1>";
   environment(m, h);
   if (m.macro) macro_section(m, h);
+  attribution_section(m, h);
   if (m.micro) micro_section(m, h);
   if (m.instructions) instructions_section(m, h);
   h += "<p class=\"note\">" + std::string("gatebench ") + kGatebenchVersion +

@@ -58,6 +58,30 @@ json macro_json(const ReportModel& m) {
   return out;
 }
 
+json instructions_attribution(const Attribution& a) {
+  json micro = json::array();
+  for (const auto& [name, v] : a.micro_ir)
+    micro.push_back({{"benchmark", name}, {"instructions_per_op", v}});
+  return {{"scenario_per_request", opt(a.scenario_ir)},
+          {"baseline_per_request", opt(a.baseline_ir)},
+          {"difference_per_request", opt(a.difference_ir)},
+          {"micro", micro},
+          {"micro_scaled_by_counter", a.micro_ir_scaled},
+          {"micro_per_request", opt(a.micro_ir_sum)},
+          {"remainder_per_request", opt(a.remainder_ir)},
+          {"remainder_share", opt(a.remainder_share)}};
+}
+
+json macro_instructions_json(const MacroInstructionRun& run) {
+  json list = json::array();
+  for (const auto& s : run.scenarios)
+    list.push_back({{"name", s.name},
+                    {"status", s.status},
+                    {"reason", s.reason},
+                    {"instructions_per_request", opt(s.per_request)}});
+  return {{"env", run.env}, {"method", run.method}, {"scenarios", list}};
+}
+
 json attribution_json(const ReportModel& m) {
   json list = json::array();
   for (const auto& a : m.attribution) {
@@ -75,8 +99,34 @@ json attribution_json(const ReportModel& m) {
                     {"micro_us_per_request", opt(a.micro_us)},
                     {"explained_share", opt(a.explained_share)},
                     {"resolved", a.resolved ? json(*a.resolved) : json(nullptr)},
-                    {"note", a.note}});
+                    {"note", a.note},
+                    {"counter", a.rule.counter.empty() ? json(nullptr) : json(a.rule.counter)},
+                    {"instructions", instructions_attribution(a)}});
   }
+  return list;
+}
+
+json interval_json(const MacroInterval* iv) {
+  if (!iv) return nullptr;
+  return {
+      {"median", iv->median}, {"lo", iv->lo}, {"hi", iv->hi}, {"n", iv->n}, {"level", iv->level}};
+}
+
+json handshakes_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& h : m.handshakes)
+    list.push_back({{"scenario", h.scenario->name},
+                    {"status", h.scenario->status},
+                    {"limited_by_harness", h.harness_limited},
+                    {"per_s", opt(h.per_s)},
+                    {"full", opt(h.full)},
+                    {"resumed", opt(h.resumed)},
+                    {"server_cpu_us_per_handshake", opt(h.target_us)},
+                    {"server_cpu_us_per_handshake_interval", interval_json(h.target_interval)},
+                    {"load_cpu_us_per_handshake", opt(h.load_us)},
+                    {"floor_benchmark", h.floor_us ? json(h.floor_benchmark) : json(nullptr)},
+                    {"floor_server_us", opt(h.floor_us)},
+                    {"vs_floor", opt(h.vs_floor)}});
   return list;
 }
 
@@ -88,12 +138,17 @@ json report_json(const ReportModel& m) {
             {"inputs",
              {{"micro", m.micro_file ? json(*m.micro_file) : json(nullptr)},
               {"macro", m.macro_file ? json(*m.macro_file) : json(nullptr)},
-              {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)}}}};
+              {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)},
+              {"macro_instructions",
+               m.macro_instructions_file ? json(*m.macro_instructions_file) : json(nullptr)}}}};
   j["micro"] = m.micro ? micro_json(m) : json(nullptr);
   j["instructions"] = m.instructions ? instructions_to_json(*m.instructions) : json(nullptr);
   if (m.instructions) j["instructions"].erase("schema");
   j["macro"] = m.macro ? macro_json(m) : json(nullptr);
-  j["cost_attribution"] = m.macro ? attribution_json(m) : json(nullptr);
+  j["macro_instructions"] =
+      m.macro_instructions ? macro_instructions_json(*m.macro_instructions) : json(nullptr);
+  j["cost_attribution"] = m.macro || m.macro_instructions ? attribution_json(m) : json(nullptr);
+  j["handshakes"] = m.macro ? handshakes_json(m) : json(nullptr);
   return j;
 }
 

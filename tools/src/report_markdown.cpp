@@ -1,4 +1,5 @@
 #include "tools/src/format.hpp"
+#include "tools/src/report_ablation.hpp"
 #include "tools/src/report_naive.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
@@ -76,51 +77,36 @@ void instructions_table(const ReportModel& m, std::string& md) {
   md += "\n";
 }
 
+void table_md(const ReportTable& t, std::string& md) {
+  md += "### " + t.title + "\n\n";
+  if (!t.note.empty()) md += t.note + "\n\n";
+  std::string rule = "|";
+  md += "|";
+  for (std::size_t c = 0; c < t.head.size(); ++c) {
+    md += " " + t.head[c] + " |";
+    rule += t.numeric[c] ? "---:|" : "---|";
+  }
+  md += "\n" + rule + "\n";
+  for (const auto& row : t.rows) {
+    md += "|";
+    for (const auto& cell : row) md += " " + md_cell(cell) + " |";
+    md += "\n";
+  }
+  md += "\n";
+}
+
 void macro_table(const ReportModel& m, std::string& md) {
   md += "## Macro scenarios\n\n";
   if (const std::string banner = smoke_banner(m); !banner.empty()) md += "> **" + banner + "**\n\n";
-  for (const auto& t : macro_tables(m)) {
-    md += "### " + t.title + "\n\n";
-    if (!t.note.empty()) md += t.note + "\n\n";
-    std::string rule = "|";
-    md += "|";
-    for (std::size_t c = 0; c < t.head.size(); ++c) {
-      md += " " + t.head[c] + " |";
-      rule += t.numeric[c] ? "---:|" : "---|";
-    }
-    md += "\n" + rule + "\n";
-    for (const auto& row : t.rows) {
-      md += "|";
-      for (const auto& cell : row) md += " " + md_cell(cell) + " |";
-      md += "\n";
-    }
-    md += "\n";
-  }
+  for (const auto& t : macro_tables(m)) table_md(t, md);
 }
 
-void attribution_table(const ReportModel& m, std::string& md) {
-  md +=
-      "## Cost attribution\n\nGateway CPU time per request = CPU% / 100 / req/s. Each "
-      "difference between two scenarios is set beside the micro cost (time per op) of the hot "
-      "paths the scenario adds; *explained* = micro ÷ difference.\n\n";
-  md +=
-      "| difference | CPU µs/req (scenario − baseline) | hot paths (micro) | micro µs | explained "
-      "|\n|---|---:|---|---:|---:|\n";
-  for (const auto& a : m.attribution) {
-    std::string paths;
-    for (const auto& [name, ns] : a.micro)
-      paths += (paths.empty() ? "" : "<br>") + ("`" + name + "` " + fmt_time_ns(ns));
-    for (const auto& p : a.unmatched)
-      paths += (paths.empty() ? "" : "<br>") + ("no benchmark matches `" + p + "`");
-    if (!a.note.empty()) paths += (paths.empty() ? "" : "<br>") + a.note;
-    const std::string diff = a.difference_us
-                                 ? fmt_sig(*a.scenario_us) + " − " + fmt_sig(*a.baseline_us) +
-                                       " = " + fmt_sig(*a.difference_us)
-                                 : "–";
-    md += "| " + a.rule.label + " | " + diff + " | " + paths + " | " +
-          (a.micro_us ? fmt_sig(*a.micro_us) : "–") + " | " + explained_text(a) + " |\n";
-  }
-  md += "\n";
+void attribution_section(const ReportModel& m, std::string& md) {
+  const auto tables = attribution_tables(m);
+  if (tables.empty()) return;
+  md += "## Cost attribution\n\n";
+  for (const auto& t : tables) table_md(t, md);
+  if (const ReportTable t = ablation_table(m); !t.rows.empty()) table_md(t, md);
 }
 
 }  // namespace
@@ -130,12 +116,11 @@ std::string report_markdown(const ReportModel& m) {
   environment(m, md);
   if (m.micro) micro_table(m, md);
   if (m.instructions) instructions_table(m, md);
-  if (m.macro) {
+  if (m.macro)
     macro_table(m, md);
-    if (!m.attribution.empty()) attribution_table(m, md);
-  } else {
+  else
     md += "## Macro scenarios\n\nNo macro.json was given.\n\n";
-  }
+  attribution_section(m, md);
   return md;
 }
 

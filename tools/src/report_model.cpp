@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -48,7 +49,18 @@ std::vector<AttributionRule> default_attribution_rules() {
       {"https new-conn − keep-alive",
        "gateway-https-newconn",
        "gateway-https-keepalive",
-       {"^tls/handshake_tls13_full$"}},
+       {"^tls/handshake_tls13_full$"},
+       "server_ns"},
+      // The ablation (macro/scenarios/ablation-*.json): one feature on the default host each.
+      {"IP list (1,000 CIDRs)", "ablation-iplist", "gateway-default", {"^cidr/gatecore/list_1k$"}},
+      {"country lookup", "ablation-country", "gateway-default", {"^cidr/gatecore/geoip_country$"}},
+      // The protected set's evaluation: its 30 rules, with its exploit scan and rate limit.
+      {"30 rules", "ablation-rules30", "gateway-default", {"^rules/gatecore/protected/clean$"}},
+      {"exploit blocking", "ablation-exploits", "gateway-default", {"^exploit/gatecore/clean$"}},
+      // One client address: the load generator's, a key already in the table.
+      {"rate limit", "ablation-ratelimit", "gateway-default", {"^ratelimit/gatecore/1k_seen$"}},
+      {"security headers", "ablation-headers", "gateway-default", {}},
+      {"access log off", "ablation-nolog", "gateway-default", {}},
   };
 }
 
@@ -63,6 +75,7 @@ std::vector<AttributionRule> load_attribution_rules(const std::string& file) {
     r.label = rule.child("label").string();
     r.scenario = rule.child("scenario").string();
     r.baseline = rule.child("baseline").string();
+    r.counter = rule.child("counter").optional_string().value_or("");
     const common::JsonField micro = rule.child("micro");
     micro.expect_array();
     for (std::size_t k = 0; k < micro.size(); ++k) {
@@ -185,20 +198,81 @@ std::optional<bool> resolved(const MacroScenario& a, const MacroScenario& b) {
   return ia->hi < ib->lo || ib->hi < ia->lo;
 }
 
+std::optional<double> counter_of(const ReportModel& m, const std::string& bench,
+                                 const std::string& counter) {
+  if (!m.counters) return std::nullopt;
+  return m.counters->median(bench, counter);
+}
+
+// Instructions per op of a micro benchmark: per iteration ÷ items per iteration (when the
+// benchmark counts items, as its time per op does), scaled to the rule's counter when it has one.
+std::optional<double> micro_instructions(const ReportModel& m, const AttributionRule& rule,
+                                         const std::string& bench) {
+  const InstructionCount* c = m.instructions->find(bench);
+  if (!c || !c->error.empty() || c->per_iteration <= 0) return std::nullopt;
+  double per_op = c->per_iteration;
+  const MicroRow* row = nullptr;
+  for (const auto& r : m.micro_rows)
+    if (r.bench->name == bench) row = &r;
+  if (row && row->cpu_ns > 0 && row->items_per_second) {
+    const double items = std::round(*row->items_per_second * row->cpu_ns / 1e9);
+    if (items >= 1) per_op /= items;
+  }
+  if (rule.counter.empty()) return per_op;
+  const auto part = counter_of(m, bench, rule.counter);
+  if (!part || !row || row->cpu_ns <= 0) return std::nullopt;
+  return per_op * std::min(1.0, *part / row->cpu_ns);
+}
+
+void fill_instructions(const ReportModel& m, const AttributionRule& rule, Attribution& a) {
+  if (m.macro_instructions) {
+    const auto* s = m.macro_instructions->find(rule.scenario);
+    const auto* b = m.macro_instructions->find(rule.baseline);
+    if (s) a.scenario_ir = s->per_request;
+    if (b) a.baseline_ir = b->per_request;
+    if (a.scenario_ir && a.baseline_ir) a.difference_ir = *a.scenario_ir - *a.baseline_ir;
+  }
+  if (!m.instructions) return;
+  for (const auto& pattern : rule.micro_patterns) {
+    const RE2 re(pattern, RE2::Quiet);
+    for (const auto& c : m.instructions->benchmarks) {
+      if (!RE2::PartialMatch(c.name, re)) continue;
+      if (auto v = micro_instructions(m, rule, c.name)) {
+        a.micro_ir.emplace_back(c.name, *v);
+        a.micro_ir_scaled = !rule.counter.empty();
+      }
+      break;
+    }
+  }
+  if (!a.micro_ir.empty() || rule.micro_patterns.empty()) {
+    double sum = 0;
+    for (const auto& [name, v] : a.micro_ir) sum += v;
+    a.micro_ir_sum = sum;
+  }
+  if (a.difference_ir && a.micro_ir_sum) {
+    a.remainder_ir = *a.difference_ir - *a.micro_ir_sum;
+    if (*a.difference_ir > 0) a.remainder_share = *a.remainder_ir / *a.difference_ir;
+  }
+}
+
 void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules) {
   for (const auto& rule : rules) {
     Attribution a;
     a.rule = rule;
-    const MacroScenario* s = m.macro->find(rule.scenario);
-    const MacroScenario* b = m.macro->find(rule.baseline);
-    if (!s || !b) continue;  // the run did not include this pair
-    a.scenario_us = cpu_us_per_request(*s);
-    a.baseline_us = cpu_us_per_request(*b);
-    if (a.scenario_us && a.baseline_us) {
-      a.difference_us = *a.scenario_us - *a.baseline_us;
-      a.resolved = resolved(*s, *b);
-    } else {
-      a.note = "scenario not ok or without CPU%/req/s";
+    const MacroScenario* s = m.macro ? m.macro->find(rule.scenario) : nullptr;
+    const MacroScenario* b = m.macro ? m.macro->find(rule.baseline) : nullptr;
+    const bool counted = m.macro_instructions && m.macro_instructions->find(rule.scenario) &&
+                         m.macro_instructions->find(rule.baseline);
+    if ((!s || !b) && !counted) continue;  // neither run included this pair
+    if (s && b) {
+      a.scenario_us = cpu_us_per_request(*s);
+      a.baseline_us = cpu_us_per_request(*b);
+      if (a.scenario_us && a.baseline_us) {
+        a.difference_us = *a.scenario_us - *a.baseline_us;
+        a.resolved = resolved(*s, *b);
+      } else {
+        a.note = "scenario not ok or without CPU%/req/s";
+      }
     }
     if (m.micro) {
       for (const auto& pattern : rule.micro_patterns) {
@@ -209,12 +283,20 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
             found = &r;
             break;
           }
-        if (found)
-          a.micro.emplace_back(found->bench->name, found->ns_per_op);
-        else
+        if (!found) {
           a.unmatched.push_back(pattern);
+          continue;
+        }
+        if (rule.counter.empty()) {
+          a.micro.emplace_back(found->bench->name, found->ns_per_op);
+        } else if (auto ns = counter_of(m, found->bench->name, rule.counter)) {
+          a.micro.emplace_back(found->bench->name + " " + rule.counter, *ns);
+        } else {
+          a.unmatched.push_back(pattern + " (no " + rule.counter + " counter)");
+        }
       }
     }
+    fill_instructions(m, rule, a);
     if (!a.micro.empty()) {
       double ns = 0;
       for (const auto& [name, v] : a.micro) ns += v;
@@ -231,20 +313,54 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
   }
 }
 
+std::optional<double> number_in(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return std::nullopt;
+  return obj[key].get<double>();
+}
+
+void fill_handshakes(ReportModel& m) {
+  for (const auto& s : m.macro->scenarios) {
+    if (!s.raw.contains("handshakes") || !s.raw["handshakes"].is_object()) continue;
+    const json& h = s.raw["handshakes"];
+    const json& cpu =
+        s.raw.contains("cpu_us_per_handshake") ? s.raw["cpu_us_per_handshake"] : json::object();
+    HandshakeRow row;
+    row.scenario = &s;
+    row.harness_limited = s.reason.find("limited by the harness") != std::string::npos;
+    row.per_s = number_in(h, "per_s");
+    row.full = number_in(h, "full");
+    row.resumed = number_in(h, "resumed");
+    row.target_us = number_in(cpu, "target");
+    row.load_us = number_in(cpu, "load");
+    row.target_interval = s.interval("cpu_us_per_handshake");
+    const bool resumed = row.resumed.value_or(0) > row.full.value_or(0);
+    row.floor_benchmark = resumed ? "tls/handshake_tls13_resumed" : "tls/handshake_tls13_full";
+    if (auto ns = counter_of(m, row.floor_benchmark, "server_ns")) row.floor_us = *ns / 1000;
+    if (row.floor_us && *row.floor_us > 0 && row.target_us)
+      row.vs_floor = *row.target_us / *row.floor_us;
+    m.handshakes.push_back(row);
+  }
+}
+
 }  // namespace
 
 ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
                                const InstructionRun* instructions,
-                               const std::vector<AttributionRule>& rules) {
+                               const std::vector<AttributionRule>& rules,
+                               const MicroCounters* counters,
+                               const MacroInstructionRun* macro_instructions) {
   ReportModel m;
+  m.counters = counters;
+  m.macro_instructions = macro_instructions;
   m.micro = micro;
   m.macro = macro;
   m.instructions = instructions;
   if (micro) fill_micro_rows(m);
   if (macro) {
     for (const auto& s : macro->scenarios) m.scenarios.push_back({&s, cpu_us_per_request(s)});
-    fill_attribution(m, rules);
+    fill_handshakes(m);
   }
+  if (macro || macro_instructions) fill_attribution(m, rules);
   return m;
 }
 

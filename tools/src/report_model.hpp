@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/src/macro_instructions.hpp"
+#include "tools/src/micro_counters.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -43,7 +45,11 @@ struct ScenarioCost {
 
 struct AttributionRule {
   std::string label, scenario, baseline;
-  std::vector<std::string> micro_patterns;  // ECMAScript regexes; first matching benchmark each
+  std::vector<std::string> micro_patterns;  // RE2 regexes; first matching benchmark each
+  // Non-empty: the feature adds only the part of each matched benchmark this counter measures
+  // (tls's server_ns: the server side of a handshake that runs both sides); its time is the
+  // counter, its instructions the benchmark's scaled by counter ÷ CPU time per iteration.
+  std::string counter;
 };
 
 struct Attribution {
@@ -57,6 +63,27 @@ struct Attribution {
   // resolved by the rounds, so no share is given; none without intervals (a /1 input).
   std::optional<bool> resolved;
   std::string note;
+  // Instructions per request end to end (gatebench.macro_instructions/1) beside the micro
+  // instruction counts (gatebench.instructions/1) of the same hot paths, per request.
+  std::optional<double> scenario_ir, baseline_ir, difference_ir;
+  std::vector<std::pair<std::string, double>> micro_ir;  // benchmark, instructions per op
+  bool micro_ir_scaled = false;  // a counter rule: scaled by the counter's share of CPU time
+  std::optional<double> micro_ir_sum;
+  std::optional<double> remainder_ir;     // difference_ir - micro_ir_sum
+  std::optional<double> remainder_share;  // remainder_ir / difference_ir, when it is positive
+};
+
+// A scenario with a new connection per request (macro.json `handshakes`, docs/scenarios.md)
+// beside the micro floor's server-side handshake cost from the same report.
+struct HandshakeRow {
+  const MacroScenario* scenario = nullptr;
+  bool harness_limited = false;  // the driver's reason says "limited by the harness"
+  std::optional<double> per_s, full, resumed;
+  std::optional<double> target_us, load_us;  // CPU µs per handshake
+  const MacroInterval* target_interval = nullptr;
+  std::string floor_benchmark;     // tls/handshake_tls13_full, or _resumed when most resumed
+  std::optional<double> floor_us;  // its server_ns counter, µs
+  std::optional<double> vs_floor;  // target_us / floor_us
 };
 
 struct ReportModel {
@@ -64,9 +91,13 @@ struct ReportModel {
   const MicroRun* micro = nullptr;
   const MacroRun* macro = nullptr;
   const InstructionRun* instructions = nullptr;
+  const MacroInstructionRun* macro_instructions = nullptr;
+  const MicroCounters* counters = nullptr;  // user counters of micro.json (server_ns)
+  std::optional<std::string> macro_instructions_file;
   std::vector<MicroRow> micro_rows;  // suite order
   std::vector<ScenarioCost> scenarios;
   std::vector<Attribution> attribution;
+  std::vector<HandshakeRow> handshakes;
 };
 
 std::vector<AttributionRule> default_attribution_rules();
@@ -76,6 +107,8 @@ std::vector<AttributionRule> load_attribution_rules(const std::string& file);
 
 ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
                                const InstructionRun* instructions,
-                               const std::vector<AttributionRule>& rules);
+                               const std::vector<AttributionRule>& rules,
+                               const MicroCounters* counters = nullptr,
+                               const MacroInstructionRun* macro_instructions = nullptr);
 
 }  // namespace gatebench::tools

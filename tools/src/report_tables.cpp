@@ -213,13 +213,131 @@ ReportTable open_loop(const ReportModel& m) {
   return t;
 }
 
+ReportTable handshakes(const ReportModel& m) {
+  ReportTable t{"HTTPS new connections: handshakes",
+                "Scenarios with a new connection per request: handshakes/s (median over the ok "
+                "rounds), full and resumed handshakes summed over them, CPU µs per handshake of "
+                "the measured target's process tree [interval] and of the load generator, beside "
+                "the server-side CPU of one handshake in the micro floor of the same report "
+                "(server_ns of tls/handshake_tls13_full, or _resumed where most handshakes "
+                "resumed). A scenario the driver found limited by the harness reports no gateway "
+                "figure to gate on: its status says so.",
+                {"scenario", "status", "handshakes/s", "full", "resumed", "server µs/handshake",
+                 "load µs/handshake", "micro floor", "floor server µs", "× floor"},
+                {false, false, true, true, true, true, true, false, true, true},
+                {}};
+  for (const auto& h : m.handshakes) {
+    const MacroScenario& s = *h.scenario;
+    const std::string status = h.harness_limited ? "limited by the harness" : s.status;
+    t.rows.push_back({s.name, status, sig(h.per_s), count_or_dash(h.full), count_or_dash(h.resumed),
+                      with_interval(h.target_us, h.target_interval, false), sig(h.load_us),
+                      h.floor_us ? h.floor_benchmark : "–", sig(h.floor_us),
+                      h.vs_floor ? "×" + fmt_fixed(*h.vs_floor, 2) : "–"});
+  }
+  return t;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out.empty() ? "–" : out;
+}
+
+std::string instructions(const std::optional<double>& v) {
+  return v ? fmt_count(*v) : std::string("–");
+}
+
+ReportTable end_to_end_instructions(const ReportModel& m) {
+  ReportTable t{"Instructions per request, end to end",
+                "gatebench-macro --instructions N: the reference gateway (one worker) under "
+                "callgrind while gatebench-load sends exactly N, then 2N requests on one "
+                "connection; (I(2N) − I(N)) / N, user-space instructions of the gateway process.",
+                {"scenario", "status", "instructions per request", "reason"},
+                {false, false, true, false},
+                {}};
+  if (!m.macro_instructions) return t;
+  for (const auto& s : m.macro_instructions->scenarios)
+    t.rows.push_back(
+        {s.name, s.status, instructions(s.per_request), s.reason.empty() ? "–" : s.reason});
+  return t;
+}
+
+ReportTable attribution_in_instructions(const ReportModel& m) {
+  ReportTable t{"Cost attribution in instructions per request",
+                "Instructions per request of the reference gateway end to end "
+                "(gatebench-macro --instructions N: (I(2N) − I(N)) / N under callgrind, one "
+                "worker, exact run to run) for each difference, beside the micro instruction "
+                "counts per op of the hot paths the feature adds (gatebench micro "
+                "--instructions); the remainder is what the micro benchmarks do not cover, in "
+                "instructions and as a share of the difference. A counter rule (TLS: server_ns) "
+                "takes the server's part of a benchmark that runs both sides, scaled by its share "
+                "of CPU time (marked ≈).",
+                {"difference", "macro: scenario − baseline", "hot paths (micro instructions)",
+                 "micro", "remainder", "remainder share"},
+                {false, true, false, true, true, true},
+                {}};
+  for (const auto& a : m.attribution) {
+    if (!a.scenario_ir && !a.baseline_ir && a.micro_ir.empty()) continue;
+    std::vector<std::string> paths;
+    for (const auto& [name, v] : a.micro_ir)
+      paths.push_back(name + " " + (a.micro_ir_scaled ? "≈" : "") + fmt_count(v));
+    if (a.rule.micro_patterns.empty()) paths.push_back("no micro benchmark covers it");
+    const std::string diff = a.difference_ir ? instructions(a.scenario_ir) + " − " +
+                                                   instructions(a.baseline_ir) + " = " +
+                                                   instructions(a.difference_ir)
+                                             : "–";
+    t.rows.push_back({a.rule.label, diff, joined(paths), instructions(a.micro_ir_sum),
+                      instructions(a.remainder_ir),
+                      a.remainder_share ? fmt_percent(*a.remainder_share, false) : "–"});
+  }
+  return t;
+}
+
+ReportTable attribution_in_time(const ReportModel& m) {
+  ReportTable t{"Cost attribution in CPU time per request (time)",
+                "The target's CPU µs per request (median [interval] over the ok rounds) of each "
+                "scenario and its difference, beside the micro time per op of the same hot "
+                "paths; explained = micro ÷ difference. When the two intervals overlap the rounds "
+                "do not resolve the difference: it reads not resolved, never a share.",
+                {"difference", "CPU µs/req: scenario − baseline", "hot paths (micro)", "micro µs",
+                 "explained", "note"},
+                {false, true, false, true, true, false},
+                {}};
+  if (!m.macro) return t;
+  for (const auto& a : m.attribution) {
+    if (!m.macro->find(a.rule.scenario) || !m.macro->find(a.rule.baseline)) continue;
+    std::vector<std::string> paths;
+    for (const auto& [name, ns] : a.micro) paths.push_back(name + " " + fmt_time_ns(ns));
+    for (const auto& p : a.unmatched) paths.push_back("no benchmark matches " + p);
+    std::string diff = "–";
+    if (a.difference_us) {
+      const MacroScenario* s = m.macro->find(a.rule.scenario);
+      const MacroScenario* b = m.macro->find(a.rule.baseline);
+      diff = with_interval(a.scenario_us, s->interval("cpu_us_per_request"), false) + " − " +
+             with_interval(a.baseline_us, b->interval("cpu_us_per_request"), false) + " = " +
+             fmt_sig(*a.difference_us);
+    }
+    t.rows.push_back({a.rule.label, diff, joined(paths), a.micro_us ? fmt_sig(*a.micro_us) : "–",
+                      explained_text(a), a.note.empty() ? "–" : a.note});
+  }
+  return t;
+}
+
 }  // namespace
+
+std::vector<ReportTable> attribution_tables(const ReportModel& m) {
+  std::vector<ReportTable> out;
+  for (auto&& t :
+       {end_to_end_instructions(m), attribution_in_instructions(m), attribution_in_time(m)})
+    if (!t.rows.empty()) out.push_back(t);
+  return out;
+}
 
 std::vector<ReportTable> macro_tables(const ReportModel& m) {
   std::vector<ReportTable> out;
   if (!m.macro) return out;
-  for (auto&& t :
-       {throughput(m), ratios(m), reasons(m), request_mix(m), search_steps(m), open_loop(m)})
+  for (auto&& t : {throughput(m), ratios(m), handshakes(m), reasons(m), request_mix(m),
+                   search_steps(m), open_loop(m)})
     if (!t.rows.empty()) out.push_back(t);
   return out;
 }

@@ -22,6 +22,11 @@ struct ReportTable {
 // request-mix counts, max-throughput steps and open-loop rounds; tables without rows are left out.
 std::vector<ReportTable> macro_tables(const ReportModel& m);
 
+// Instructions per request end to end, then the cost attribution: in instructions per request
+// (gatebench.macro_instructions/1 beside gatebench.instructions/1), then in CPU time per request
+// with the rounds' intervals; tables without rows are left out.
+std::vector<ReportTable> attribution_tables(const ReportModel& m);
+
 // "quick run: smoke figures, not results" when macro.json says run.quick or run.smoke, else "".
 std::string smoke_banner(const ReportModel& m);
 
