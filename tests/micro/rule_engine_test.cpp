@@ -161,6 +161,54 @@ Verdict run(const std::string& json, const RequestView& request, std::uint64_t n
   return v;
 }
 
+// The compiled engine alone: the naive peer reads the normalised fields only.
+Verdict run_compiled(const std::string& json, const RequestView& request) {
+  const CompiledRuleSet compiled(load_rule_set(json));
+  RuleEvaluator evaluator(compiled);
+  return evaluator.evaluate(request, 0);
+}
+
+TEST(RuleFields, MatchRawReadsTheBytesAsReceived) {
+  RequestView r = base_request();
+  r.path = "/wp-admin/x";
+  r.raw_path = "/wp-%61dmin/x";
+  r.query = "q=union select";
+  r.raw_query = "q=union+select";
+  r.body = "a=<?php";
+  r.raw_body = "a=%3C%3Fphp";
+  auto rule = [](std::string_view field, std::string_view value, std::string_view match) {
+    std::string cond = R"({"field": ")" + std::string(field) +
+                       R"(", "op": "contains", "value": ")" + std::string(value) + R"(")";
+    if (!match.empty()) cond += R"(, "match": ")" + std::string(match) + R"(")";
+    return R"({"rules": [{"id": "r", "action": "block", "when": [)" + cond + "}]}]}";
+  };
+  EXPECT_EQ(run_compiled(rule("path", "wp-admin", ""), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("path", "wp-admin", "normalized"), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("path", "wp-admin", "raw"), r).rule, -1);
+  EXPECT_EQ(run_compiled(rule("path", "%61", "raw"), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("query", "union select", ""), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("query", "union+select", "raw"), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("query", "union+select", ""), r).rule, -1);
+  EXPECT_EQ(run_compiled(rule("body", "<?php", ""), r).rule, 0);
+  EXPECT_EQ(run_compiled(rule("body", "%3C%3Fphp", "raw"), r).rule, 0);
+  // Nothing normalised (raw fields empty): raw reads the field itself.
+  RequestView plain = base_request();
+  EXPECT_EQ(run_compiled(rule("path", "/Admin", "raw"), plain).rule, 0);
+}
+
+TEST(RuleOrder, ExploitHeadersOnlyWhenAskedFor) {
+  const HeaderView headers[] = {{"User-Agent", "sqlmap/1.7 (https://sqlmap.org)"}};
+  RequestView r = base_request();
+  r.body = {};
+  r.headers = headers;
+  EXPECT_EQ(run_compiled(R"({"exploit": {"mode": "block"}, "rules": []})", r).exploit,
+            ExploitCategory::kNone);
+  const Verdict v =
+      run_compiled(R"({"exploit": {"mode": "block", "headers": true}, "rules": []})", r);
+  EXPECT_EQ(v.exploit, ExploitCategory::kScannerAgent);
+  EXPECT_EQ(v.decision, Decision::kBlock);
+}
+
 TEST(RuleOrder, FirstMatchingRuleWins) {
   const Verdict v = run(R"({"rules": [
       {"id": "miss", "action": "block", "when": [{"field": "method", "op": "equals", "value": "GET"}]},

@@ -129,6 +129,14 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"rules": [{"id": "a", "action": "block", "when": [{"field": "path", "op": "like", "value": "x"}]}]})",
             "rules[0].when[0].op: expected one of equals"},
         BadCase{
+            R"({"rules": [{"id": "a", "action": "block", "when": [{"field": "path", "op": "equals", "value": "x", "match": "decoded"}]}]})",
+            "rules[0].when[0].match: expected \"normalized\" or \"raw\", got \"decoded\""},
+        BadCase{
+            R"({"rules": [{"id": "a", "action": "block", "when": [{"field": "user_agent", "op": "equals", "value": "x", "match": "raw"}]}]})",
+            "rules[0].when[0].match: \"raw\" only applies to path, query and body"},
+        BadCase{R"({"exploit": {"mode": "block", "headers": 1}, "rules": []})",
+                "exploit.headers: expected true or false"},
+        BadCase{
             R"({"rules": [{"id": "a", "action": "block", "when": [{"field": "path", "op": "equals"}]}]})",
             "rules[0].when[0]: missing \"value\""},
         BadCase{

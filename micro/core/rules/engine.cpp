@@ -20,6 +20,9 @@ enum SlotIndex : std::uint8_t {
   kQuery,
   kBody,
   kCountry,
+  kRawPath,
+  kRawQuery,
+  kRawBody,
   kFirstHeader
 };
 
@@ -199,7 +202,8 @@ CompiledRuleSet::Op make_op(const CompiledRuleSet::Condition& c) {
 
 }  // namespace
 
-CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit_mode) {
+CompiledRuleSet::CompiledRuleSet(const RuleSet& set)
+    : exploit_mode_(set.exploit_mode), exploit_headers_(set.exploit_headers) {
   if (set.rate_limit.enabled) {
     rate_limit_ = GcraConfig{set.rate_limit.rate_per_second, set.rate_limit.burst,
                              set.rate_limit.table_entries};
@@ -254,11 +258,11 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           c.cost = 2;
           break;
         case RuleField::kPath:
-          c.slot = kPath;
+          c.slot = sc.raw ? kRawPath : kPath;
           c.cost = 2;
           break;
         case RuleField::kQuery:
-          c.slot = kQuery;
+          c.slot = sc.raw ? kRawQuery : kQuery;
           c.cost = 2;
           break;
         case RuleField::kHeader:
@@ -266,7 +270,7 @@ CompiledRuleSet::CompiledRuleSet(const RuleSet& set) : exploit_mode_(set.exploit
           c.cost = 3;
           break;
         case RuleField::kBody:
-          c.slot = kBody;
+          c.slot = sc.raw ? kRawBody : kBody;
           c.cost = 5;
           break;
         case RuleField::kClientIp:
@@ -559,6 +563,9 @@ Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns
     values_[kQuery] = request.query;
     values_[kBody] = request.body;
     values_[kCountry] = request.country;
+    values_[kRawPath] = raw_or(request.raw_path, request.path);
+    values_[kRawQuery] = raw_or(request.raw_query, request.query);
+    values_[kRawBody] = raw_or(request.raw_body, request.body);
     for (std::size_t pc = 0; pc < program.size();) {
       const CompiledRuleSet::Op& op = program[pc];
       if (holds(op) == op.negate) {
@@ -575,6 +582,9 @@ Verdict RuleEvaluator::evaluate(const RequestView& request, std::uint64_t now_ns
   }
   if (exploit_scan_follows(v.action) && rules_->exploit_mode_ != ExploitMode::kOff) {
     v.exploit = scanner_.scan(request);
+    if (v.exploit == ExploitCategory::kNone && rules_->exploit_headers_) {
+      v.exploit = scanner_.scan_headers(request);
+    }
   }
   v.decision = decide(v.action, v.exploit, rules_->exploit_mode_);
   return v;

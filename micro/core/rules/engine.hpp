@@ -80,6 +80,7 @@ class CompiledRuleSet {
   std::vector<LiteralSet> literal_groups_;
   ExploitMatcher exploit_matcher_;
   ExploitMode exploit_mode_ = ExploitMode::kOff;
+  bool exploit_headers_ = false;
   std::optional<GcraConfig> rate_limit_;
 };
 

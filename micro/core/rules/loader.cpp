@@ -139,7 +139,8 @@ class Loader {
 
   void load_exploit(const json& j, RuleSet& set) {
     if (!j.is_object()) fail("exploit", "expected an object like {\"mode\": \"block\"}");
-    expect_keys(j, "exploit", {"mode"});
+    expect_keys(j, "exploit", {"mode", "headers"});
+    set.exploit_headers = get_bool(j, "exploit", "headers");
     const std::string& mode = get_string(j, "exploit", "mode", true);
     if (mode == "off") {
       set.exploit_mode = ExploitMode::kOff;
@@ -222,8 +223,9 @@ class Loader {
 
   RuleCondition load_condition(const json& j, const std::string& where, const RuleSet& set) {
     if (!j.is_object()) fail(where, "expected a condition object, got " + describe(j));
-    expect_keys(j, where,
-                {"field", "name", "op", "value", "values", "list", "negate", "case_insensitive"});
+    expect_keys(
+        j, where,
+        {"field", "name", "op", "value", "values", "list", "negate", "case_insensitive", "match"});
     RuleCondition c;
     const std::string& field = get_string(j, where, "field", true);
     static const std::pair<const char*, RuleField> kFields[] = {
@@ -287,6 +289,18 @@ class Loader {
     }
     c.negate = get_bool(j, where, "negate");
     c.case_insensitive = get_bool(j, where, "case_insensitive");
+    if (j.contains("match")) {
+      const std::string& match = get_string(j, where, "match", true);
+      if (match == "raw") {
+        c.raw = true;
+      } else if (match != "normalized") {
+        fail(where + ".match", "expected \"normalized\" or \"raw\", got \"" + match + "\"");
+      }
+      if (c.raw && c.field != RuleField::kPath && c.field != RuleField::kQuery &&
+          c.field != RuleField::kBody) {
+        fail(where + ".match", "\"raw\" only applies to path, query and body");
+      }
+    }
     switch (c.op) {
       case RuleOperator::kInList: {
         c.list = get_string(j, where, "list", true);

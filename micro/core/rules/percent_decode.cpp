@@ -1,25 +1,12 @@
 #include "micro/core/rules/percent_decode.hpp"
 
-#include <array>
 #include <cstdint>
 #include <cstring>
 
+#include "micro/core/rules/hex_digits.hpp"
 #include "micro/core/rules/request_ascii.hpp"
 
 namespace gatebench::rules {
-namespace {
-
-// 0..15 for hex digits, 0xff otherwise.
-constexpr std::array<std::uint8_t, 256> kHexValue = [] {
-  std::array<std::uint8_t, 256> t{};
-  for (auto& v : t) v = 0xff;
-  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<std::uint8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<std::uint8_t>(c - 'a' + 10);
-  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<std::uint8_t>(c - 'A' + 10);
-  return t;
-}();
-
-}  // namespace
 
 std::string_view percent_decode_lower(std::string_view in, char* out, PlusMode plus) {
   const char* p = in.data();

@@ -47,6 +47,9 @@ struct RuleCondition {
   std::string list;                 // in_list: key of RuleSet::ip_lists
   bool negate = false;
   bool case_insensitive = false;
+  // path, query, body: match the bytes as received instead of the normalised value
+  // (RequestView::raw_*); JSON "match": "raw" (default "normalized").
+  bool raw = false;
 };
 
 struct Rule {
@@ -67,6 +70,8 @@ struct RuleSet {
   std::vector<Rule> rules;  // evaluated in order; the first match decides
   std::map<std::string, std::vector<cidr::Ipv4Prefix>> ip_lists;
   ExploitMode exploit_mode = ExploitMode::kOff;
+  // Exploit scanning covers the request headers too (ExploitScanner::scan_headers).
+  bool exploit_headers = false;
   RateLimitConfig rate_limit;
 };
 
