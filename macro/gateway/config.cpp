@@ -104,7 +104,7 @@ void parse_tls(const Field& root, Config& cfg) {
 void parse_host(const Field& h, Config& cfg, int index) {
   h.allow_keys({"names", "upstream", "pool_size", "connect_timeout_ms", "read_timeout_ms",
                 "security_headers", "ip_lists", "countries", "rules", "exploits", "rate_limit",
-                "queue", "challenge"});
+                "queue", "challenge", "body_limit", "body_overflow"});
   HostConfig hc;
   Field names = h.required("names");
   names.expect_array();
@@ -146,6 +146,15 @@ void parse_host(const Field& h, Config& cfg, int index) {
   } else {
     h.child("security_headers").fail("expected \"off\", \"basic\" or \"strict\"");
   }
+  hc.body_limit = static_cast<std::uint32_t>(h.integer_or("body_limit", 65536, 0, 16 << 20));
+  std::string overflow = h.string_or("body_overflow", "reject");
+  if (overflow == "reject") {
+    hc.body_overflow = BodyOverflow::kReject;
+  } else if (overflow == "scan_prefix") {
+    hc.body_overflow = BodyOverflow::kScanPrefix;
+  } else {
+    h.child("body_overflow").fail("expected \"reject\" or \"scan_prefix\"");
+  }
   hc.features =
       std::make_shared<const HostFeatures>(load_host_features(h, index, cfg.tokens != nullptr));
   cfg.hosts.push_back(std::move(hc));
@@ -174,12 +183,16 @@ std::shared_ptr<const Config> config_from(const Field& root) {
   }
   if (root.has("limits")) {
     Field lim = root.child("limits");
-    lim.allow_keys({"max_header_bytes", "client_header_timeout_ms", "keepalive_timeout_ms",
-                    "send_timeout_ms"});
+    lim.allow_keys({"max_header_bytes", "client_header_timeout_ms", "client_body_timeout_ms",
+                    "keepalive_timeout_ms", "send_timeout_ms", "max_connections_per_worker"});
     cfg->max_header_bytes =
         static_cast<std::size_t>(lim.integer_or("max_header_bytes", 8192, 256, 65536));
     cfg->client_header_timeout_ms =
         static_cast<std::uint32_t>(lim.integer_or("client_header_timeout_ms", 10000, 1, 3600000));
+    cfg->client_body_timeout_ms =
+        static_cast<std::uint32_t>(lim.integer_or("client_body_timeout_ms", 60000, 1, 3600000));
+    cfg->max_connections_per_worker =
+        static_cast<std::uint32_t>(lim.integer_or("max_connections_per_worker", 16384, 1, 1000000));
     cfg->keepalive_timeout_ms =
         static_cast<std::uint32_t>(lim.integer_or("keepalive_timeout_ms", 60000, 1, 3600000));
     cfg->send_timeout_ms =

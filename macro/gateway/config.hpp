@@ -35,6 +35,12 @@ struct CertificateConfig {
 
 enum class SecurityHeaders : std::uint8_t { kOff, kBasic, kStrict };
 
+// What a host with rules does with a body longer than its body_limit.
+enum class BodyOverflow : std::uint8_t {
+  kReject,      // 413
+  kScanPrefix,  // inspect the first body_limit bytes, forward the whole body, log body-truncated
+};
+
 struct HostConfig {
   std::vector<std::string> names;  // lower case, without port
   std::string upstream;            // as written, for logs
@@ -43,6 +49,11 @@ struct HostConfig {
   std::uint32_t connect_timeout_ms = 2000;
   std::uint32_t read_timeout_ms = 30000;
   SecurityHeaders security_headers = SecurityHeaders::kOff;
+  // Request bodies buffered for the rules before proxying (hosts with "rules" only; 0: bodies
+  // are streamed and not inspected).
+  std::uint32_t body_limit = 65536;
+  BodyOverflow body_overflow = BodyOverflow::kReject;
+  bool inspects_bodies() const { return body_limit > 0 && features && features->rules; }
   std::shared_ptr<const HostFeatures> features;  // never null; empty when no feature is on
 };
 
@@ -60,8 +71,12 @@ struct Config {
   std::uint32_t access_log_flush_ms = 1000;
   std::size_t max_header_bytes = 8192;
   std::uint32_t client_header_timeout_ms = 10000;
+  // Whole time to receive a body the gateway inspects (not per read: a trickle cannot extend it).
+  std::uint32_t client_body_timeout_ms = 60000;
   std::uint32_t keepalive_timeout_ms = 60000;
   std::uint32_t send_timeout_ms = 30000;
+  // Client connections one worker serves at once; one more is answered 503 and closed.
+  std::uint32_t max_connections_per_worker = 16384;
   std::uint16_t unknown_host_status = 421;
   std::vector<HostConfig> hosts;
   int default_host = -1;  // host answering any name not listed elsewhere ("*" in names)

@@ -25,7 +25,7 @@ struct Listener : Pollable {
   bool https = false;
 };
 
-enum class CState : std::uint8_t { kHandshake, kReadHead, kLocal, kProxy, kLinger };
+enum class CState : std::uint8_t { kHandshake, kReadHead, kReadBody, kLocal, kProxy, kLinger };
 
 // Allocated once per connection object (sizes from max_header_bytes, which only a restart changes).
 struct ClientBuffers {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "micro/core/rules/body_fields.hpp"
+#include "micro/core/rules/normalize.hpp"
 #include "micro/core/tokens/token.hpp"
 
 namespace gatebench::gateway {
@@ -57,7 +59,7 @@ int hex(char c) {
 }
 
 rules::RequestView make_view(const PolicyRequest& r, std::string_view path, std::string_view query,
-                             PolicyScratch& s) {
+                             PolicyScratch& s, std::string_view& content_type) {
   rules::RequestView v;
   v.method = r.req.method;
   v.scheme = r.https ? "https" : "http";
@@ -71,6 +73,9 @@ rules::RequestView make_view(const PolicyRequest& r, std::string_view path, std:
     const HeaderLine& h = r.req.fields.lines[i];
     s.header_views[i] = rules::HeaderView{r.head.substr(h.line_off, h.name_len),
                                           r.head.substr(h.value_off, h.value_len)};
+    if (content_type.empty() && iequals_lower(s.header_views[i].name, "content-type")) {
+      content_type = s.header_views[i].value;
+    }
   }
   v.headers = std::span<const rules::HeaderView>(s.header_views.data(), r.req.fields.count);
   v.client_ip = r.client_ip;
@@ -148,6 +153,16 @@ Decision HostPolicy::block(std::string_view rule_id, PolicyScratch& s) {
   return d;
 }
 
+Decision HostPolicy::bad_request(std::string_view rule_id, std::string_view why, PolicyScratch& s) {
+  Decision d;
+  d.respond = true;
+  d.action = access_log::Action::block;
+  d.rule_id = rule_id;
+  d.response.status = 400;
+  d.response.body = (Buf(s.body) << "bad request: " << why << "\n").view();
+  return d;
+}
+
 Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   const HostFeatures& f = *host_.features;
   Decision d;
@@ -186,9 +201,34 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   // 3. Block rules and exploit patterns.
   bool challenge_rule = false;
   bool trusted = false;
+  bool body_truncated = false;
   if (rules_) {
-    rules::RequestView view = make_view(r, path, query, s);
+    std::string_view content_type;
+    rules::RequestView view = make_view(r, path, query, s, content_type);
     view.country = country_view;
+    // Rules match the normalised target; exploit scanning reads the raw one as well.
+    if (s.target.size() < path.size() + query.size() + 2) {
+      s.target.resize(path.size() + query.size() + 2);
+    }
+    rules::NormalizeStatus ns = rules::normalize_path(path, s.target.data(), view.path);
+    if (ns == rules::NormalizeStatus::kOk) {
+      ns = rules::normalize_query(query, s.target.data() + path.size() + 1, view.query);
+    }
+    if (ns != rules::NormalizeStatus::kOk) {
+      return bad_request("invalid-target", rules::to_string(ns), s);
+    }
+    view.raw_path = path;
+    view.raw_query = query;
+    if (!r.body.empty()) {
+      std::string_view boundary;
+      const rules::BodyFormat format = rules::body_format(content_type, boundary);
+      if (s.body_fields.size() < r.body.size() + 1) s.body_fields.resize(r.body.size() + 1);
+      const rules::BodyStatus bs = rules::decode_body_fields(
+          format, boundary, r.body, r.body_complete, s.body_fields.data(), view.body);
+      if (bs != rules::BodyStatus::kOk) return bad_request("invalid-body", rules::to_string(bs), s);
+      view.raw_body = r.body;
+      body_truncated = !r.body_complete;
+    }
     rules::Verdict v = rules_->evaluate(view, r.now_ns);
     const RulesFeature& rf = *f.rules;
     std::string_view rule_id = v.rule >= 0
@@ -216,6 +256,9 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
     } else if (v.action == rules::RuleAction::kLog) {
       d.action = access_log::Action::detect;
       d.rule_id = rule_id;
+    } else if (body_truncated) {
+      d.action = access_log::Action::detect;  // the access log says only a prefix was scanned
+      d.rule_id = kBodyTruncatedId;
     }
   }
   if (trusted) return d;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/http_head.hpp"
@@ -23,6 +24,8 @@ inline constexpr std::string_view kChallengeVerifyPath = "/__gatebench/challenge
 inline constexpr std::string_view kQueueCookie = "gb_queue";
 inline constexpr std::string_view kPassCookie = "gb_pass";
 inline constexpr std::string_view kNonceCookie = "gb_challenge";
+// Rule id of a request whose body was longer than the host's body_limit and scanned in part.
+inline constexpr std::string_view kBodyTruncatedId = "body-truncated";
 
 // A response the gateway writes itself. Views point into configuration storage or into the
 // worker's PolicyScratch; respond() copies them before the next request is evaluated.
@@ -47,6 +50,10 @@ struct PolicyRequest {
   bool https = false;
   std::uint64_t now_ns = 0;  // monotonic
   std::uint64_t now_s = 0;   // unix seconds (token expiry)
+  // The body prefix the worker buffered for inspection (chunked framing removed), and whether
+  // it is the whole body; empty when the host does not inspect bodies or there is none.
+  std::string_view body;
+  bool body_complete = true;
 };
 
 // Worker-owned buffers local responses are composed in.
@@ -55,6 +62,10 @@ struct PolicyScratch {
   std::array<char, 2048> headers;
   std::array<char, 4096> decoded;
   std::array<rules::HeaderView, kMaxHeaderFields> header_views;
+  // Normalised path and query, and the decoded body fields (rules/normalize.hpp,
+  // rules/body_fields.hpp): grown to the largest request seen, then reused.
+  std::vector<char> target;
+  std::vector<char> body_fields;
 };
 
 class HostPolicy {
@@ -68,6 +79,7 @@ class HostPolicy {
 
  private:
   Decision block(std::string_view rule_id, PolicyScratch& s);
+  Decision bad_request(std::string_view rule_id, std::string_view why, PolicyScratch& s);
   Decision queue(const PolicyRequest& r, std::string_view path, std::string_view query,
                  PolicyScratch& s);
   Decision challenge(const PolicyRequest& r, std::string_view path, std::string_view query,

@@ -25,7 +25,29 @@ void advance(std::size_t sent, std::size_t& head_sent, std::size_t head_len, Bod
   }
 }
 
+// RFC 9110 9.2.2.
+bool idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS" || method == "PUT" ||
+         method == "DELETE" || method == "TRACE";
+}
+
 }  // namespace
+
+// "100 Continue" once per request, before the first body byte is read; false when the client
+// connection failed (it is closed).
+bool WorkerLoop::send_continue(Client& c) {
+  ProxyExchange& px = c.px;
+  if (!c.req.expect_continue || px.sent_continue) return true;
+  px.sent_continue = true;
+  static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+  iovec civ{const_cast<char*>(kContinue.data()), kContinue.size()};
+  IoResult w = write_client(c, &civ, 1);
+  if (w.status != IoStatus::kOk || w.bytes != kContinue.size()) {
+    close_client(c);
+    return false;
+  }
+  return true;
+}
 
 void WorkerLoop::start_proxy(Client& c) {
   ClientConn& cc = c.conn;
@@ -125,16 +147,7 @@ bool WorkerLoop::pump_request(Client& c) {
     // Every body byte received so far is forwarded: reuse the window and read more.
     cc.in_len = c.req.head_len;
     body.rewind(c.req.head_len);
-    if (c.req.expect_continue && !px.sent_continue) {
-      px.sent_continue = true;
-      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      iovec civ{const_cast<char*>(kContinue.data()), kContinue.size()};
-      IoResult w = write_client(c, &civ, 1);
-      if (w.status != IoStatus::kOk || w.bytes != kContinue.size()) {
-        close_client(c);
-        return true;
-      }
-    }
+    if (!send_continue(c)) return true;
     if (!cc.io.readable) return false;
     IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
     if (r.status == IoStatus::kOk) {
@@ -299,8 +312,10 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
   bool reused = px.up != nullptr && px.up->reused;
   if (px.up != nullptr) release_upconn(c, false);
   // A pooled connection the upstream closed while we picked it: retry once on a new one, as
-  // long as no body byte has been consumed from the client.
-  if (reused && fresh_response && !px.retried && c.req.body == BodyKind::kNone && status == 502) {
+  // long as no body byte has been consumed from the client and the method is idempotent (the
+  // upstream may have acted on the first attempt before closing).
+  if (reused && fresh_response && !px.retried && c.req.body == BodyKind::kNone && status == 502 &&
+      idempotent(c.req.method)) {
     px.retried = true;
     px.up_head_sent = 0;
     px.req_sent = false;

@@ -9,11 +9,22 @@
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"
 #include "micro/core/access_log/write.hpp"
+#include "micro/core/rules/body_fields.hpp"
+#include "micro/core/rules/normalize.hpp"
+#include "micro/core/rules/request_ascii.hpp"
 
 namespace gatebench::gateway {
 namespace {
 
 constexpr std::uint32_t kLingerMs = 2000;
+
+bool same_host(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (rules::lower_ascii(a[i]) != rules::lower_ascii(b[i])) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -91,12 +102,114 @@ void WorkerLoop::begin_request(Client& c) {
     respond(c, config.unknown_host_status, "text/plain", "unknown host\n", {});
     return;
   }
+  const HostConfig& host = host_of(c);
+  if (c.req.body != BodyKind::kNone && host.inspects_bodies()) {
+    if (c.req.body == BodyKind::kLength && c.req.content_length > host.body_limit &&
+        host.body_overflow == BodyOverflow::kReject) {
+      cc.close_after = true;
+      respond(c, 413, "text/plain", "request body larger than the host's body_limit\n", {});
+      return;
+    }
+    // The rules see the body: it is read (up to the limit) before they run.
+    grow_in(c, c.req.head_len + host.body_limit);
+    cc.state = CState::kReadBody;
+    cc.deadline_ms = now_ms_ + config.client_body_timeout_ms;
+    return;
+  }
+  route_request(c);
+}
+
+// Room for the head and `want` bytes in all; the head is parsed again, since its views point
+// into the buffer. Kept until the connection object is reused (new_client sizes it again).
+void WorkerLoop::grow_in(Client& c, std::size_t want) {
+  ClientBuffers& b = c.buffers;
+  if (b.in_cap >= want) return;
+  auto bigger = std::make_unique<char[]>(want);
+  std::memcpy(bigger.get(), b.in.get(), c.conn.in_len);
+  b.in = std::move(bigger);
+  b.in_cap = want;
+  parse_request_head(std::string_view(b.in.get(), c.conn.in_len), cfg().max_header_bytes, c.req);
+}
+
+bool WorkerLoop::step_read_body(Client& c) {
+  ClientConn& cc = c.conn;
+  BodyCursor& body = c.px.req_body;
+  char* in = c.buffers.in.get();
+  body.identify(in, cc.in_len, false);
+  if (body.framing_error()) {
+    cc.close_after = true;
+    respond(c, 400, "text/plain", "bad chunked body\n", {});
+    return true;
+  }
+  if (body.complete || body.scan - c.req.head_len >= host_of(c).body_limit ||
+      cc.in_len == c.buffers.in_cap) {
+    route_request(c);
+    return true;
+  }
+  if (!send_continue(c)) return true;
+  if (!cc.io.readable) return false;
+  IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
+  if (r.status == IoStatus::kOk) {
+    cc.in_len += r.bytes;  // the deadline stays: it bounds the whole body
+    return true;
+  }
+  if (r.status == IoStatus::kWouldBlock) return false;
+  close_client(c);  // the client went away in the middle of its body
+  return false;
+}
+
+void WorkerLoop::route_request(Client& c) {
+  ClientConn& cc = c.conn;
+  const HostConfig& host = host_of(c);
+  // An absolute-form target ("GET http://host/path") goes on as origin-form, so path rules and
+  // the upstream see the same path; naming a host other than Host's would route around them.
+  if (!c.req.target.empty() && c.req.target.front() != '/' && c.req.target != "*") {
+    std::string_view authority;
+    std::string_view origin = rules::origin_form(c.req.target, authority);
+    if (origin.data() != c.req.target.data()) {
+      if (!same_host(authority, c.req.host)) {
+        cc.close_after = true;
+        respond(c, 400, "text/plain", "absolute-form target names another host than Host\n", {});
+        return;
+      }
+      if (origin.empty() || origin.front() == '?') {
+        // The byte before is the authority's last (or the '/' of "://"): it becomes the path.
+        char* slash = const_cast<char*>(origin.data()) - 1;
+        *slash = '/';
+        origin = std::string_view(slash, origin.size() + 1);
+      }
+      c.req.target = origin;
+    }
+  }
+  std::string_view body;
+  bool body_complete = true;
+  if (cc.state == CState::kReadBody) {
+    const BodyCursor& cursor = c.px.req_body;
+    body = std::string_view(c.buffers.in.get() + c.req.head_len, cursor.scan - c.req.head_len);
+    body_complete = cursor.complete;
+    if (body.size() > host.body_limit) {
+      body = body.substr(0, host.body_limit);
+      body_complete = false;
+    }
+    if (!body_complete && host.body_overflow == BodyOverflow::kReject) {
+      cc.close_after = true;
+      respond(c, 413, "text/plain", "request body larger than the host's body_limit\n", {});
+      return;
+    }
+    if (c.req.body == BodyKind::kChunked) {
+      if (chunk_scratch_.size() < body.size()) chunk_scratch_.resize(body.size());
+      body = rules::chunked_data(body, chunk_scratch_.data());
+    }
+  }
+  std::int64_t now_us = mono_us();
   PolicyRequest pr{c.req,
                    std::string_view(c.buffers.in.get(), c.req.head_len),
                    cc.ip,
                    cc.https,
                    static_cast<std::uint64_t>(now_us) * 1000,
-                   static_cast<std::uint64_t>(wall_us() / 1000000)};
+                   static_cast<std::uint64_t>(wall_us() / 1000000),
+                   body,
+                   body_complete};
   c.log.decision =
       cc.gen->policies[static_cast<std::size_t>(cc.host)]->evaluate(pr, *policy_scratch_);
   if (c.log.decision.respond) {

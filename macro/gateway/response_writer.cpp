@@ -110,6 +110,8 @@ std::string_view reason_phrase(std::uint16_t status) {
       return "Method Not Allowed";
     case 408:
       return "Request Timeout";
+    case 413:
+      return "Content Too Large";
     case 421:
       return "Misdirected Request";
     case 429:

@@ -285,6 +285,20 @@ void WorkerLoop::on_accept(Listener& l) {
     socklen_t plen = sizeof peer;
     int fd = accept4(l.fd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a transient error (EMFILE...): try again on the next edge
+    if (live_.size() >= cfg().max_connections_per_worker) {
+      // Past the cap: a clear answer (best effort, the socket is fresh; a TLS client only sees
+      // the close, no handshake is spent on it) instead of a connection left waiting.
+      static constexpr std::string_view kFull =
+          "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+          "Content-Length: 21\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
+          "too many connections\n";
+      if (!l.https) {
+        ssize_t w = ::send(fd, kFull.data(), kFull.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)w;
+      }
+      ::close(fd);
+      continue;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Client* c = new_client();
@@ -339,6 +353,9 @@ void WorkerLoop::drive(Client& c) {
         break;
       case CState::kReadHead:
         progressed = step_read_head(c);
+        break;
+      case CState::kReadBody:
+        progressed = step_read_body(c);
         break;
       case CState::kLocal:
         progressed = step_local(c);

@@ -56,6 +56,10 @@ class WorkerLoop {
   bool step_handshake(Client& c);
   bool step_read_head(Client& c);
   void begin_request(Client& c);
+  bool step_read_body(Client& c);
+  void route_request(Client& c);
+  bool send_continue(Client& c);
+  void grow_in(Client& c, std::size_t want);
   bool step_local(Client& c);
   bool step_linger(Client& c);
   void finish_request(Client& c);
@@ -103,6 +107,7 @@ class WorkerLoop {
   std::unique_ptr<AccessLogSink> log_;
   std::unique_ptr<char[]> tls_scratch_;
   std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
+  std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   bool stopping_ = false;

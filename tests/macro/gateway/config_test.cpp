@@ -34,6 +34,10 @@ TEST(Config, MinimalFileLoads) {
   EXPECT_GE(cfg->workers, 1u);
   EXPECT_EQ(cfg->listeners[0].port, 8080);
   EXPECT_EQ(cfg->hosts[0].pool_size, 64u);
+  EXPECT_EQ(cfg->hosts[0].body_limit, 65536u);
+  EXPECT_EQ(cfg->hosts[0].body_overflow, gw::BodyOverflow::kReject);
+  EXPECT_FALSE(cfg->hosts[0].inspects_bodies());  // no rules, nothing to inspect for
+  EXPECT_EQ(cfg->client_body_timeout_ms, 60000u);
   EXPECT_FALSE(cfg->hosts[0].features->any());
   EXPECT_EQ(gw::find_host(*cfg, "A.TEST:8080"), 0);
   EXPECT_EQ(gw::find_host(*cfg, "other"), 0);  // "*" catches the rest
@@ -109,6 +113,16 @@ TEST(Config, ErrorsNameTheField) {
       {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
                  R"(, "unknown_host_status": 500)"),
        "/unknown_host_status: expected 421 or 404"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "body_limit": -1})"),
+       "/hosts/0/body_limit: expected an integer from 0 to 16777216"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80", "body_overflow": "drop"})"),
+       "/hosts/0/body_overflow: expected \"reject\" or \"scan_prefix\""},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
+                 R"(, "limits": {"client_body_timeout_ms": 0})"),
+       "/limits/client_body_timeout_ms: expected an integer from 1 to 3600000"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
+                 R"(, "limits": {"max_connections_per_worker": 0})"),
+       "/limits/max_connections_per_worker: expected an integer from 1 to 1000000"},
   };
   for (const ErrorCase& c : cases) {
     std::string msg = error_of(c.json);
