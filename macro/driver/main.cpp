@@ -14,6 +14,7 @@
 #include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
 #include "macro/driver/env_info.hpp"
+#include "macro/driver/instructions.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
@@ -102,6 +103,68 @@ void print_table(const nlohmann::json& report) {
   }
 }
 
+bool write_json_file(const fs::path& path, const nlohmann::json& doc) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << doc.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "gatebench-macro: cannot write " << tmp << "\n";
+      return false;
+    }
+  }
+  fs::rename(tmp, path);
+  return true;
+}
+
+// --instructions N: each scenario's N and 2N plans, one after the other (docs/attribution.md).
+int run_instructions(const Options& options, const std::vector<ScenarioPlan>& plans_n,
+                     const std::vector<ScenarioPlan>& plans_2n) {
+  install_stop_handlers();
+  become_subreaper();
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
+  Progress progress(stderr, isatty(STDERR_FILENO) != 0);
+  RunContext context{options, progress, out_dir};
+  const std::string valgrind = Toolbox().find("valgrind").value_or("");
+  std::vector<ScenarioInstructions> results;
+  int exit_code = 0;
+  for (std::size_t i = 0; i < plans_n.size(); ++i) {
+    ScenarioInstructions r;
+    if (stop_requested()) {
+      r.name = plans_n[i].scenario.name;
+      r.status = "skipped";
+      r.reason = "run interrupted before this scenario";
+    } else {
+      progress.begin(plans_n[i].scenario.name + " (instructions)");
+      r = measure_instructions(plans_n[i], plans_2n[i], context, valgrind, options.instructions);
+      progress.end(r.status == "ok" ? "ok: " + std::to_string(std::llround(r.per_request)) +
+                                          " instructions per request"
+                                    : r.status + ": " + r.reason);
+    }
+    if (r.status == "failed") exit_code = 1;
+    results.push_back(std::move(r));
+  }
+  if (auto strays = stray_children(); !strays.empty()) {
+    for (pid_t pid : strays) kill(pid, SIGKILL);
+    std::cerr << "gatebench-macro: " << strays.size()
+              << " stray process(es) were still running and have been killed\n";
+    exit_code = 1;
+  }
+  const fs::path path = fs::path(out_dir) / "instructions.json";
+  if (!write_json_file(path, instructions_json(collect_env_info(source_dir()), options.instructions,
+                                               valgrind, results, stop_requested())))
+    return 1;
+  for (const auto& r : results)
+    std::printf("%-34s %-8s %14s  %s\n", r.name.c_str(), r.status.c_str(),
+                r.status == "ok" ? std::to_string(std::llround(r.per_request)).c_str() : "-",
+                r.reason.c_str());
+  std::printf("\nwrote %s\n", path.c_str());
+  if (stop_requested()) return 128 + stop_signal();
+  return exit_code;
+}
+
 int run(const std::vector<std::string>& args) {
   std::optional<Options> parsed;
   std::vector<std::vector<ScenarioPlan>> rounds;  // the plans of each round
@@ -125,6 +188,18 @@ int run(const std::vector<std::string>& args) {
     check_cpus_exist(o.cpus, online_cpus());
     layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);
+    if (o.instructions > 0 && !o.dry_run) {
+      // No baselines: instructions are the gateway's, not ratios to nginx.
+      const auto chosen = select_scenarios(all, o.scenarios);
+      const std::string configs = (fs::path(scenario_dir) / "configs").string();
+      auto plans = [&](uint64_t count) {
+        return make_plans(chosen, o, layout, tools, configs,
+                          (fs::path(o.out_dir) / ("requests-" + std::to_string(count))).string());
+      };
+      auto n = plans(o.instructions);
+      auto n2 = plans(2 * o.instructions);
+      return run_instructions(o, n, n2);
+    }
     // Every round's plans are made up front, so a template error stops the run before it starts.
     for (int r = 1; r <= o.rounds; ++r) {
       rounds.push_back(make_plans(selected, o, layout, tools,
@@ -240,16 +315,7 @@ int run(const std::vector<std::string>& args) {
   for (const auto& s : report["scenarios"])
     if (s["status"] == "failed") exit_code = 1;
   const fs::path report_path = fs::path(out_dir) / "macro.json";
-  const fs::path tmp_path = fs::path(out_dir) / "macro.json.tmp";
-  {
-    std::ofstream out(tmp_path, std::ios::trunc);
-    out << report.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "gatebench-macro: cannot write " << tmp_path << "\n";
-      return 1;
-    }
-  }
-  fs::rename(tmp_path, report_path);
+  if (!write_json_file(report_path, report)) return 1;
   print_table(report);
   std::printf("\nwrote %s\n", report_path.c_str());
   if (stop_requested()) return 128 + stop_signal();

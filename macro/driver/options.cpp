@@ -46,6 +46,11 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
                         4-7: load 0, backend 1, gateway 2..n-1; >=8: load 0-1, backend 2-3,
                         gateway 4..n-1.
   --sample-interval D   /proc sampling period during the measured run (default 250ms)
+  --instructions N      instead of timed rounds: run each selected reference-gateway scenario
+                        twice with the gateway (1 worker) under valgrind --tool=callgrind while
+                        gatebench-load sends exactly N, then 2N requests on one connection, and
+                        write OUT/instructions.json (gatebench.macro_instructions/1) with
+                        instructions per request = (I(2N) - I(N)) / N (docs/attribution.md)
   -h, --help            this text
 
 Exit status: 0 every scenario ok or skipped; 1 a scenario failed; 2 bad options or scenario
@@ -93,6 +98,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("backend-cpus"),
                                         value_option("gateway-cpus"),
                                         value_option("sample-interval"),
+                                        value_option("instructions"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -160,6 +166,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (*interval < 0.01) throw UsageError("--sample-interval: must be at least 10ms");
     o.sample_interval_s = *interval;
   }
+  o.instructions = static_cast<uint64_t>(line.integer("instructions", 1, 100'000'000).value_or(0));
+  if (o.instructions > 0 && line.given("load") && o.load != "gatebench")
+    throw UsageError("--instructions: needs --load gatebench (exact request counts)");
+  if (o.instructions > 0 && o.runtime != "process")
+    throw UsageError("--instructions: needs --runtime process (valgrind runs the gateway)");
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.

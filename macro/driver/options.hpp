@@ -32,6 +32,9 @@ struct Options {
   double sample_interval_s = 0.25;
   CpuOverrides cpus;
   bool list = false;
+  // > 0: instead of timed rounds, instructions per request under callgrind, from runs of exactly
+  // N and 2N requests (macro/driver/instructions.hpp).
+  uint64_t instructions = 0;
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.

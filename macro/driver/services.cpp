@@ -1,5 +1,7 @@
 #include "macro/driver/services.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -70,11 +72,14 @@ void Services::start(const ServicePlan& service) {
                     service.name + " " + describe_wait_status(*status) +
                         " before it was ready: " + last_line(read_text(service.stderr_path))};
     }
+    // A service given long to start (under valgrind) also answers its first request late; a
+    // probe that gave up early would send it another one.
+    const auto probe_timeout = std::chrono::milliseconds(
+        std::clamp(std::llround(service.ready_timeout_s * 50), 500LL, 10000LL));
     const bool ready =
         service.ready_http.empty()
             ? tcp_connects(service.ready_port, std::chrono::milliseconds(200))
-            : http_status(service.ready_port, service.ready_http, std::chrono::milliseconds(500))
-                  .has_value();
+            : http_status(service.ready_port, service.ready_http, probe_timeout).has_value();
     if (ready) return;
     if (Clock::now() >= deadline) {
       throw Outcome{Status::failed, service.name + " not ready on port " +
@@ -93,6 +98,18 @@ void Services::check_alive() {
                         " during the run: " + last_line(read_text(s.plan->stderr_path))};
     }
   }
+}
+
+std::optional<int> Services::stop_one(const std::string& name, std::chrono::milliseconds grace) {
+  const auto it = std::find_if(running_.begin(), running_.end(),
+                               [&](const RunningService& s) { return s.plan->name == name; });
+  if (it == running_.end()) return std::nullopt;
+  ::kill(it->process.pid(), SIGTERM);  // the leader: it stops its own children
+  std::optional<int> status = it->process.wait_for(grace);
+  const bool gone = it->process.stop();  // whatever of its group is left
+  running_.erase(it);
+  if (!gone) throw Outcome{Status::failed, "processes left behind by " + name};
+  return status;
 }
 
 void Services::stop_all() {

@@ -3,6 +3,8 @@
 // ready, watched during the run, stopped in reverse order with a check that nothing is left.
 #include <sys/types.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,10 @@ class Services {
   // Stops every service (reverse start order); throws Outcome failed naming the services that
   // left processes or containers behind.
   void stop_all();
+  // Stops the running service named `name` alone, waiting up to `grace` after SIGTERM (a service
+  // under valgrind writes its output at exit); returns its wait status, none when it had to be
+  // killed or was not running.
+  std::optional<int> stop_one(const std::string& name, std::chrono::milliseconds grace);
 
   // Process groups of the running services for which `select` holds.
   template <typename Select>

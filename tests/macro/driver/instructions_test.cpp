@@ -1,0 +1,121 @@
+// gatebench-macro --instructions: the real gateway under callgrind, N and 2N requests, twice;
+// the instructions per request of the same build repeat, nothing is left running, and the
+// options are checked before anything starts. Skipped without valgrind or the gateway.
+#include "macro/driver/instructions.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "driver_exe.hpp"
+#include "macro/driver/net_probe.hpp"
+#include "macro/driver/run_support.hpp"
+#include "macro/driver/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
+constexpr int kOffset = 3700;
+
+std::string skip_reason() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "skipped: valgrind cannot run an AddressSanitizer build of the gateway (use a release "
+         "build)";
+#endif
+  Toolbox tools;
+  for (const char* tool :
+       {"valgrind", "nginx", "openssl", "gatebench-load", "gatebench-gateway", "gatebench-control"})
+    if (!tools.find(tool)) return "skipped: " + Toolbox::missing_reason(tool);
+  for (int port : {18080, 18081, 18443, 18101, 18102})
+    if (!port_free(port + kOffset))
+      return "skipped: port " + std::to_string(port + kOffset) + " busy";
+  return "";
+}
+
+nlohmann::json count(const std::string& scenarios, const std::string& tag) {
+  const std::string out = unique_dir(tag);
+  fs::remove_all(out);
+  CaptureResult r = run_driver({"--instructions", "200", "--scenarios", scenarios, "--port-offset",
+                                std::to_string(kOffset), "--out", out},
+                               600s);
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.output;
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  std::ifstream in(out + "/instructions.json");
+  EXPECT_TRUE(in) << r.output;
+  if (!in) return nullptr;
+  nlohmann::json doc = nlohmann::json::parse(in);
+  fs::remove_all(out);
+  return doc;
+}
+
+TEST(MacroInstructions, RepeatRunToRunForTheSameBuild) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string scenarios = "gateway-default,gateway-https-newconn";
+  const nlohmann::json a = count(scenarios, "instructions-a");
+  const nlohmann::json b = count(scenarios, "instructions-b");
+  ASSERT_TRUE(a.is_object() && b.is_object());
+  EXPECT_EQ(a["schema"], kInstructionsSchema);
+  ASSERT_EQ(a["scenarios"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& x = a["scenarios"][i];
+    const auto& y = b["scenarios"][i];
+    SCOPED_TRACE(x["name"].get<std::string>());
+    ASSERT_EQ(x["status"], "ok") << x["reason"];
+    ASSERT_EQ(y["status"], "ok") << y["reason"];
+    ASSERT_EQ(x["runs"].size(), 2u);
+    EXPECT_EQ(x["runs"][0]["requests"], 200);
+    EXPECT_EQ(x["runs"][1]["requests"], 400);
+    const double px = x["instructions_per_request"].get<double>();
+    const double py = y["instructions_per_request"].get<double>();
+    EXPECT_GT(px, 1000);  // a proxied request is thousands of instructions, never a few
+    EXPECT_EQ(px, py);
+  }
+}
+
+TEST(MacroInstructions, ANonGatewayScenarioIsSkippedWithTheReason) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  const nlohmann::json doc = count("nginx-baseline", "instructions-nginx");
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_EQ(doc["scenarios"].size(), 1u);
+  EXPECT_EQ(doc["scenarios"][0]["status"], "skipped");
+  EXPECT_NE(doc["scenarios"][0]["reason"].get<std::string>().find("gatebench-gateway"),
+            std::string::npos);
+  EXPECT_TRUE(doc["scenarios"][0]["instructions_per_request"].is_null());
+}
+
+TEST(MacroInstructions, OptionsAreCheckedFirst) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--instructions", "0"},
+                                             {"--instructions", "100", "--load", "wrk"},
+                                             {"--instructions", "100", "--runtime", "podman"}}) {
+    CaptureResult r = run_driver(args, 30s);
+    EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.output;
+    EXPECT_NE(r.output.find("--instructions"), std::string::npos) << r.output;
+  }
+}
+
+TEST(CallgrindFile, SummaryOrTotals) {
+  const std::string dir = unique_dir("callgrind-file");
+  fs::create_directories(dir);
+  write_text(dir + "/a.out", "events: Ir\nfl=x\n0 5\nsummary: 1234\n");
+  write_text(dir + "/b.out", "events: Ir\ntotals: 99 7\n");
+  write_text(dir + "/c.out", "events: Ir\n");
+  EXPECT_EQ(callgrind_file_instructions(dir + "/a.out"), 1234);
+  EXPECT_EQ(callgrind_file_instructions(dir + "/b.out"), 99);
+  EXPECT_THROW(callgrind_file_instructions(dir + "/c.out"), Outcome);
+  EXPECT_THROW(callgrind_file_instructions(dir + "/none.out"), Outcome);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gatebench::macro
