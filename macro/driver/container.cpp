@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -132,6 +133,20 @@ std::vector<std::string> list_containers(const ContainerEngine& engine, const st
   return out;
 }
 
+namespace {
+
+// A decimal number of the engine's output, all of `digits` or an error naming `text`.
+double engine_number(std::string_view digits, std::string_view text) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size())
+    throw ContainerError("cannot read the number '" + std::string(digits) + "' in '" +
+                         std::string(text) + "'");
+  return value;
+}
+
+}  // namespace
+
 double parse_go_duration_s(std::string_view text) {
   double total = 0;
   size_t i = 0;
@@ -140,7 +155,7 @@ double parse_go_duration_s(std::string_view text) {
     while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
       ++i;
     if (start == i) break;
-    double value = std::stod(std::string(text.substr(start, i - start)));
+    double value = engine_number(text.substr(start, i - start), text);
     size_t unit_start = i;
     while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) && text[i] != '.')
       ++i;
@@ -172,7 +187,7 @@ double parse_mem_mb(std::string_view text) {
     ++digits;
   }
   if (digits == 0) throw ContainerError("cannot read memory '" + std::string(text) + "'");
-  double value = std::stod(std::string(text.substr(0, digits)));
+  double value = engine_number(text.substr(0, digits), text);
   std::string_view unit = text.substr(digits);
   static const std::map<std::string_view, double> kUnits = {
       {"B", 1e-6}, {"kB", 1e-3},        {"KB", 1e-3},      {"MB", 1},

@@ -13,6 +13,8 @@ TEST(ContainerStats, GoDurations) {
   EXPECT_DOUBLE_EQ(parse_go_duration_s("12ns"), 12e-9);
   EXPECT_DOUBLE_EQ(parse_go_duration_s("0s"), 0);
   EXPECT_THROW(parse_go_duration_s("3 parsecs"), ContainerError);
+  EXPECT_THROW(parse_go_duration_s("1.2.3s"), ContainerError);
+  EXPECT_THROW(parse_go_duration_s(".s"), ContainerError);
 }
 
 TEST(ContainerStats, MemoryUsage) {
@@ -22,6 +24,7 @@ TEST(ContainerStats, MemoryUsage) {
   EXPECT_DOUBLE_EQ(parse_mem_mb("1MiB"), 1.048576);
   EXPECT_THROW(parse_mem_mb("lots"), ContainerError);
   EXPECT_THROW(parse_mem_mb("3 furlongs"), ContainerError);
+  EXPECT_THROW(parse_mem_mb("1..5MB"), ContainerError);
 }
 
 TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
