@@ -149,7 +149,7 @@ RulesFeature load_rules(const Field& f, const Field& host, std::optional<rules::
   }
   for (const auto& r : set.rules) out.rule_ids.push_back(r.id);
   out.exploit_mode = set.exploit_mode;
-  for (int c = 0; c < rules::kExploitCategoryCount; ++c) {
+  for (int c = 0; c < rules::kExploitCategoryTotal; ++c) {
     out.exploit_ids[static_cast<std::size_t>(c)] =
         std::string("exploit:") + rules::to_string(static_cast<rules::ExploitCategory>(c));
   }

@@ -88,7 +88,7 @@ struct RulesFeature {
   std::shared_ptr<const rules::CompiledRuleSet> compiled;
   std::vector<std::string> rule_ids;  // RuleSet::rules[i].id
   rules::ExploitMode exploit_mode = rules::ExploitMode::kOff;
-  std::array<std::string, rules::kExploitCategoryCount> exploit_ids;  // "exploit:<category>"
+  std::array<std::string, rules::kExploitCategoryTotal> exploit_ids;  // "exploit:<category>"
 };
 
 struct HostFeatures {
