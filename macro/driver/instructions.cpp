@@ -68,9 +68,10 @@ ScenarioPlan under_callgrind(const ScenarioPlan& plan, const std::string& valgri
 
 std::string valgrind_problem(const ScenarioPlan& p) {
   const std::string log = read_text(valgrind_log(p));
-  if (log.find("unhandled instruction") != std::string::npos)
-    return "valgrind cannot decode an instruction of this gateway build (AVX-512 from "
-           "-march=native?): build it with -DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset";
+  if (log.find("unhandled instruction") != std::string::npos ||
+      log.find("did not recognise") != std::string::npos)
+    return "valgrind cannot decode an instruction of this gateway build (SHA-NI or AVX-512 from "
+           "-march=native): build it with -DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset";
   return last_line(log);
 }
 
@@ -83,7 +84,13 @@ InstructionRun run_once(const ScenarioPlan& p, const RunContext& ctx, const std:
   prepare_tls(p, ctx.progress);
   write_service_inputs(p);
   Services services(p, ctx);
-  for (const auto& service : p.services) services.start(service);
+  try {
+    for (const auto& service : p.services) services.start(service);
+  } catch (const Outcome&) {
+    const std::string why = valgrind_problem(p);
+    if (why.starts_with("valgrind cannot decode")) throw Outcome{Status::failed, why};
+    throw;
+  }
   LoadPlan load = p.load;
   prepare_cookies(p, ctx.progress, load);
   write_load_inputs(p, load);

@@ -253,7 +253,9 @@ TEST(Run, EveryOtherShippedScenarioQuick) {
       "haproxy-baseline",      "caddy-baseline",         "nginx-https-keepalive",
       "nginx-https-newconn",   "gateway-protected",      "gateway-https-keepalive",
       "gateway-https-newconn", "latency-at-rate/direct", "latency-at-rate/gateway-default",
-      "max-throughput/direct"};
+      "max-throughput/direct", "ablation-iplist",        "ablation-country",
+      "ablation-rules30",      "ablation-exploits",      "ablation-ratelimit",
+      "ablation-headers",      "ablation-nolog"};
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
   const std::string out = unique_dir("every");
