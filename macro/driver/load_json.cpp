@@ -29,6 +29,26 @@ uint64_t error_statuses(const json& status) {
   return n;
 }
 
+// HTTP/2 runs (gatebench-load --h2): streams reset by the server, GOAWAY frames and refused
+// requests sent again, as counts, which macro.json adds up over rounds with the others.
+void read_h2(const JsonField& root, LoadResult& r) {
+  const JsonField h2 = root.child("h2");
+  if (!h2.present() || !h2.json().is_object()) return;
+  auto total = [&](const char* key) {
+    double n = 0;
+    const JsonField f = h2.child(key);
+    if (f.present() && f.json().is_object())
+      for (const auto& [code, count] : f.json().items())
+        if (count.is_number()) n += count.get<double>();
+    return n;
+  };
+  r.counts["h2_rst_stream"] = total("rst_stream");
+  r.counts["h2_goaway"] = total("goaway");
+  if (auto retried = optional_at(h2, "retried")) r.counts["h2_retried"] = *retried;
+  if (auto stream_errors = optional_at(root.child("errors"), "stream"))
+    r.counts["h2_stream_errors"] = *stream_errors;
+}
+
 LoadResult read_load_json(const json& j, const std::string& source, std::string* invalid_reasons) {
   const JsonField root(j, source);
   if (!j.is_object() || j.value("schema", "") != "gatebench.load/1") {
@@ -80,6 +100,7 @@ LoadResult read_load_json(const json& j, const std::string& source, std::string*
   if (auto opened = optional_at(root, "connections_opened"))
     r.counts["connections_opened"] = *opened;
   if (auto missed = optional_at(root, "missed")) r.counts["missed"] = *missed;
+  read_h2(root, r);
   if (auto offered = optional_at(root, "offered_rate")) r.counts["offered_rate"] = *offered;
   if (j.contains("window") && j["window"].is_object()) {
     const json& w = j["window"];

@@ -100,6 +100,7 @@ std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double>
     }
     if (close) a.push_back("--close");
     if (!tls_resume) a.push_back("--no-tls-resume");
+    if (http2) a.insert(a.end(), {"--h2", "--streams", std::to_string(streams)});
     if (!requests_path.empty()) a.insert(a.end(), {"--requests", requests_path});
   }
   for (const auto& h : headers) a.insert(a.end(), {"-H", h});
@@ -245,6 +246,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     }
     load.close = ls.close;
     load.tls_resume = ls.tls_resume;
+    load.http2 = ls.http2;
+    load.streams = ls.streams;
     load.mode = ls.mode;
     load.rate = options.rate > 0 ? options.rate : ls.rate;
     load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
@@ -263,6 +266,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     // What the chosen load generator cannot do decides before anything starts.
     if (!missing.empty()) {
       for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
+    } else if (load_tool == "wrk" && ls.http2) {
+      plan.skip_reason = "wrk cannot speak HTTP/2 (needs --load gatebench)";
     } else if (load_tool == "wrk" && ls.mode != LoadMode::closed) {
       plan.skip_reason = "wrk cannot hold a fixed request rate (needs --load gatebench)";
     } else if (load_tool == "wrk" && !ls.requests.empty()) {
@@ -273,6 +278,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         plan.skip_reason = "gatebench-load has no --rate";
       } else if (!ls.requests.empty() && help.find("--requests") == std::string::npos) {
         plan.skip_reason = "gatebench-load has no --requests";
+      } else if (ls.http2 && help.find("--h2") == std::string::npos) {
+        plan.skip_reason = "gatebench-load has no --h2";
       }
     }
     if (plan.skip_reason.empty() && options.runtime == "docker") {

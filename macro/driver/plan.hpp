@@ -50,6 +50,8 @@ struct LoadPlan {
   std::string requests_template;  // as read, rendered again after prepare
   int connections = 64;
   int threads = 1;
+  bool http2 = false;  // gatebench-load --h2
+  int streams = 1;     // --streams
   CpuSet cpus;
 
   // Arguments of one run. `json_path` (gatebench-load) and `script_path` (wrk) are artifacts.

@@ -131,7 +131,7 @@ PrepareStep parse_prepare(const JsonField& f, const std::map<std::string, int>& 
 
 LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only({"port", "scheme", "host", "path", "headers", "close", "mode", "rate", "requests",
-                "slo_p99_us", "connections", "tls_resume"});
+                "slo_p99_us", "connections", "tls_resume", "http2", "streams"});
   LoadSpec load;
   load.port = f.child("port").string();
   if (!ports.contains(load.port)) f.child("port").fail("'" + load.port + "' is not in ports");
@@ -170,6 +170,11 @@ LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports)
     f.child("slo_p99_us").fail("mode search needs a p99 objective in microseconds");
   }
   load.connections = int_or(f, "connections", 0, 0, 100000);
+  load.http2 = f.boolean_or("http2", false);
+  load.streams = int_or(f, "streams", 1, 1, 1000);
+  if (!load.http2 && f.child("streams").present())
+    f.child("streams").fail("streams needs \"http2\": true (HTTP/1.1 has one request in flight)");
+  if (load.http2 && load.close) f.child("close").fail("close is not supported with http2");
   return load;
 }
 

@@ -63,6 +63,10 @@ struct LoadSpec {
   std::string requests;   // request-mix template (configs dir), needs gatebench-load
   double slo_p99_us = 0;  // mode search
   int connections = 0;    // 0: the run's --connections
+  // HTTP/2 (gatebench-load --h2): over TLS with ALPN h2 for scheme https, h2c with prior
+  // knowledge for http; `streams` concurrent streams per connection.
+  bool http2 = false;
+  int streams = 1;
 };
 
 struct Scenario {

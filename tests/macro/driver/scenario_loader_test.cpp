@@ -102,6 +102,16 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
        "bad.json: /prepare/0/step: expected tls-cert"},
       {variant(R"("load": {"port": "proxy"})", R"("lod": {"port": "proxy"})"),
        "bad.json: /lod: unknown field"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "streams": 4})"),
+       "bad.json: /load/streams: streams needs \"http2\": true"},
+      {variant(R"("load": {"port": "proxy"})",
+               R"("load": {"port": "proxy", "http2": true, "streams": 0})"),
+       "bad.json: /load/streams: expected an integer from 1 to 1000"},
+      {variant(R"("load": {"port": "proxy"})",
+               R"("load": {"port": "proxy", "http2": true, "close": true})"),
+       "bad.json: /load/close: close is not supported with http2"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "http2": 1})"),
+       "bad.json: /load/http2: expected"},
   };
   for (const auto& c : cases) {
     std::string error = error_of(c.text);
@@ -169,6 +179,32 @@ TEST_F(ScenarioDir, OverNamesAnUnknownScenario) {
 TEST_F(ScenarioDir, EmptyDirectoryIsAnError) {
   EXPECT_THROW(load_scenarios(dir_.string()), ScenarioError);
   EXPECT_THROW(load_scenarios((dir_ / "missing").string()), ScenarioError);
+}
+
+TEST(ScenarioLoader, Http2AndStreams) {
+  const Scenario plain = parse_scenario(kValid, "x.json");
+  EXPECT_FALSE(plain.load.http2);
+  EXPECT_EQ(plain.load.streams, 1);
+  const Scenario s = parse_scenario(
+      variant(R"("load": {"port": "proxy"})",
+              R"("load": {"port": "proxy", "scheme": "https", "http2": true, "streams": 10})"),
+      "x.json");
+  EXPECT_TRUE(s.load.http2);
+  EXPECT_EQ(s.load.streams, 10);
+}
+
+TEST(ShippedScenarios, H2ScenariosSpeakHttp2) {
+  auto all = load_scenarios(source_dir() + "/macro/scenarios");
+  int h2 = 0;
+  for (const auto& s : all) {
+    if (s.name.find("-h2") == std::string::npos) continue;
+    SCOPED_TRACE(s.name);
+    EXPECT_TRUE(s.load.http2);
+    EXPECT_EQ(s.load.scheme, "https");
+    EXPECT_EQ(s.load.streams, s.name.ends_with("-one-stream") ? 1 : 10);
+    ++h2;
+  }
+  EXPECT_EQ(h2, 6);
 }
 
 TEST(ShippedScenarios, AllLoad) {
