@@ -132,7 +132,8 @@ TEST(AttributionInstructions, DifferenceMicroAndRemainder) {
 
 TEST(AttributionInstructions, TlsCountsOnlyTheServerSide) {
   const Inputs in;
-  const Attribution& tls = find(in.model(), "gateway-https-newconn");
+  const ReportModel m = in.model();
+  const Attribution& tls = find(m, "gateway-https-newconn");
   ASSERT_EQ(tls.micro_ir.size(), 1u);
   EXPECT_TRUE(tls.micro_ir_scaled);
   EXPECT_DOUBLE_EQ(tls.micro_ir[0].second, 3'000'000.0 / 3);  // 200 of 600 µs
@@ -145,7 +146,8 @@ TEST(AttributionInstructions, TlsCountsOnlyTheServerSide) {
 
 TEST(AttributionInstructions, AFailedCountHasNoDifference) {
   const Inputs in;
-  const Attribution& c = find(in.model(), "gateway-challenge-pass");
+  const ReportModel m = in.model();
+  const Attribution& c = find(m, "gateway-challenge-pass");
   EXPECT_FALSE(c.scenario_ir);
   EXPECT_FALSE(c.difference_ir);
   EXPECT_FALSE(c.remainder_share);
@@ -171,11 +173,13 @@ TEST(AttributionTime, OverlappingIntervalsPrintNotResolved) {
       EXPECT_EQ(row[4], "not resolved");
       EXPECT_EQ(row[4].find('%'), std::string::npos);
     }
-    if (row[0] == "protected − default") EXPECT_NE(row[4].find('%'), std::string::npos);
+    if (row[0] == "protected − default") {
+      EXPECT_NE(row[4].find('%'), std::string::npos);
+    }
   }
   EXPECT_TRUE(saw_queue);
   const std::string md = report_markdown(m);
-  EXPECT_NE(md.find("| queue − default | 20.3 [19.9, 20.8] − 20 [19.5, 20.6] = 0.3 |"),
+  EXPECT_NE(md.find("| queue − default | 20.3 [19.9, 20.8] − 20.0 [19.5, 20.6] = 0.300 |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("not resolved"), std::string::npos);
@@ -189,11 +193,11 @@ TEST(AttributionInstructions, WithoutMacroJsonTheInstructionRowsStillShow) {
   ASSERT_TRUE(j["cost_attribution"].is_array());
   EXPECT_EQ(j["macro_instructions"]["scenarios"].size(), 6u);
   bool found = false;
-  for (const auto& a : j["cost_attribution"])
-    if (a["scenario"] == "gateway-protected") {
-      found = true;
-      EXPECT_EQ(a["instructions"]["remainder_per_request"], 500.0);
-    }
+  for (const auto& a : j["cost_attribution"]) {
+    if (a["scenario"] != "gateway-protected") continue;
+    found = true;
+    EXPECT_EQ(a["instructions"]["remainder_per_request"], 500.0);
+  }
   EXPECT_TRUE(found);
   const std::string html = report_html(m);
   EXPECT_NE(html.find("Cost attribution in instructions per request"), std::string::npos);

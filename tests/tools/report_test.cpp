@@ -163,11 +163,12 @@ TEST(ReportWriters, HtmlIsSelfContained) {
   while (RE2::FindAndConsume(&rest, ref, &url)) EXPECT_EQ(url.rfind("data:", 0), 0u) << url;
   EXPECT_EQ(html.find("<script"), std::string::npos);
   // Bars for req/s and vs nginx, the latency curves, one per-second chart for each of the 9
-  // scenarios with ok rounds, two micro groups.
+  // scenarios with ok rounds, two micro groups, and the feature-cost bars (queue and challenge-pass
+  // against gateway-default).
   std::size_t svgs = 0;
   for (std::size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1))
     ++svgs;
-  EXPECT_EQ(svgs, 14u);
+  EXPECT_EQ(svgs, 15u);
 }
 
 // A failed scenario is reported with its reason, the failed round with its own, and what its ok

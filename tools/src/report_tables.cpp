@@ -266,7 +266,7 @@ ReportTable attribution_in_instructions(const ReportModel& m) {
   ReportTable t{"Cost attribution in instructions per request",
                 "Instructions per request of the reference gateway end to end "
                 "(gatebench-macro --instructions N: (I(2N) − I(N)) / N under callgrind, one "
-                "worker, exact run to run) for each difference, beside the micro instruction "
+                "worker) for each difference, beside the micro instruction "
                 "counts per op of the hot paths the feature adds (gatebench micro "
                 "--instructions); the remainder is what the micro benchmarks do not cover, in "
                 "instructions and as a share of the difference. A counter rule (TLS: server_ns) "
