@@ -16,7 +16,7 @@ constexpr const char* kHelp = R"(usage: gatebench report MICRO.json [MACRO.json]
 Writes DIR/report.json (schema gatebench.report/1, docs/report.md), DIR/report.md (for a CI job
 summary) and DIR/report.html (self-contained: inline SVG, no network). MICRO.json is Google
 Benchmark's JSON (gatebench micro); MACRO.json is gatebench-macro's (gatebench.macro/2, or /1).
-Either may be "-" to leave it out, but one is needed. Failed and skipped scenarios are reported
+Either may be "-" to leave it out, but one of them or --macro-instructions is needed. Failed and skipped scenarios are reported
 with their reasons; the exit status does not depend on them (the gate is gatebench compare).
 
 options:
@@ -59,8 +59,9 @@ int command_report(const CommandArgs& argv) {
     if (!macro_set->macro)
       throw common::UsageError(pos[1] + ": expected macro.json (gatebench.macro/2 or /1)");
   }
-  if (!micro_set && !macro_set)
-    throw common::UsageError("report needs at least one of MICRO.json, MACRO.json");
+  if (!micro_set && !macro_set && !args.value("macro-instructions"))
+    throw common::UsageError(
+        "report needs at least one of MICRO.json, MACRO.json, --macro-instructions FILE");
   if (auto f = args.value("instructions")) {
     instr_set = load_result_set(*f);
     if (!instr_set->instructions)

@@ -59,7 +59,7 @@ ReportTable ablation_table(const ReportModel& m) {
                 "Each feature scenario against gateway-default: the target's CPU µs per request "
                 "difference (time: medians over the rounds; not resolved when the intervals "
                 "overlap), req/s over the default host's paired within each round, the "
-                "difference in instructions per request (exact), and the micro hot path it maps "
+                "difference in instructions per request (callgrind), and the micro hot path it maps "
                 "to with its time and instructions per op.",
                 {"feature", "scenario", "CPU µs/req Δ (time)", "req/s vs default",
                  "instructions/req Δ", "remainder share", "micro hot path"},
