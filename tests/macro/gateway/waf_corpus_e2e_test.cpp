@@ -50,8 +50,12 @@ std::string serialise(const nlohmann::json& t) {
 }
 
 TEST(WafCorpusE2E, ProtectedHostBlocksEveryAttackAndPassesEveryBenignRequest) {
-  const nlohmann::json corpus =
-      nlohmann::json::parse(gwtest::read_text(kConfigs / "waf-mix-requests.json"));
+  // The file is a driver template (docs/scenarios.md): "$${" there is a literal "${", which the
+  // Log4Shell and shell attacks contain.
+  std::string text = gwtest::read_text(kConfigs / "waf-mix-requests.json");
+  for (std::size_t at = text.find("$${"); at != std::string::npos; at = text.find("$${", at + 2))
+    text.erase(at, 1);
+  const nlohmann::json corpus = nlohmann::json::parse(text);
   gwtest::TempDir dir;
   gwtest::Upstream upstream;
   const int port = gwtest::free_port();
