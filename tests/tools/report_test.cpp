@@ -195,6 +195,29 @@ TEST(ReportWriters, MacroTablesShowStatusCountsStepsAndOpenLoop) {
   EXPECT_EQ(md.find("smoke figures"), std::string::npos);
 }
 
+// The shipped corpus has 264 templates (attack-*, benign-*): only those with unexpected answers
+// are listed, then the totals, and attack-* templates count as attacks.
+TEST(ReportWriters, ALargeMixListsTheUnexpectedTemplatesThenTheTotals) {
+  Inputs in;
+  for (MacroScenario& s : in.macro.macro->scenarios) {
+    if (s.name != "waf-mix") continue;
+    s.counts = nlohmann::json::object();
+    for (int i = 0; i < 7; ++i) {
+      const std::string n = std::to_string(i);
+      s.counts["attack-" + n + ".as_expected"] = 10;
+      s.counts["attack-" + n + ".unexpected"] = i == 3 ? 1 : 0;
+      s.counts["benign-" + n + ".as_expected"] = 20;
+      s.counts["benign-" + n + ".unexpected"] = 0;
+    }
+  }
+  const std::string md = report_markdown(in.model());
+  EXPECT_NE(md.find("| waf-mix | attack-3 | attack | 10 | 1 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| waf-mix | attack-2 |"), std::string::npos);
+  EXPECT_EQ(md.find("| waf-mix | benign-0 |"), std::string::npos);
+  EXPECT_NE(md.find("| waf-mix | all 14 templates |  | 70 | 1 | 140 | 0 |"), std::string::npos)
+      << md;
+}
+
 TEST(ReportWriters, QuickRunCarriesTheSmokeBanner) {
   Inputs in;
   in.macro.macro->run["quick"] = true;
