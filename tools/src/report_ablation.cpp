@@ -55,16 +55,17 @@ std::string micro_paths(const Attribution& a) {
 }  // namespace
 
 ReportTable ablation_table(const ReportModel& m) {
-  ReportTable t{"What each feature costs (from the default host)",
-                "Each feature scenario against gateway-default: the target's CPU µs per request "
-                "difference (time: medians over the rounds; not resolved when the intervals "
-                "overlap), req/s over the default host's paired within each round, the "
-                "difference in instructions per request (callgrind), and the micro hot path it maps "
-                "to with its time and instructions per op.",
-                {"feature", "scenario", "CPU µs/req Δ (time)", "req/s vs default",
-                 "instructions/req Δ", "remainder share", "micro hot path"},
-                {false, false, true, true, true, true, false},
-                {}};
+  ReportTable t{
+      "What each feature costs (from the default host)",
+      "Each feature scenario against gateway-default: the target's CPU µs per request "
+      "difference (time: medians over the rounds; not resolved when the intervals "
+      "overlap), req/s over the default host's paired within each round, the "
+      "difference in instructions per request (callgrind), and the micro hot path it maps "
+      "to with its time and instructions per op.",
+      {"feature", "scenario", "CPU µs/req Δ (time)", "req/s vs default", "instructions/req Δ",
+       "remainder share", "micro hot path"},
+      {false, false, true, true, true, true, false},
+      {}};
   for (const auto& a : m.attribution) {
     if (!is_feature_row(a)) continue;
     t.rows.push_back({a.rule.label, a.rule.scenario, time_difference(a), throughput_ratio(m, a),
