@@ -201,7 +201,8 @@ void WorkerLoop::route_request(Client& c) {
       body = rules::chunked_data(body, chunk_scratch_.data());
     }
   }
-  std::int64_t now_us = mono_us();
+  // The rules run now: at the request's start, unless its body was read first.
+  const std::int64_t now_us = cc.state == CState::kReadBody ? mono_us() : c.log.start_us;
   PolicyRequest pr{c.req,
                    std::string_view(c.buffers.in.get(), c.req.head_len),
                    cc.ip,
