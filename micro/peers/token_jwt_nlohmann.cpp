@@ -11,13 +11,10 @@
 #include "micro/core/tokens/jwt_hs256.hpp"
 
 namespace gatebench::peers {
-namespace {
 
 using tokens::VerifyStatus;
 
-// Textbook decoder; canonical form is checked by re-encoding, independently of gatecore's
-// bit-level checks.
-std::optional<std::string> b64url_decode(const std::string& in) {
+std::optional<std::string> textbook_base64url_decode(const std::string& in) {
   static const std::string alphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   if (in.size() % 4 == 1) return std::nullopt;
@@ -50,8 +47,6 @@ std::optional<std::string> b64url_decode(const std::string& in) {
   return out;
 }
 
-}  // namespace
-
 void NlohmannJwtVerifier::add_key(std::string_view kid, std::span<const std::uint8_t> secret) {
   keys_.push_back({std::string(kid), {secret.begin(), secret.end()}});
 }
@@ -62,9 +57,9 @@ VerifyStatus NlohmannJwtVerifier::verify(std::string_view token_view, std::int64
   if (dot1 == std::string::npos) return VerifyStatus::malformed;
   const auto dot2 = token.find('.', dot1 + 1);
   if (dot2 == std::string::npos) return VerifyStatus::malformed;
-  const auto signature = b64url_decode(token.substr(dot2 + 1));
+  const auto signature = textbook_base64url_decode(token.substr(dot2 + 1));
   if (!signature || signature->size() != 32) return VerifyStatus::malformed;
-  const auto header_text = b64url_decode(token.substr(0, dot1));
+  const auto header_text = textbook_base64url_decode(token.substr(0, dot1));
   if (!header_text || header_text->size() > tokens::kJwtMaxHeaderBytes)
     return VerifyStatus::malformed;
   const nlohmann::json header = nlohmann::json::parse(*header_text, nullptr, false);
@@ -97,7 +92,7 @@ VerifyStatus NlohmannJwtVerifier::verify(std::string_view token_view, std::int64
     return VerifyStatus::bad_signature;
   }
 
-  const auto claims_text = b64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
+  const auto claims_text = textbook_base64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
   if (!claims_text || claims_text->size() > tokens::kJwtMaxClaimsBytes)
     return VerifyStatus::malformed;
   const nlohmann::json claims = nlohmann::json::parse(*claims_text, nullptr, false);

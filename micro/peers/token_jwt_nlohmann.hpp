@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@
 #include "micro/core/tokens/status.hpp"
 
 namespace gatebench::peers {
+
+// Textbook base64url decoder; canonical form is checked by re-encoding, independently of
+// gatecore's bit-level checks. Shared with the ES256 peer (token_es256_openssl.hpp).
+std::optional<std::string> textbook_base64url_decode(const std::string& in);
 
 class NlohmannJwtVerifier {
  public:

@@ -10,6 +10,7 @@ class Reader {
   explicit Reader(std::string_view s) : s_(s) {}
 
   bool at_end() const { return pos_ == s_.size(); }
+  std::size_t pos() const { return pos_; }
 
   void skip_ws() {
     while (pos_ < s_.size() &&
@@ -217,7 +218,13 @@ bool scan_json_object(std::string_view json, std::span<JwtJsonField> fields) {
       }
       if (field->found) return false;
       field->found = true;
-      if (field->type == JwtJsonField::Type::string && r.peek() == '"') {
+      if (field->type == JwtJsonField::Type::raw) {
+        r.skip_ws();
+        const std::size_t start = r.pos();
+        if (!r.value(1)) return false;
+        field->string_raw = json.substr(start, r.pos() - start);
+        field->type_ok = true;
+      } else if (field->type == JwtJsonField::Type::string && r.peek() == '"') {
         if (!r.string(field->string_raw, field->string_has_escape)) return false;
         field->type_ok = true;
       } else if (field->type == JwtJsonField::Type::integer && r.peek() != '"' && r.peek() != '{' &&
@@ -231,6 +238,138 @@ bool scan_json_object(std::string_view json, std::span<JwtJsonField> fields) {
   }
   r.skip_ws();
   return r.at_end();
+}
+
+bool json_value_has_string(std::string_view raw_value, std::string_view needle) {
+  Reader r(raw_value);
+  std::string_view s;
+  bool escaped = false;
+  if (r.peek() == '"') return r.string(s, escaped) && !escaped && s == needle;
+  if (!r.eat('[') || r.eat(']')) return false;
+  do {
+    if (r.peek() != '"') {
+      if (!r.value(1)) return false;
+      continue;
+    }
+    if (!r.string(s, escaped)) return false;
+    if (!escaped && s == needle) return true;
+  } while (r.eat(','));
+  return false;
+}
+
+bool for_each_json_member(std::string_view json, JsonMemberVisitor visit, void* context) {
+  Reader r(json);
+  if (!r.eat('{')) return false;
+  if (!r.eat('}')) {
+    do {
+      std::string_view name;
+      bool escaped;
+      if (!r.string(name, escaped) || !r.eat(':')) return false;
+      r.skip_ws();
+      const std::size_t start = r.pos();
+      if (!r.value(1)) return false;
+      visit(context, name, json.substr(start, r.pos() - start));
+    } while (r.eat(','));
+    if (!r.eat('}')) return false;
+  }
+  r.skip_ws();
+  return r.at_end();
+}
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Four hex digits at raw[i..i+3].
+std::optional<std::uint32_t> hex4(std::string_view raw, std::size_t i) {
+  if (raw.size() < i + 4) return std::nullopt;
+  std::uint32_t v = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int h = hex_value(raw[i + k]);
+    if (h < 0) return std::nullopt;
+    v = v * 16 + static_cast<std::uint32_t>(h);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::size_t> json_unescape(std::string_view raw, std::span<char> out) {
+  std::size_t n = 0;
+  const auto put = [&](char c) {
+    if (n == out.size()) return false;
+    out[n++] = c;
+    return true;
+  };
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\') {
+      if (!put(raw[i])) return std::nullopt;
+      continue;
+    }
+    if (++i == raw.size()) return std::nullopt;
+    char c = raw[i];
+    switch (c) {
+      case '"':
+      case '\\':
+      case '/':
+        break;
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'u': {
+        std::optional<std::uint32_t> cp = hex4(raw, i + 1);
+        if (!cp) return std::nullopt;
+        i += 4;
+        if (*cp >= 0xDC00 && *cp <= 0xDFFF) return std::nullopt;  // a lone low surrogate
+        if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+          if (raw.substr(i + 1, 2) != "\\u") return std::nullopt;
+          std::optional<std::uint32_t> low = hex4(raw, i + 3);
+          if (!low || *low < 0xDC00 || *low > 0xDFFF) return std::nullopt;
+          i += 6;
+          *cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+        }
+        const std::uint32_t v = *cp;
+        bool ok = true;
+        if (v < 0x80) {
+          ok = put(static_cast<char>(v));
+        } else if (v < 0x800) {
+          ok = put(static_cast<char>(0xC0 | (v >> 6))) && put(static_cast<char>(0x80 | (v & 0x3F)));
+        } else if (v < 0x10000) {
+          ok = put(static_cast<char>(0xE0 | (v >> 12))) &&
+               put(static_cast<char>(0x80 | ((v >> 6) & 0x3F))) &&
+               put(static_cast<char>(0x80 | (v & 0x3F)));
+        } else {
+          ok = put(static_cast<char>(0xF0 | (v >> 18))) &&
+               put(static_cast<char>(0x80 | ((v >> 12) & 0x3F))) &&
+               put(static_cast<char>(0x80 | ((v >> 6) & 0x3F))) &&
+               put(static_cast<char>(0x80 | (v & 0x3F)));
+        }
+        if (!ok) return std::nullopt;
+        continue;
+      }
+      default:
+        return std::nullopt;
+    }
+    if (!put(c)) return std::nullopt;
+  }
+  return n;
 }
 
 }  // namespace gatebench::tokens
