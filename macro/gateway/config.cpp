@@ -57,13 +57,18 @@ void parse_listeners(const Field& root, Config& cfg) {
   if (arr.size() == 0) arr.fail("expected at least one listener");
   for (std::size_t i = 0; i < arr.size(); ++i) {
     Field l = arr.at(i);
-    l.allow_keys({"protocol", "address", "port"});
+    l.allow_keys({"protocol", "address", "port", "role"});
     ListenerConfig lc;
     std::string proto = l.string_or("protocol", "http");
     if (proto != "http" && proto != "https") {
       l.child("protocol").fail("expected \"http\" or \"https\"");
     }
     lc.https = proto == "https";
+    const std::string role = l.string_or("role", "proxy");
+    if (role != "proxy" && role != "decision") {
+      l.child("role").fail("expected \"proxy\" or \"decision\"");
+    }
+    lc.decision = role == "decision";
     lc.address = l.string_or("address", "127.0.0.1");
     lc.port = static_cast<std::uint16_t>(l.required("port").integer(1, 65535));
     lc.addr.sin_family = AF_INET;
@@ -104,7 +109,7 @@ void parse_tls(const Field& root, Config& cfg) {
 void parse_host(const Field& h, Config& cfg, int index) {
   h.allow_keys({"names", "upstream", "pool_size", "connect_timeout_ms", "read_timeout_ms",
                 "security_headers", "ip_lists", "countries", "rules", "exploits", "rate_limit",
-                "queue", "challenge", "body_limit", "body_overflow"});
+                "queue", "challenge", "body_limit", "body_overflow", "jwt", "loop"});
   HostConfig hc;
   Field names = h.required("names");
   names.expect_array();

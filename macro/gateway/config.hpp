@@ -23,7 +23,8 @@ using ConfigError = common::UsageError;
 
 struct ListenerConfig {
   bool https = false;
-  std::string address;  // IPv4 literal
+  bool decision = false;  // "role": "decision": answers decision requests (decision.hpp)
+  std::string address;    // IPv4 literal
   std::uint16_t port = 0;
   sockaddr_in addr{};
 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,14 @@ class Field : public common::JsonField {
     std::filesystem::path p(s);
     if (p.is_relative()) p = std::filesystem::path(file()).parent_path() / p;
     return p.string();
+  }
+  // The whole content of the file at `path` (from path_string()); fails naming this field.
+  std::string file_text(const std::string& path) const {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("cannot read \"" + path + "\"");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
   }
   void expect_readable(const std::string& path) const {
     std::ifstream in(path);

@@ -23,6 +23,7 @@ namespace gatebench::gateway {
 struct Listener : Pollable {
   int fd = -1;
   bool https = false;
+  bool decision = false;  // a decision listener (decision.hpp): nothing is proxied
 };
 
 enum class CState : std::uint8_t { kHandshake, kReadHead, kReadBody, kLocal, kProxy, kLinger };
@@ -43,6 +44,7 @@ struct ClientConn {
   bool https = false;
   bool dead = false;
   bool close_after = false;  // no further request on this connection
+  bool decision = false;     // accepted on a decision listener
   CState state = CState::kReadHead;
   std::uint32_t ip = 0;
   char ip_text[INET_ADDRSTRLEN] = {};
@@ -65,6 +67,8 @@ struct RequestLog {
   std::uint64_t bytes_sent = 0;
   std::uint16_t status = 0;
   Decision decision;
+  // Body bytes a local answer consumed (a decision's JSON): skipped before the next request.
+  std::uint32_t local_body = 0;
 };
 
 // One request's exchange with the upstream: the request going out, the response coming back

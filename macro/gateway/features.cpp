@@ -1,21 +1,12 @@
 #include "macro/gateway/features.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <cctype>
 
 #include "macro/gateway/config_json.hpp"
 #include "micro/core/rules/loader.hpp"
 
 namespace gatebench::gateway {
 namespace {
-
-std::string read_file(const Field& f, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) f.fail("cannot read \"" + path + "\"");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::shared_ptr<const cidr::Ipv4Table> build_table(const Field& f,
                                                    const std::vector<cidr::CidrEntry>& entries) {
@@ -29,7 +20,7 @@ std::shared_ptr<const cidr::Ipv4Table> build_table(const Field& f,
 // Entries of a CIDR list file with every value replaced by `value`.
 std::vector<cidr::CidrEntry> list_entries(const Field& f, const std::string& path,
                                           cidr::CidrValue value) {
-  std::string text = read_file(f, path);
+  std::string text = f.file_text(path);
   cidr::CidrListParse parsed = cidr::parse_cidr_list(text, value);
   if (!parsed.ok()) f.fail(cidr::format_diagnostic(path, parsed.errors.front()));
   for (auto& e : parsed.entries) e.value = value;
@@ -78,7 +69,7 @@ CountryFeature load_countries(const Field& c) {
   CountryFeature out;
   Field table = c.required("table");
   std::string path = table.path_string();
-  std::string text = read_file(table, path);
+  std::string text = table.file_text(path);
   cidr::CidrListParse parsed = cidr::parse_cidr_list(text, 0);
   if (!parsed.ok()) table.fail(cidr::format_diagnostic(path, parsed.errors.front()));
   for (const auto& e : parsed.entries) {
@@ -108,7 +99,7 @@ RulesFeature load_rules(const Field& f, const Field& host, std::optional<rules::
   std::string path = f.path_string();
   rules::RuleSet set;
   try {
-    set = rules::load_rule_set(read_file(f, path), path);
+    set = rules::load_rule_set(f.file_text(path), path);
   } catch (const rules::RuleLoadError& e) {
     f.fail(e.what());
   }
@@ -237,16 +228,16 @@ HostFeatures load_host_features(const Field& host, int host_index, bool has_keys
     cf.nonce_queue_id = 0xC0000000u | static_cast<std::uint32_t>(host_index);
     f.challenge = cf;
   }
+  if (host.has("jwt")) f.jwt = load_jwt(host.child("jwt"));
+  if (host.has("loop")) f.loop = load_loop(host.child("loop"));
   return f;
 }
 
-std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens) {
-  tokens.allow_keys({"secret_hex", "key_id"});
-  Field hex = tokens.required("secret_hex");
+std::vector<std::uint8_t> hex_secret(const Field& hex, std::size_t min_bytes) {
   std::string s = hex.string();
-  if (s.size() % 2 != 0 || s.size() < 2 * tokens::kTokenMinSecretSize) {
-    hex.fail("expected at least " + std::to_string(2 * tokens::kTokenMinSecretSize) +
-             " hex digits (a 256-bit secret)");
+  if (s.size() % 2 != 0 || s.size() < 2 * min_bytes) {
+    hex.fail("expected at least " + std::to_string(2 * min_bytes) + " hex digits (a " +
+             std::to_string(8 * min_bytes) + "-bit secret)");
   }
   std::vector<std::uint8_t> secret;
   for (std::size_t i = 0; i < s.size(); i += 2) {
@@ -258,6 +249,13 @@ std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens)
     };
     secret.push_back(static_cast<std::uint8_t>(nib(s[i]) * 16 + nib(s[i + 1])));
   }
+  return secret;
+}
+
+std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens) {
+  tokens.allow_keys({"secret_hex", "key_id"});
+  std::vector<std::uint8_t> secret =
+      hex_secret(tokens.required("secret_hex"), tokens::kTokenMinSecretSize);
   auto ring = std::make_shared<tokens::TokenKeyRing>();
   ring->rotate(static_cast<std::uint8_t>(tokens.integer_or("key_id", 1, 0, 255)), secret);
   return ring;

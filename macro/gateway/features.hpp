@@ -17,6 +17,7 @@
 #include "micro/core/rules/exploit_patterns.hpp"
 #include "micro/core/rules/ratelimit.hpp"
 #include "micro/core/rules/set.hpp"
+#include "micro/core/tokens/jwt_verify.hpp"
 #include "micro/core/tokens/key_ring.hpp"
 
 namespace gatebench::gateway {
@@ -91,6 +92,18 @@ struct RulesFeature {
   std::array<std::string, rules::kExploitCategoryTotal> exploit_ids;  // "exploit:<category>"
 };
 
+// A bearer JWT required on every request of the host (docs/gateway.md, "JWT").
+struct JwtFeature {
+  std::shared_ptr<const tokens::JwtKeySet> keys;
+  tokens::JwtRequirements required;
+};
+
+// Loop detection: the hop header and Via entries naming this gateway, 508 at max_hops.
+struct LoopFeature {
+  std::uint32_t max_hops = 8;
+  std::string via_name = "gatebench-gateway";
+};
+
 struct HostFeatures {
   std::optional<IpListFeature> ip_lists;
   std::optional<CountryFeature> countries;
@@ -98,12 +111,23 @@ struct HostFeatures {
   std::optional<rules::GcraConfig> rate_limit;
   std::optional<QueueFeature> queue;
   std::optional<ChallengeFeature> challenge;
-  bool any() const { return ip_lists || countries || rules || rate_limit || queue || challenge; }
+  std::optional<JwtFeature> jwt;
+  std::optional<LoopFeature> loop;
+  bool any() const {
+    return ip_lists || countries || rules || rate_limit || queue || challenge || jwt || loop;
+  }
 };
 
 // Reads the feature fields of one host object (`hosts[i]`); throws ConfigError naming the field.
 // `host_index` seeds the queue/challenge token ids; `has_keys` tells whether tokens are configured.
 HostFeatures load_host_features(const Field& host, int host_index, bool has_keys);
+
+// Reads "jwt": {"keys": [...], "issuer", "audience", "leeway_s"} (auth_features.cpp).
+JwtFeature load_jwt(const Field& jwt);
+// Reads "loop": {"max_hops": N, "via": "name"} (auth_features.cpp).
+LoopFeature load_loop(const Field& loop);
+// The bytes of a hex string field of at least min_bytes bytes.
+std::vector<std::uint8_t> hex_secret(const Field& hex, std::size_t min_bytes);
 
 // Reads "tokens": {"secret_hex": "...", "key_id": 1}.
 std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens);

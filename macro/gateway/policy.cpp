@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "macro/gateway/text_buf.hpp"
 #include "micro/core/rules/body_fields.hpp"
 #include "micro/core/rules/normalize.hpp"
 #include "micro/core/tokens/token.hpp"
@@ -11,45 +12,7 @@
 namespace gatebench::gateway {
 namespace {
 
-// Appends into a fixed scratch array; a result that does not fit is cut (pages are small).
-class Buf {
- public:
-  explicit Buf(std::span<char> s) : p_(s.data()), cap_(s.size()) {}
-  Buf& operator<<(std::string_view s) {
-    std::size_t n = std::min(s.size(), cap_ - len_);
-    // A byte loop rather than memcpy: an empty view may carry a null pointer, and GCC 12's
-    // bounds analysis misfires on memcpy from the to_chars buffer below.
-    for (std::size_t i = 0; i < n; ++i) p_[len_ + i] = s[i];
-    len_ += n;
-    return *this;
-  }
-  Buf& operator<<(std::uint64_t v) {
-    char tmp[24];
-    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    return *this << std::string_view(tmp, static_cast<std::size_t>(r.ptr - tmp));
-  }
-  // Percent-encodes everything but unreserved characters and '/', for a query value.
-  Buf& encoded(std::string_view s) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    for (char c : s) {
-      unsigned char u = static_cast<unsigned char>(c);
-      bool plain = std::isalnum(u) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
-      if (plain) {
-        *this << std::string_view(&c, 1);
-      } else {
-        char e[3] = {'%', kHex[u >> 4], kHex[u & 15]};
-        *this << std::string_view(e, 3);
-      }
-    }
-    return *this;
-  }
-  std::string_view view() const { return {p_, len_}; }
-
- private:
-  char* p_;
-  std::size_t cap_;
-  std::size_t len_ = 0;
-};
+using Buf = TextBuf;
 
 int hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -138,6 +101,7 @@ HostPolicy::HostPolicy(const HostConfig& host, const tokens::TokenKeyRing* keys)
   const HostFeatures& f = *host.features;
   if (f.rules) rules_ = std::make_unique<rules::RuleEvaluator>(*f.rules->compiled);
   if (f.rate_limit) limiter_.emplace(*f.rate_limit);
+  if (f.jwt) jwt_ = std::make_unique<tokens::JwtVerifier>(f.jwt->keys);
 }
 
 HostPolicy::~HostPolicy() = default;
@@ -172,6 +136,8 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
   std::string_view path = target.substr(0, q);
   std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
 
+  // 0. Loop detection.
+  if (f.loop && !check_loop(r, d, s)) return d;
   // 1. IP lists.
   if (f.ip_lists) {
     cidr::CidrValue v = f.ip_lists->deny->lookup(r.client_ip);
@@ -198,6 +164,8 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
       return block(f.countries->ids[static_cast<std::size_t>(it - codes.begin())], s);
     }
   }
+  // 2b. Bearer JWT.
+  if (jwt_ && !check_jwt(r, d, s)) return d;
   // 3. Block rules and exploit patterns.
   bool challenge_rule = false;
   bool trusted = false;
@@ -206,6 +174,10 @@ Decision HostPolicy::evaluate(const PolicyRequest& r, PolicyScratch& s) {
     std::string_view content_type;
     rules::RequestView view = make_view(r, path, query, s, content_type);
     view.country = country_view;
+    if (jwt_) {
+      view.headers = std::span<const rules::HeaderView>(s.header_views.data(),
+                                                        add_claim_headers(r.req.fields.count, s));
+    }
     // Rules match the normalised target; exploit scanning reads the raw one as well.
     if (s.target.size() < path.size() + query.size() + 2) {
       s.target.resize(path.size() + query.size() + 2);

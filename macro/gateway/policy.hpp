@@ -38,6 +38,8 @@ struct LocalResponse {
 
 struct Decision {
   bool respond = false;  // answer locally instead of proxying
+  // Hops to state upstream (loop detection, loop_guard.hpp); 0 when the host has none.
+  std::uint16_t hops = 0;
   access_log::Action action = access_log::Action::none;
   std::string_view rule_id;  // configuration storage: stays valid for the whole request
   LocalResponse response;
@@ -56,12 +58,19 @@ struct PolicyRequest {
   bool body_complete = true;
 };
 
+// Claims of a verified bearer JWT, given to the rules as headers with these names. A '/' is not
+// a token character, so no client can send a header of that name (the parser refuses it).
+inline constexpr std::size_t kClaimHeaders = 4;
+inline constexpr std::string_view kClaimHeaderNames[kClaimHeaders] = {"jwt/sub", "jwt/iss",
+                                                                      "jwt/scope", "jwt/kid"};
+
 // Worker-owned buffers local responses are composed in.
 struct PolicyScratch {
   std::array<char, 8192> body;
   std::array<char, 2048> headers;
   std::array<char, 4096> decoded;
-  std::array<rules::HeaderView, kMaxHeaderFields> header_views;
+  // The request's headers, then the verified JWT's claims as pseudo-headers for the rules.
+  std::array<rules::HeaderView, kMaxHeaderFields + kClaimHeaders> header_views;
   // Normalised path and query, and the decoded body fields (rules/normalize.hpp,
   // rules/body_fields.hpp): grown to the largest request seen, then reused.
   std::vector<char> target;
@@ -84,11 +93,19 @@ class HostPolicy {
                  PolicyScratch& s);
   Decision challenge(const PolicyRequest& r, std::string_view path, std::string_view query,
                      std::string_view rule_id, PolicyScratch& s);
+  // Loop detection and the bearer JWT (policy_auth.cpp): true when the request may go on,
+  // otherwise `d` is the local answer (508, 400, 401).
+  bool check_loop(const PolicyRequest& r, Decision& d, PolicyScratch& s);
+  bool check_jwt(const PolicyRequest& r, Decision& d, PolicyScratch& s);
+  // Appends the verified claims to the rules' header views after `count` request headers.
+  std::size_t add_claim_headers(std::size_t count, PolicyScratch& s) const;
 
   const HostConfig& host_;
   const tokens::TokenKeyRing* keys_;
   std::unique_ptr<rules::RuleEvaluator> rules_;
   std::optional<rules::GcraLimiter> limiter_;
+  std::unique_ptr<tokens::JwtVerifier> jwt_;
+  tokens::JwtClaims claims_;  // of the request being evaluated, when jwt_ verified one
 };
 
 // The value of cookie `name` in a Cookie header, or an empty view.

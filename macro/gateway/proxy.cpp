@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "macro/gateway/loop_guard.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"
 
@@ -53,9 +54,14 @@ void WorkerLoop::start_proxy(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;
   const HostConfig& host = host_of(c);
+  char hop_buf[96];
+  const std::string_view hops =
+      c.log.decision.hops == 0
+          ? std::string_view()
+          : hop_lines(c.log.decision.hops, host.features->loop->via_name, hop_buf);
   px.up_head_len = write_upstream_head(c.buffers.up_head.get(), cfg().max_header_bytes + 1024,
                                        std::string_view(c.buffers.in.get(), c.req.head_len), c.req,
-                                       std::string_view(cc.ip_text, cc.ip_len), cc.https);
+                                       std::string_view(cc.ip_text, cc.ip_len), cc.https, hops);
   cc.out_len = cc.out_sent = 0;
   cc.state = CState::kProxy;
   cc.deadline_ms = now_ms_ + host.connect_timeout_ms;

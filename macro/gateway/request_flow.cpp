@@ -95,6 +95,11 @@ void WorkerLoop::begin_request(Client& c) {
   cc.gen = gen_;
   ++gen_->inflight;
   const Config& config = *cc.gen->pub->config;
+  if (cc.decision) {
+    cc.host = -1;
+    begin_decision(c);
+    return;
+  }
   cc.host = find_host(config, c.req.host);
   if (cc.host < 0) {
     // Nothing to route to: the body (if any) is not read, so the connection cannot continue.
@@ -141,8 +146,14 @@ bool WorkerLoop::step_read_body(Client& c) {
     respond(c, 400, "text/plain", "bad chunked body\n", {});
     return true;
   }
-  if (body.complete || body.scan - c.req.head_len >= host_of(c).body_limit ||
-      cc.in_len == c.buffers.in_cap) {
+  if (cc.decision) {
+    // begin_decision admitted only a Content-Length body that fits the buffer.
+    if (body.complete) {
+      decide(c, true);
+      return true;
+    }
+  } else if (body.complete || body.scan - c.req.head_len >= host_of(c).body_limit ||
+             cc.in_len == c.buffers.in_cap) {
     route_request(c);
     return true;
   }
@@ -308,7 +319,8 @@ void WorkerLoop::finish_request(Client& c) {
     return;
   }
   // Keep-alive: whatever follows the request (pipelined bytes) becomes the next request.
-  std::size_t used = cc.state == CState::kProxy ? c.px.req_body.scan : c.req.head_len;
+  std::size_t used =
+      cc.state == CState::kProxy ? c.px.req_body.scan : c.req.head_len + c.log.local_body;
   std::size_t rest = cc.in_len - used;
   char* in = c.buffers.in.get();
   if (rest > 0) std::memmove(in, in + used, rest);

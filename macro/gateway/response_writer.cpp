@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "macro/gateway/loop_guard.hpp"
+
 namespace gatebench::gateway {
 namespace {
 
@@ -102,6 +104,8 @@ std::string_view reason_phrase(std::uint16_t status) {
       return "See Other";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 403:
       return "Forbidden";
     case 404:
@@ -126,13 +130,16 @@ std::string_view reason_phrase(std::uint16_t status) {
       return "Service Unavailable";
     case 504:
       return "Gateway Timeout";
+    case 508:
+      return "Loop Detected";
     default:
       return "Unknown";
   }
 }
 
 std::size_t write_upstream_head(char* out, std::size_t cap, std::string_view head,
-                                const RequestHead& req, std::string_view client_ip, bool https) {
+                                const RequestHead& req, std::string_view client_ip, bool https,
+                                std::string_view hop_lines) {
   Out o(out, cap);
   o.put(req.method);
   o.put(" ");
@@ -144,9 +151,11 @@ std::size_t write_upstream_head(char* out, std::size_t cap, std::string_view hea
   bool have_xff = false;
   for (std::uint16_t i = 0; i < req.fields.count; ++i) {
     const HeaderLine& h = req.fields.lines[i];
-    bool drop = hop_by_hop(h) || h.kind == KnownHeader::kExpect ||
-                h.kind == KnownHeader::kContentLength || h.kind == KnownHeader::kXForwardedFor ||
-                h.kind == KnownHeader::kXForwardedProto;
+    bool drop =
+        hop_by_hop(h) || h.kind == KnownHeader::kExpect || h.kind == KnownHeader::kContentLength ||
+        h.kind == KnownHeader::kXForwardedFor || h.kind == KnownHeader::kXForwardedProto ||
+        (!hop_lines.empty() && h.kind == KnownHeader::kOther && h.name_len == kHopHeader.size() &&
+         iequals_lower(head.substr(h.line_off, h.name_len), kHopHeader));
     have_xff = have_xff || h.kind == KnownHeader::kXForwardedFor;
     if (drop) continue;
     if (h.line_off == run_end && run_end != 0) {
@@ -169,6 +178,7 @@ std::size_t write_upstream_head(char* out, std::size_t cap, std::string_view hea
   }
   o.put(client_ip);
   o.put(https ? "\r\nX-Forwarded-Proto: https\r\n" : "\r\nX-Forwarded-Proto: http\r\n");
+  o.put(hop_lines);
   if (req.body == BodyKind::kChunked) {
     o.put("Transfer-Encoding: chunked\r\n");
   } else if (req.has_content_length) {

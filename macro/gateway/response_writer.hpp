@@ -17,8 +17,10 @@ namespace gatebench::gateway {
 // X-Forwarded-For gets the client address appended, X-Forwarded-Proto is set, framing is
 // re-stated (one Content-Length, or Transfer-Encoding: chunked). HTTP/1.0 clients are forwarded
 // as HTTP/1.0 with Connection: keep-alive so the upstream never answers them chunked.
+// `hop_lines` (loop detection, loop_guard.hpp) replace the client's hop header when not empty.
 std::size_t write_upstream_head(char* out, std::size_t cap, std::string_view head,
-                                const RequestHead& req, std::string_view client_ip, bool https);
+                                const RequestHead& req, std::string_view client_ip, bool https,
+                                std::string_view hop_lines = {});
 
 // Response head for the client from the upstream's: status line normalised to HTTP/1.1,
 // hop-by-hop headers removed, Transfer-Encoding: chunked re-stated, security headers added

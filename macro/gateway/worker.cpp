@@ -98,6 +98,7 @@ void WorkerLoop::open_listeners() {
     l->kind = Kind::kListener;
     l->fd = fd;
     l->https = lc.https;
+    l->decision = lc.decision;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = l.get();
@@ -305,6 +306,7 @@ void WorkerLoop::on_accept(Listener& l) {
     ClientConn& cc = c->conn;
     cc.io.fd = fd;
     cc.https = l.https;
+    cc.decision = l.decision;
     cc.ip = ntohl(peer.sin_addr.s_addr);
     inet_ntop(AF_INET, &peer.sin_addr, cc.ip_text, sizeof cc.ip_text);
     cc.ip_len = static_cast<std::uint8_t>(strlen(cc.ip_text));

@@ -21,6 +21,9 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
+// A described request rebuilt as a head (decision.hpp), and the decision's own answer.
+inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
+inline constexpr std::size_t kDecisionOutCap = 8192;
 
 class WorkerLoop {
  public:
@@ -67,6 +70,10 @@ class WorkerLoop {
   void respond(Client& c, std::uint16_t status, std::string_view content_type,
                std::string_view body, std::string_view extra_headers);
 
+  // Decision listeners (decision_flow.cpp).
+  void begin_decision(Client& c);
+  void decide(Client& c, bool json);
+
   // Proxying (proxy.cpp).
   void start_proxy(Client& c);
   bool connect_upstream(Client& c);
@@ -108,6 +115,9 @@ class WorkerLoop {
   std::unique_ptr<char[]> tls_scratch_;
   std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
   std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
+  std::unique_ptr<char[]> decision_head_ = std::make_unique<char[]>(kDecisionHeadCap);
+  std::unique_ptr<RequestHead> decision_req_ = std::make_unique<RequestHead>();
+  std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   bool stopping_ = false;
