@@ -29,6 +29,15 @@ constexpr double kLoadLimitS = 1200;
 constexpr double kReadyTimeoutS = 120;
 constexpr auto kStopGrace = std::chrono::seconds(120);
 
+// Requests are paced (open loop, one connection), 20 ms apart: far longer than the gateway needs
+// for one request under callgrind (about 1 ms; a new TLS connection takes longer and then the
+// pace is simply not kept), so the gateway has always finished a request and found its socket
+// empty before the next one arrives. Closed loop, the next request raced the gateway's last
+// read of the previous one, and each lost race cost one more SSL_read returning "want read"
+// (docs/attribution.md).
+constexpr double kPaceRate = 50;
+constexpr const char* kRequestTimeout = "60s";
+
 const ServicePlan* reference_gateway(const ScenarioPlan& plan) {
   for (const auto& s : plan.services)
     if (s.binary == "gatebench-gateway") return &s;
@@ -57,7 +66,9 @@ ScenarioPlan under_callgrind(const ScenarioPlan& plan, const std::string& valgri
     for (auto& [path, content] : s.configs) content = with_one_worker(content);
     std::vector<std::string> args = {"--tool=callgrind",
                                      "--callgrind-out-file=" + callgrind_path(p),
-                                     "--log-file=" + valgrind_log(p), s.exe};
+                                     "--log-file=" + valgrind_log(p)};
+    args.insert(args.end(), kCollectOptions.begin(), kCollectOptions.end());
+    args.push_back(s.exe);
     args.insert(args.end(), s.args.begin(), s.args.end());
     s.exe = valgrind;
     s.args = std::move(args);
@@ -99,8 +110,11 @@ InstructionRun run_once(const ScenarioPlan& p, const RunContext& ctx, const std:
   load.connections = 1;
   load.threads = 1;
   const std::string load_json = p.run_dir + "/load-instructions.json";
-  std::vector<std::string> args = load.args(kLoadLimitS, std::nullopt, load_json, "");
-  args.insert(args.end() - 1, {"--requests-total", std::to_string(count)});
+  std::vector<std::string> args = load.args(kLoadLimitS, kPaceRate, load_json, "");
+  // Under callgrind on a loaded machine a TLS handshake took 2.5 s: the load's default timeout
+  // of 2 s would turn that slowness into an error and a second connection.
+  args.insert(args.end() - 1,
+              {"--requests-total", std::to_string(count), "--timeout", kRequestTimeout});
   ctx.progress.phase(std::to_string(count) + " requests under callgrind");
   const CaptureResult r = run_capture(
       load.exe, args, std::chrono::milliseconds(static_cast<long>(kLoadLimitS * 1e3 + 30e3)),
@@ -225,8 +239,10 @@ json instructions_json(const EnvInfo& env, uint64_t n, const std::string& valgri
            {{"requests", n},
             {"runs", {n, 2 * n}},
             {"connections", 1},
+            {"rate", kPaceRate},
             {"gateway_workers", 1},
-            {"valgrind", valgrind}}},
+            {"valgrind", valgrind},
+            {"collect", std::vector<std::string>(kCollectOptions.begin(), kCollectOptions.end())}}},
           {"interrupted", interrupted},
           {"scenarios", list}};
 }

@@ -4,6 +4,7 @@
 // valgrind --tool=callgrind, while gatebench-load sends exactly N and then 2N requests on one
 // connection, no warm-up. Start-up, the ready probe, cookie flows, connection set-up and shut-down
 // are the same in both runs, so (I(2N) - I(N)) / N is the gateway's cost of one request.
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +17,20 @@
 namespace gatebench::macro {
 
 inline constexpr const char* kInstructionsSchema = "gatebench.macro_instructions/1";
+
+// What callgrind counts: only the event loop's per-connection work. Collection is off at start
+// and toggled on for the duration of WorkerLoop::drive (every read, parse, policy decision,
+// proxying, response and close of a client runs inside it) and of SSL_new (the one
+// per-connection call of on_accept outside drive). Outside stay start-up, the 100 ms
+// housekeeping tick, idle wake-ups of epoll_wait, the loop's dispatch of each event and the
+// other threads. AccessLogSink::flush is toggled too, so inside drive it switches collection
+// off: whether a datagram of records leaves by count (inside drive) or by age (in the tick)
+// follows wall time. on_client and on_upstream are inlined into the loop, so drive is the
+// function that exists in the binary; on_accept is not toggled because it calls drive, and
+// nested toggles switch collection off again.
+inline constexpr std::array<const char*, 4> kCollectOptions = {
+    "--collect-atstart=no", "--toggle-collect=gatebench::gateway::WorkerLoop::drive(*",
+    "--toggle-collect=SSL_new", "--toggle-collect=gatebench::gateway::AccessLogSink::flush()"};
 
 struct InstructionRun {  // one gateway process under callgrind
   uint64_t requests = 0;
