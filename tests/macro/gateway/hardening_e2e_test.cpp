@@ -1,0 +1,213 @@
+// Hardening of the gateway's connection handling (issue 19), end to end with the real
+// gatebench-gateway on loopback: a worker past its connection cap answers 503 and closes instead
+// of leaving the client waiting, and frees the slot when a connection goes; a pooled upstream
+// connection that fails on first use is retried on a new one only for a bodyless idempotent
+// request, since the upstream may have acted on anything else before it closed.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/macro/gateway/gateway_testkit.hpp"
+
+namespace {
+
+using gwtest::Conn;
+using gwtest::get_request;
+using gwtest::Response;
+
+// An upstream whose connections each answer their first request and then die on the next: the
+// second request is read in full, recorded, and the connection closed without an answer. Every
+// pooled connection the gateway holds is therefore one that fails on first reuse.
+class DroppingUpstream {
+ public:
+  DroppingUpstream() {
+    lfd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(lfd_, 64);
+    socklen_t len = sizeof a;
+    getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    acceptor_ = std::thread([this] { accept_loop(); });
+  }
+  ~DroppingUpstream() {
+    stop_ = true;
+    acceptor_.join();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (int fd : fds_) shutdown(fd, SHUT_RDWR);
+    }
+    for (auto& t : workers_) t.join();
+    for (int fd : fds_) ::close(fd);
+    ::close(lfd_);
+  }
+  int port() const { return port_; }
+  // Requests received per "METHOD path", answered or dropped.
+  int seen(const std::string& request_line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_[request_line];
+  }
+
+ private:
+  void accept_loop() {
+    while (!stop_) {
+      pollfd p{lfd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      const int fd = accept(lfd_, nullptr, nullptr);
+      if (fd < 0) continue;
+      timeval tv{5, 0};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      std::lock_guard<std::mutex> lock(mu_);
+      fds_.push_back(fd);
+      workers_.emplace_back([this, fd] { serve(fd); });
+    }
+  }
+  void serve(int fd) {
+    Conn c(::dup(fd));  // the dup is closed by Conn; `fd` by the destructor above
+    for (int n = 0;; ++n) {
+      std::size_t end;
+      while ((end = c.buffer().find("\r\n\r\n")) == std::string::npos) {
+        if (!c.fill()) return;
+      }
+      const std::string head = c.buffer().substr(0, end + 4);
+      c.buffer().erase(0, end + 4);
+      std::string lower = head;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (const std::size_t cl = lower.find("\r\ncontent-length: "); cl != std::string::npos) {
+        const std::size_t length = std::stoul(lower.substr(cl + 18));
+        while (c.buffer().size() < length) {
+          if (!c.fill()) return;
+        }
+        c.buffer().erase(0, length);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++seen_[head.substr(0, head.find(" HTTP/"))];
+      }
+      if (n > 0) {
+        shutdown(fd, SHUT_RDWR);  // read in full, never answered
+        return;
+      }
+      if (!c.send("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")) return;
+    }
+  }
+
+  int lfd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::vector<std::thread> workers_;
+  std::vector<int> fds_;
+  std::map<std::string, int> seen_;
+};
+
+class HardeningE2E : public ::testing::Test {
+ protected:
+  void start(int upstream_port, const std::string& limits) {
+    port_ = gwtest::free_port();
+    dir_.file("gw.json", R"({"workers": 1, "listeners": [{"port": )" + std::to_string(port_) +
+                             R"(}], "limits": {)" + limits +
+                             R"(}, "hosts": [{"names": ["*"], "upstream": "127.0.0.1:)" +
+                             std::to_string(upstream_port) + R"("}]})");
+    gateway_ = std::make_unique<gwtest::Process>(
+        std::vector<std::string>{GATEBENCH_GATEWAY_EXE, "--config",
+                                 (dir_.path() / "gw.json").string()},
+        (dir_.path() / "gateway.log").string());
+    ASSERT_TRUE(gwtest::wait_port(port_)) << gateway_->output();
+  }
+  void TearDown() override {
+    if (gateway_) {
+      EXPECT_EQ(gateway_->stop(), 0) << gateway_->output();
+    }
+  }
+  Response exchange(Conn& c, const std::string& raw) {
+    if (!c.send(raw)) return {};
+    return c.read_response();
+  }
+
+  gwtest::TempDir dir_;
+  std::unique_ptr<gwtest::Process> gateway_;
+  int port_ = 0;
+};
+
+TEST_F(HardeningE2E, PastTheConnectionCapA503ThenTheClose) {
+  gwtest::Upstream upstream;
+  start(upstream.port(), R"("max_connections_per_worker": 2)");
+  Conn first(gwtest::connect_to(port_));
+  Conn second(gwtest::connect_to(port_));
+  // Served, so both are registered with the worker before the third arrives.
+  ASSERT_EQ(exchange(first, get_request("a.test", "/")).status, 200);
+  ASSERT_EQ(exchange(second, get_request("a.test", "/")).status, 200);
+
+  Conn third(gwtest::connect_to(port_));
+  ASSERT_TRUE(third.valid());
+  // The answer comes without a request: the client is told at once, not left waiting.
+  const Response full = third.read_response();
+  ASSERT_TRUE(full.ok) << gateway_->output();
+  EXPECT_EQ(full.status, 503);
+  EXPECT_EQ(full.header("connection"), "close");
+  EXPECT_EQ(full.header("retry-after"), "1");
+  EXPECT_FALSE(third.fill()) << "the connection past the cap must be closed";
+
+  // The connections within the cap are unaffected.
+  EXPECT_EQ(exchange(first, get_request("a.test", "/again")).status, 200);
+
+  // A closed connection frees its slot (once the worker has seen the close).
+  second = Conn();
+  int status = 0;
+  for (int attempt = 0; attempt < 100 && status != 200; ++attempt) {
+    Conn next(gwtest::connect_to(port_));
+    status = exchange(next, get_request("a.test", "/after")).status;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(status, 200);
+}
+
+TEST_F(HardeningE2E, AFailedPooledUpstreamIsRetriedOnlyForBodylessIdempotentRequests) {
+  DroppingUpstream upstream;
+  start(upstream.port(), R"("max_header_bytes": 4096)");
+  struct Case {
+    std::string request_line;  // "METHOD path"
+    std::string extra;         // headers and body after the Host line
+    bool retried;
+  };
+  const std::vector<Case> cases = {
+      {"GET /get", "\r\n", true},
+      {"DELETE /delete", "\r\n", true},
+      {"OPTIONS /options", "\r\n", true},
+      {"PUT /put-empty", "\r\n", true},
+      {"POST /post",
+       "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1", false},
+      {"POST /post-empty", "\r\n", false},
+      {"PUT /put-body", "Content-Length: 4\r\n\r\ndata", false},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.request_line);
+    // A fresh upstream connection answers and goes to the pool; the request under test reuses
+    // it, and the upstream reads it and closes.
+    Conn prime(gwtest::connect_to(port_));
+    ASSERT_EQ(exchange(prime, get_request("a.test", "/prime")).status, 200);
+    Conn c(gwtest::connect_to(port_));
+    const Response r = exchange(c, k.request_line + " HTTP/1.1\r\nHost: a.test\r\n" + k.extra);
+    if (k.retried) {
+      EXPECT_EQ(r.status, 200);
+      EXPECT_EQ(upstream.seen(k.request_line), 2) << "once dropped, once answered";
+    } else {
+      EXPECT_EQ(r.status, 502);
+      EXPECT_EQ(upstream.seen(k.request_line), 1) << "never sent twice";
+    }
+  }
+}
+
+}  // namespace
