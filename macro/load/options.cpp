@@ -62,6 +62,9 @@ HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where w
   -H, --header 'N: v'      add a header to every request (repeatable)
       --requests FILE      weighted mix of request templates (JSON, see docs/load.md)
       --json FILE          write the results as JSON (schema gatebench.load/1)
+      --start-at MS        start the run (warm-up, then the window) at this wall-clock time,
+                           Unix milliseconds: generators on several hosts start together; a
+                           run that starts more than 50ms late is invalid
       --no-progress        no progress line on a terminal
   -q, --quiet              no console summary
   -h, --help               this text
@@ -84,8 +87,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                   value_option("timeout"),       flag_option("tls-resume"),
                                   flag_option("no-tls-resume"),  value_option("header", 'H'),
                                   value_option("requests"),      value_option("json"),
-                                  flag_option("no-progress"),    flag_option("quiet", 'q'),
-                                  flag_option("help", 'h')});
+                                  value_option("start-at"),      flag_option("no-progress"),
+                                  flag_option("quiet", 'q'),     flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   Options o;
   o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
@@ -141,6 +144,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   }
   o.requests_path = line.value_or("requests", "");
   o.json_path = line.value_or("json", "");
+  o.start_at_unix_ms = static_cast<std::uint64_t>(
+      line.integer("start-at", 1, 253'402'300'799'999L).value_or(0));  // up to year 9999
   o.progress = !line.flag("no-progress");
   o.quiet = line.flag("quiet");
   const auto& urls = line.positionals();

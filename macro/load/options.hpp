@@ -38,6 +38,9 @@ struct Options {
   // when the server's SETTINGS_MAX_CONCURRENT_STREAMS is lower).
   bool h2 = false;
   int streams = 1;
+  // Wall-clock start of the run (Unix ms): load generators on several hosts begin together (the
+  // hosts' clocks must agree, NTP). 0: start as soon as the threads are up.
+  std::uint64_t start_at_unix_ms = 0;
   bool progress = true;
   bool quiet = false;
   std::string url;

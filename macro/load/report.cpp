@@ -10,6 +10,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr double kRateTolerance = 0.99;  // an open-loop run must achieve 99% of its rate
+// Generators on several hosts started further apart than this did not load the target together.
+constexpr std::uint64_t kStartLateNs = 50'000'000;
 
 struct Percentile {
   const char* key;
@@ -107,6 +109,13 @@ Verdict judge(const Options& options, const RunResult& result) {
     v.valid = false;
     v.reasons.push_back(s.h2.not_h2);
   }
+  if (options.start_at_unix_ms > 0 && result.start_late_ns > kStartLateNs) {
+    v.valid = false;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "started %.1f ms after --start-at",
+                  static_cast<double>(result.start_late_ns) / 1e6);
+    v.reasons.push_back(buf);
+  }
   if (s.responses == 0) {
     v.valid = false;
     v.reasons.push_back("no responses");
@@ -155,7 +164,9 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
       {"sched_auto", options.sched == "auto"},
       {"headers", options.headers},
       {"requests_file",
-       options.requests_path.empty() ? json(nullptr) : json(options.requests_path)}};
+       options.requests_path.empty() ? json(nullptr) : json(options.requests_path)},
+      {"start_at_unix_ms",
+       options.start_at_unix_ms > 0 ? json(options.start_at_unix_ms) : json(nullptr)}};
   j["valid"] = verdict.valid;
   j["invalid_reasons"] = verdict.reasons;
   j["elapsed_s"] = secs;

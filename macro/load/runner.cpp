@@ -1,5 +1,6 @@
 #include "macro/load/runner.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,11 +20,34 @@ namespace {
 // Threads need a moment to start; every worker begins at the same instant after it.
 constexpr std::uint64_t kStartDelayNs = 20'000'000;
 
+std::uint64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The monotonic instant the workers begin at: --start-at's wall-clock instant on this machine's
+// monotonic clock, or as soon as the threads are up; `late_ns` how far past --start-at that is.
+std::uint64_t start_instant(const Options& options, std::uint64_t& late_ns) {
+  const std::uint64_t earliest = monotonic_ns() + kStartDelayNs;
+  late_ns = 0;
+  if (options.start_at_unix_ms == 0) return earliest;
+  const std::uint64_t wanted_real = options.start_at_unix_ms * 1'000'000ULL;
+  const std::uint64_t now_real = realtime_ns(), now_mono = monotonic_ns();
+  if (wanted_real <= now_real + kStartDelayNs) {
+    late_ns = now_real + kStartDelayNs - wanted_real;
+    return earliest;
+  }
+  return now_mono + (wanted_real - now_real);
+}
+
 }  // namespace
 
 RunResult run_load(const Options& options, const Target& target, const RequestSet& requests,
                    const std::atomic<bool>& stop) {
-  const std::uint64_t start = monotonic_ns() + kStartDelayNs;
+  std::uint64_t start_late_ns = 0;
+  const std::uint64_t start = start_instant(options, start_late_ns);
   const std::uint64_t measure_start = start + options.warmup_ns;
   const std::uint64_t measure_end = measure_start + options.duration_ns;
   const std::uint64_t spin_ns = effective_spin_ns(options, usable_cpus());
@@ -95,6 +119,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
   for (auto& t : threads) t.join();
 
   RunResult result;
+  result.start_late_ns = start_late_ns;
   result.spin_ns = spin_ns;
   result.stats.templates.resize(requests.size());
   for (auto& w : workers) result.stats.merge(w->stats());

@@ -19,6 +19,8 @@ struct RunResult {
   std::uint64_t window_start_ns = 0;
   std::uint64_t window_end_ns = 0;
   bool interrupted = false;
+  // --start-at: how late the threads began after the requested instant (0 when on time).
+  std::uint64_t start_late_ns = 0;
   const char* io = "epoll";   // what the workers used: "uring" or "epoll"
   std::uint64_t spin_ns = 0;  // the open-loop polling window used (effective_spin_ns)
   // "batch" when every worker thread ran as SCHED_BATCH (effective_sched_batch, and the kernel
