@@ -1,0 +1,33 @@
+#pragma once
+// Several gatebench-load results of one synchronised run (one per load host) as one result of the
+// same schema, gatebench.load/1 (docs/multi-host.md): counts summed, latency histograms merged
+// bucket by bucket and the percentiles taken from the merged histogram (never averaged), the
+// per-second series aligned by second.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace gatebench::macro {
+
+struct LoadPart {
+  std::string host;  // names the part in messages and in merged_from
+  nlohmann::json doc;
+};
+
+// Throws LoadParseError naming the host when a part is not a gatebench.load/1 result or the
+// parts' histograms do not share one layout.
+nlohmann::json merge_load_results(const std::vector<LoadPart>& parts);
+
+// One histogram bucket of gatebench.load/1: [lower_ns, upper_ns_exclusive, count].
+struct Bucket {
+  uint64_t lower = 0, upper = 0, count = 0;
+};
+
+// The value at percentile p (0-100) as gatebench-load computes it: the midpoint of the bucket
+// holding the ceil(p% * count)-th smallest value, clamped to [min_ns, max_ns]. Buckets sorted by
+// lower bound; 0 when empty.
+uint64_t histogram_percentile(const std::vector<Bucket>& buckets, double p, uint64_t min_ns,
+                              uint64_t max_ns);
+
+}  // namespace gatebench::macro
