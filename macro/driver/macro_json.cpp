@@ -146,6 +146,18 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
                 {"kernel", env.kernel},        {"compiler", env.compiler},
                 {"runtime", options.runtime},  {"pinning", pinning},
                 {"load_generator", load_tool}, {"date", env.date}};
+  if (!env.hosts.empty()) {
+    // --hosts runs: where each role ran and each machine (docs/multi-host.md).
+    json hosts = json::object();
+    for (const HostEnv& h : env.hosts)
+      hosts[h.name] = {{"kind", h.kind},
+                       {"address", h.address.empty() ? json(nullptr) : json(h.address)},
+                       {"roles", h.roles},
+                       {"cpu_model", h.cpu_model.empty() ? json(nullptr) : json(h.cpu_model)},
+                       {"cpus", h.cpus > 0 ? json(h.cpus) : json(nullptr)},
+                       {"kernel", h.kernel.empty() ? json(nullptr) : json(h.kernel)}};
+    out["env"]["hosts"] = hosts;
+  }
   out["run"] = {
       {"duration_s", options.duration_s},
       {"warmup_s", options.warmup_s},

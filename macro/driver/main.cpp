@@ -14,11 +14,15 @@
 #include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
 #include "macro/driver/env_info.hpp"
+#include "macro/driver/hosts.hpp"
 #include "macro/driver/instructions.hpp"
+#include "macro/driver/load_fanout.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
+#include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/round_order.hpp"
+#include "macro/driver/run_support.hpp"
 #include "macro/driver/runner.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/stop_signal.hpp"
@@ -103,6 +107,42 @@ void print_table(const nlohmann::json& report) {
   }
 }
 
+// --dry-run with --hosts: every command the hosts would see, in order, per host. The same code
+// as the real run records them instead of running them.
+void print_remote_commands(const Placement& placement, const std::vector<ScenarioPlan>& plans,
+                           const Options& options) {
+  bool fanout = false;
+  for (const auto& plan : plans) fanout = fanout || plan.load.fanout;
+  if (!fanout) return;
+  RemoteHosts remote(
+      placement, plans.front().load.exe.empty() ? "gatebench-load" : plans.front().load.exe, true);
+  const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
+  for (const auto& plan : plans) {
+    if (!plan.skip_reason.empty() || !plan.load.fanout) continue;
+    std::optional<double> rate;
+    if (plan.load.mode == LoadMode::rate) rate = plan.load.rate;
+    auto run = [&](const std::string& label, double duration) {
+      LoadFanout load(remote, plan, plan.load, out_dir, label, duration, rate);
+      load.collect("");
+    };
+    try {
+      if (options.warmup_s > 0) run("warmup", options.warmup_s);
+      run("measure", options.duration_s);
+    } catch (const Outcome& outcome) {
+      std::printf("  %s: %s\n", plan.scenario.name.c_str(), outcome.reason.c_str());
+    }
+  }
+  remote.close();
+  std::printf("remote commands, in order (dry run: no host is contacted)\n");
+  for (const auto& [name, commands] : remote.dry_log()) {
+    const Host& host = placement.hosts.at(name);
+    std::printf("  host %s (ssh %s%s, port %d):\n", name.c_str(),
+                host.user.empty() ? "" : (host.user + "@").c_str(), host.address.c_str(),
+                host.port);
+    for (const auto& command : commands) std::printf("    %s\n", command.c_str());
+  }
+}
+
 bool write_json_file(const fs::path& path, const nlohmann::json& doc) {
   const fs::path tmp = path.string() + ".tmp";
   {
@@ -169,6 +209,8 @@ int run(const std::vector<std::string>& args) {
   std::optional<Options> parsed;
   std::vector<std::vector<ScenarioPlan>> rounds;  // the plans of each round
   CpuLayout layout;
+  std::optional<HostsFile> hosts_file;
+  std::optional<Placement> placement;
   try {
     parsed = parse_options(args);
     if (!parsed) {
@@ -200,11 +242,20 @@ int run(const std::vector<std::string>& args) {
       auto n2 = plans(2 * o.instructions);
       return run_instructions(o, n, n2);
     }
+    if (!o.hosts_file.empty()) {
+      hosts_file = load_hosts(o.hosts_file);
+      placement = make_placement(&*hosts_file, o.place);
+      if ((placement->remote_load() || placement->roles.at("load").size() > 1) &&
+          o.load != "gatebench")
+        throw gatebench::common::UsageError(
+            "--place: the load on other or several hosts needs --load gatebench (--start-at)");
+    }
     // Every round's plans are made up front, so a template error stops the run before it starts.
     for (int r = 1; r <= o.rounds; ++r) {
       rounds.push_back(make_plans(selected, o, layout, tools,
                                   (fs::path(scenario_dir) / "configs").string(),
-                                  (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string()));
+                                  (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string(),
+                                  placement ? &*placement : nullptr));
     }
   } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
@@ -231,6 +282,7 @@ int run(const std::vector<std::string>& args) {
     }
     std::printf("\n");
     for (const auto& plan : rounds[0]) std::printf("%s\n", describe_plan(plan, options).c_str());
+    if (placement && !rounds[0].empty()) print_remote_commands(*placement, rounds[0], options);
     return 0;
   }
 
@@ -259,6 +311,12 @@ int run(const std::vector<std::string>& args) {
       while (words >> word) engine.extra_args.push_back(word);
     }
     context.engine = &engine;
+  }
+
+  std::optional<RemoteHosts> remote;
+  if (placement) {
+    remote.emplace(*placement, Toolbox(options.bin_dir).find("gatebench-load").value_or(""), false);
+    context.remote = &*remote;
   }
 
   std::vector<std::string> names;
@@ -291,6 +349,10 @@ int run(const std::vector<std::string>& args) {
   }
 
   int exit_code = 0;
+  if (remote) {
+    env.hosts = remote->host_envs(env);
+    remote->close();
+  }
   if (context.engine != nullptr && !rounds.empty() && !rounds[0].empty()) {
     // A container the clean-up missed is removed now and makes the run fail.
     auto left = list_containers(engine, container_prefix());

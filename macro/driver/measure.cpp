@@ -13,8 +13,10 @@
 
 #include "macro/driver/container_sampler.hpp"
 #include "macro/driver/cpu_series.hpp"
+#include "macro/driver/load_fanout.hpp"
 #include "macro/driver/load_json.hpp"
 #include "macro/driver/prepare.hpp"
+#include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/stop_signal.hpp"
 #include "macro/driver/wrk_output.hpp"
@@ -169,15 +171,23 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   child.err = Stream::to_file(stderr_path);
   child.cwd = plan.run_dir;
   child.cpus = load_plan.cpus.cpus;
-  write_text((dir / ("load-" + spec.label + ".cmd")).string(),
-             shell_join(child.exe, child.args) + "\n");
 
   ChildProcess load;
-  try {
-    load = ChildProcess::spawn(child);
-  } catch (const SpawnError& e) {
-    throw Outcome{Status::failed, load_plan.tool + ": " + e.what()};
+  std::optional<LoadFanout> fanout;
+  if (load_plan.fanout && ctx.remote != nullptr) {
+    fanout.emplace(*ctx.remote, plan, load_plan, ctx.out_dir, spec.label, spec.duration_s,
+                   spec.rate);
+  } else {
+    write_text((dir / ("load-" + spec.label + ".cmd")).string(),
+               shell_join(child.exe, child.args) + "\n");
+    try {
+      load = ChildProcess::spawn(child);
+    } catch (const SpawnError& e) {
+      throw Outcome{Status::failed, load_plan.tool + ": " + e.what()};
+    }
   }
+  // The generator whose CPU is the load role's and whose writes show progress: the local one.
+  const pid_t load_pid = fanout ? fanout->local_pid() : load.pid();
   const uint64_t start_ns = monotonic_ns();
   const auto start = std::chrono::steady_clock::now();
   Sampling sampling;
@@ -187,8 +197,8 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
       auto g = services.groups([role](const ServicePlan& s) { return s.role == role; });
       if (!g.empty()) sampling.roles.emplace(std::string(role_name(role)), TreeSampler(g, false));
     }
-    sampling.roles.emplace("load", TreeSampler({load.pid()}, false));
-    sampling.load_pid = load.pid();
+    if (load_pid > 0) sampling.roles.emplace("load", TreeSampler({load_pid}, false));
+    sampling.load_pid = load_pid;
     if (ctx.engine != nullptr) {
       std::vector<const RunningService*> running;
       for (const auto& s : services.running()) running.push_back(&s);
@@ -212,7 +222,15 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   for (;;) {
     if (!sleep_unless_stopped(kTick)) throw Interrupted{};
     elapsed = seconds_since(start);
-    auto status = load.exit_status();
+    std::optional<int> status;
+    if (fanout) {
+      if (auto outcome = fanout->poll()) {
+        if (!outcome->empty()) throw Outcome{Status::failed, *outcome};
+        status = 0;
+      }
+    } else {
+      status = load.exit_status();
+    }
     services.check_alive();
     if (spec.sample) {
       // An engine `stats` call costs ~0.1 s of CPU: containers are sampled once a second.
@@ -227,12 +245,13 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
       break;
     }
     if (elapsed > limit_s) {
+      if (fanout) fanout->stop();
       load.stop();
       throw Outcome{Status::failed, load_plan.tool + " did not finish within " +
                                         std::to_string(static_cast<int>(limit_s)) + " s"};
     }
     if (elapsed - last_progress_t >= 0.25) {
-      auto writes = write_syscalls(load.pid());
+      auto writes = load_pid > 0 ? write_syscalls(load_pid) : std::nullopt;
       std::optional<double> rps;
       if (writes && last_writes && elapsed > last_progress_t) {
         rps = static_cast<double>(*writes - *last_writes) / (elapsed - last_progress_t);
@@ -243,6 +262,11 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     }
   }
   load.stop();
+  if (fanout) {
+    if (const std::string left = fanout->stop(); !left.empty())
+      throw Outcome{Status::failed, "load processes left behind on " + left};
+    fanout->collect(json_path);
+  }
 
   Measurement m;
   try {
@@ -266,7 +290,13 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   // The window in the driver's seconds since the generator was spawned.
   double w0 = std::max(0.0, elapsed - spec.duration_s), w1 = elapsed;
   m.window_source = "last D s before exit";
-  if (m.load.window_start_ns && m.load.window_end_ns && *m.load.window_start_ns >= start_ns) {
+  if (fanout && fanout->start_monotonic_ns() >= start_ns) {
+    // Every host began at the --start-at instant; the window is as long as the longest host's.
+    w0 = static_cast<double>(fanout->start_monotonic_ns() - start_ns) / 1e9;
+    w1 = std::min(elapsed, w0 + m.load.duration_s);
+    m.window_source = "synchronised start";
+  } else if (m.load.window_start_ns && m.load.window_end_ns &&
+             *m.load.window_start_ns >= start_ns) {
     w0 = static_cast<double>(*m.load.window_start_ns - start_ns) / 1e9;
     w1 = static_cast<double>(*m.load.window_end_ns - start_ns) / 1e9;
     m.window_source = "load generator";
@@ -298,6 +328,18 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     }
   }
   m.target = usage;
+  if (fanout) {
+    m.load_host_cpu_s = fanout->remote_cpu_s();
+    // Generators all on other hosts: the load role's CPU is theirs, over each whole run (its
+    // start margin is sleep and its drain a few ms, so it is close to the window's).
+    if (fanout->all_remote() && !m.load_host_cpu_s.empty() &&
+        m.load_host_cpu_s.size() == ctx.remote->placement().load_hosts().size()) {
+      double total = 0;
+      for (const auto& [host, cpu] : m.load_host_cpu_s) total += cpu;
+      m.cpu_s_by_role["load"] = total;
+      m.cpu_by_role["load"] = percent(total);
+    }
+  }
   if (!sampling.machine_busy.empty()) {
     const double m0 = sampling.containers ? 0 : w0, m1 = sampling.containers ? elapsed : w1;
     m.cpu_s_by_role["machine"] = sampling.machine_busy.between(m0, m1);

@@ -25,6 +25,8 @@ struct Measurement {
   // seconds the generator's threads were running or waiting for a CPU ("load_runnable").
   std::map<std::string, double> cpu_s_by_role;
   std::vector<double> target_cpu_per_second;  // the target's CPU% in each second of the window
+  // Load generators on ssh hosts: each one's CPU seconds over its whole run (docs/multi-host.md).
+  std::map<std::string, double> load_host_cpu_s;
   double window_s = 0;
   // Where the window's instants come from: "load generator" (gatebench-load reports them on
   // CLOCK_MONOTONIC), "last D s before exit" (wrk reports none), "engine stats" (containers,

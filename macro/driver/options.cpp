@@ -51,6 +51,11 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
                         gatebench-load sends exactly N, then 2N requests on one connection, and
                         write OUT/instructions.json (gatebench.macro_instructions/1) with
                         instructions per request = (I(2N) - I(N)) / N (docs/attribution.md)
+  --hosts FILE          hosts a run may use: local, or reached over ssh (JSON,
+                        docs/multi-host.md)
+  --place SPEC          put roles on hosts of --hosts: load=a+b,gateway=here,... (roles load,
+                        backend, gateway, control; the load on several hosts starts at one
+                        instant and the results are merged; unplaced roles run here)
   -h, --help            this text
 
 Exit status: 0 every scenario ok or skipped; 1 a scenario failed; 2 bad options or scenario
@@ -99,6 +104,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("gateway-cpus"),
                                         value_option("sample-interval"),
                                         value_option("instructions"),
+                                        value_option("hosts"),
+                                        value_option("place"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -171,6 +178,13 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     throw UsageError("--instructions: needs --load gatebench (exact request counts)");
   if (o.instructions > 0 && o.runtime != "process")
     throw UsageError("--instructions: needs --runtime process (valgrind runs the gateway)");
+  o.hosts_file = line.value_or("hosts", "");
+  o.place = line.value_or("place", "");
+  if (line.given("hosts") && o.hosts_file.empty()) throw UsageError("--hosts: needs a file");
+  if (line.given("place") && o.place.empty()) throw UsageError("--place: needs ROLE=HOST,...");
+  if (!o.place.empty() && o.hosts_file.empty()) throw UsageError("--place: needs --hosts FILE");
+  if (!o.hosts_file.empty() && (o.instructions > 0 || o.runtime != "process"))
+    throw UsageError("--hosts: only with --runtime process and without --instructions");
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.

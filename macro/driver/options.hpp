@@ -35,6 +35,9 @@ struct Options {
   // > 0: instead of timed rounds, instructions per request under callgrind, from runs of exactly
   // N and 2N requests (macro/driver/instructions.hpp).
   uint64_t instructions = 0;
+  // Roles on other hosts (docs/multi-host.md): the hosts file and "role=host[+host],...".
+  std::string hosts_file;
+  std::string place;
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.

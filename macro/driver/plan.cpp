@@ -48,6 +48,28 @@ std::string render(const std::string& text, const Variables& vars, const std::st
   }
 }
 
+// ${address.<role>}: where the other roles reach a role's services; ${listen.<role>}: where they
+// bind. On one host both are loopback. With the load on another host the services listen on every
+// address of theirs (the driver's readiness probes connect over loopback) and are reached at
+// their host's address from the hosts file; services on one host reach each other over loopback.
+void add_address_vars(Variables& vars, const Placement* placement) {
+  const bool remote = placement != nullptr && placement->remote_load();
+  for (const char* role : {"backend", "gateway", "control"}) {
+    vars[std::string("address.") + role] = "127.0.0.1";
+    vars[std::string("listen.") + role] = remote ? "0.0.0.0" : "127.0.0.1";
+  }
+  vars["address.load"] = remote ? placement->host_of("load").address : "127.0.0.1";
+}
+
+// The --place role of the service the load connects to (the one probed on the load's port).
+std::string load_target_role(const Scenario& s) {
+  for (const ServiceSpec& service : s.services) {
+    if (service.ready.port != s.load.port) continue;
+    return service.name == "control" ? "control" : std::string(role_name(service.role));
+  }
+  return std::string(role_name(s.target_role()));
+}
+
 std::string safe_dir_name(const std::string& name) {
   std::string out = name;
   std::replace(out.begin(), out.end(), '/', '_');
@@ -131,7 +153,8 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
 
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
-                                     const std::string& configs_dir, const std::string& out_dir) {
+                                     const std::string& configs_dir, const std::string& out_dir,
+                                     const Placement* placement) {
   std::vector<ScenarioPlan> plans;
   const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";
   for (const Scenario& s : selected) {
@@ -153,6 +176,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       plan.ports[name] = shifted;
       vars["port." + name] = std::to_string(shifted);
     }
+    add_address_vars(vars, placement);
     for (Role role : {Role::load, Role::backend, Role::gateway}) {
       vars["cpus." + std::string(role_name(role))] = layout.of(role).to_string();
       vars["workers." + std::string(role_name(role))] = std::to_string(layout.usable(role));
@@ -238,7 +262,14 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     const LoadSpec& ls = s.load;
     load.tool = load_tool;
     load.exe = need(load_tool);
-    load.url = ls.scheme + "://" + ls.host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
+    load.fanout = placement != nullptr &&
+                  (placement->remote_load() || placement->roles.at("load").size() > 1);
+    std::string host = ls.host;
+    // A generator on another host reaches the target at its host's address, not at loopback.
+    if (placement != nullptr && placement->remote_load() &&
+        (host == "127.0.0.1" || host == "localhost"))
+      host = placement->host_of(load_target_role(s)).address;
+    load.url = ls.scheme + "://" + host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
     for (size_t h = 0; h < ls.headers.size(); ++h) {
       load.headers.push_back(
           render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
@@ -342,6 +373,9 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
       << shell_join(load.exe.empty() ? load.tool : load.exe,
                     load.args(options.duration_s, rate, json, script))
       << "\n";
+  if (load.fanout)
+    out << "    spread over the load hosts of --place, each its share of the connections "
+           "(commands per host below)\n";
   if (!plan.skip_reason.empty()) out << "  skipped: " << plan.skip_reason << "\n";
   return out.str();
 }

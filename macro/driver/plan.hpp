@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/hosts.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/template.hpp"
@@ -53,6 +54,9 @@ struct LoadPlan {
   bool http2 = false;  // gatebench-load --h2
   int streams = 1;     // --streams
   CpuSet cpus;
+  // The run spreads over the load hosts of --place (load_fanout.hpp) instead of one local
+  // generator; `url` then names the target's host address from the hosts file.
+  bool fanout = false;
 
   // Arguments of one run. `json_path` (gatebench-load) and `script_path` (wrk) are artifacts.
   std::vector<std::string> args(double duration_s, std::optional<double> rate,
@@ -77,9 +81,12 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
                                        const std::vector<std::string>& names);
 
 // Throws ScenarioError (a template missing or using an unknown variable) naming file and field.
+// `placement` (--hosts/--place) decides the addresses services listen on and are reached at
+// (${listen.<role>}, ${address.<role>}) and whether the load fans out; null: all on this host.
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
-                                     const std::string& configs_dir, const std::string& out_dir);
+                                     const std::string& configs_dir, const std::string& out_dir,
+                                     const Placement* placement = nullptr);
 
 // Human-readable plan: commands, pinning, ports, configs, load runs.
 std::string describe_plan(const ScenarioPlan& plan, const Options& options);

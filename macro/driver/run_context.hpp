@@ -8,11 +8,14 @@
 
 namespace gatebench::macro {
 
+class RemoteHosts;
+
 struct RunContext {
   const Options& options;
   Progress& progress;
   std::string out_dir;                      // absolute; artifacts are listed relative to it
   const ContainerEngine* engine = nullptr;  // null: process runtime
+  RemoteHosts* remote = nullptr;            // --hosts: the ssh hosts (load_fanout.hpp)
 };
 
 // Prefix of every container name this driver process starts ("gb-<pid>-").

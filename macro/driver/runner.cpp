@@ -91,6 +91,7 @@ class ScenarioRun {
     result_.window_source = m.window_source;
     result_.target_cpu_per_second = m.target_cpu_per_second;
     if (!m.invalid.empty()) result_.extra["load_invalid"] = m.invalid;
+    if (!m.load_host_cpu_s.empty()) result_.extra["load_host_cpu_s"] = m.load_host_cpu_s;
     if (m.load.requests == 0) throw Outcome{Status::failed, "no request completed"};
     if (check_invalid && !m.invalid.empty()) {
       throw Outcome{Status::failed, "load invalid: " + m.invalid};

@@ -1,0 +1,138 @@
+#include "macro/driver/remote_hosts.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "macro/driver/plan.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+HostEnv parse_host_env(const std::string& output) {
+  HostEnv env;
+  std::istringstream in(output);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.starts_with("model name")) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos &&
+          line.find_first_not_of(" \t", colon + 1) != std::string::npos)
+        env.cpu_model = line.substr(line.find_first_not_of(" \t", colon + 1));
+    } else if (n == 0) {
+      env.kernel = line;
+      ++n;
+    } else if (n == 1) {
+      env.cpus = std::atoi(line.c_str());
+      ++n;
+    }
+  }
+  return env;
+}
+
+RemoteHosts::RemoteHosts(const Placement& placement, std::string load_exe, bool dry_run)
+    : placement_(placement), load_exe_(std::move(load_exe)), dry_run_(dry_run) {
+  session_ = "gb-" + std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+  // Sockets need short paths (108 bytes): under /tmp, not under the results directory.
+  control_dir_ = (fs::temp_directory_path() / ("gbssh-" + std::to_string(getpid()))).string();
+  if (!dry_run_) {
+    std::error_code ec;
+    fs::create_directories(control_dir_, ec);
+    fs::permissions(control_dir_, fs::perms::owner_all, ec);
+  }
+}
+
+RemoteHosts::~RemoteHosts() {
+  close();
+}
+
+std::string RemoteHosts::session_dir(const Host& host) const {
+  return host.workdir + "/" + session_;
+}
+
+std::string RemoteHosts::remote_dir(const Host& host, const std::string& local_run_dir,
+                                    const std::string& out_dir) const {
+  return session_dir(host) + "/" +
+         fs::path(local_run_dir).lexically_relative(out_dir).lexically_normal().string();
+}
+
+SshHost& RemoteHosts::ready(const Host& host) {
+  auto it = hosts_.find(host.name);
+  if (it == hosts_.end()) {
+    it = hosts_
+             .emplace(host.name, std::make_unique<SshHost>(
+                                     host, control_dir_, dry_run_ ? &dry_log_[host.name] : nullptr))
+             .first;
+  }
+  SshHost& ssh = *it->second;
+  if (prepared_.contains(host.name)) return ssh;
+  ssh.connect(15s);
+  const std::string session = session_dir(host);
+  HostEnv env = parse_host_env(
+      ssh.run("mkdir -p " + shell_join(session + "/bin", {}) +
+                  " && uname -sr && nproc && { grep -m1 'model name' /proc/cpuinfo || true; }",
+              15s));
+  const auto& loads = placement_.roles.at("load");
+  if (std::find(loads.begin(), loads.end(), host.name) != loads.end()) {
+    ssh.copy_to({load_exe_}, session + "/bin", 120s);
+    try {
+      ssh.run(shell_join(remote_load_exe(host), {"--help"}) + " >/dev/null", 15s);
+    } catch (const RemoteError& e) {
+      throw RemoteError(std::string(e.what()) + " (gatebench-load does not run on " + host.name +
+                        ": its libraries, docs/multi-host.md)");
+    }
+  }
+  envs_[host.name] = std::move(env);
+  prepared_.insert(host.name);
+  return ssh;
+}
+
+void RemoteHosts::close() {
+  for (auto& [name, ssh] : hosts_) {
+    if (prepared_.contains(name)) {
+      try {
+        ssh->run("rm -rf " + shell_join(session_dir(ssh->host()), {}), 15s, false);
+      } catch (...) {
+        // Unreachable by now: its session directory stays, named in the log of the run.
+      }
+    }
+    ssh->disconnect();
+  }
+  hosts_.clear();
+  prepared_.clear();
+  if (!dry_run_) {
+    std::error_code ec;
+    fs::remove_all(control_dir_, ec);
+  }
+}
+
+std::vector<HostEnv> RemoteHosts::host_envs(const EnvInfo& local) const {
+  std::vector<HostEnv> out;
+  for (const auto& [name, host] : placement_.hosts) {
+    HostEnv env;
+    if (host.kind == HostKind::local) {
+      env.cpu_model = local.cpu_model;
+      env.cpus = local.cpus;
+      env.kernel = local.kernel;
+    } else if (auto it = envs_.find(name); it != envs_.end()) {
+      env = it->second;
+    }
+    env.name = name;
+    env.kind = host.kind == HostKind::local ? "local" : "ssh";
+    env.address = host.address;
+    for (const auto& [role, names] : placement_.roles)
+      if (std::find(names.begin(), names.end(), name) != names.end()) env.roles.push_back(role);
+    if (env.roles.empty()) continue;  // in the file, not used by this run
+    out.push_back(std::move(env));
+  }
+  return out;
+}
+
+}  // namespace gatebench::macro

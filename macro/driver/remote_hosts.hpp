@@ -1,0 +1,65 @@
+#pragma once
+// The ssh hosts of one driver run: connected when first needed, the load generator copied there
+// once, each host's machine described for macro.json, and everything removed at the end. One
+// session directory per driver run on each host (<workdir>/gb-<pid>-<time>), so runs of several
+// drivers on one host do not meet.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "macro/driver/env_info.hpp"
+#include "macro/driver/hosts.hpp"
+#include "macro/driver/ssh_host.hpp"
+
+namespace gatebench::macro {
+
+class RemoteHosts {
+ public:
+  // `load_exe`: the local gatebench-load, copied to each load host. `dry_run`: commands are
+  // recorded per host (dry_log) and nothing is contacted.
+  RemoteHosts(const Placement& placement, std::string load_exe, bool dry_run);
+  RemoteHosts(const RemoteHosts&) = delete;
+  RemoteHosts& operator=(const RemoteHosts&) = delete;
+  ~RemoteHosts();
+
+  const Placement& placement() const { return placement_; }
+  bool dry_run() const { return dry_run_; }
+  // Connected, with the session directory and the binaries in place. Throws RemoteError naming
+  // the host (unreachable, binary missing or not runnable there) or Interrupted.
+  SshHost& ready(const Host& host);
+  // <workdir>/<session>: this run's directory on `host`.
+  std::string session_dir(const Host& host) const;
+  // <session>/bin/gatebench-load on `host`.
+  std::string remote_load_exe(const Host& host) const {
+    return session_dir(host) + "/bin/gatebench-load";
+  }
+  // The run directory on `host` for a local run directory under `out_dir`.
+  std::string remote_dir(const Host& host, const std::string& local_run_dir,
+                         const std::string& out_dir) const;
+  // Removes the session directories and closes the connections; never throws.
+  void close();
+
+  // Every host of the placement as macro.json's env.hosts describes it: local hosts from this
+  // machine, ssh hosts from what ready() read there (unreached hosts without machine details).
+  std::vector<HostEnv> host_envs(const EnvInfo& local) const;
+  // The recorded commands of a dry run, per host name.
+  const std::map<std::string, std::vector<std::string>>& dry_log() const { return dry_log_; }
+
+ private:
+  const Placement& placement_;
+  std::string load_exe_;
+  bool dry_run_;
+  std::string control_dir_;  // local: the connections' sockets and logs
+  std::string session_;      // the session directory's name, the same on each host
+  std::map<std::string, std::unique_ptr<SshHost>> hosts_;
+  std::map<std::string, HostEnv> envs_;  // of the hosts ready() reached
+  std::set<std::string> prepared_;       // connected, session directory and binaries in place
+  std::map<std::string, std::vector<std::string>> dry_log_;
+};
+
+// The machine lines a host prints for `uname -sr; nproc; grep -m1 'model name' /proc/cpuinfo`.
+HostEnv parse_host_env(const std::string& output);
+
+}  // namespace gatebench::macro

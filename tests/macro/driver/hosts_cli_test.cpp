@@ -1,0 +1,101 @@
+// gatebench-macro's --hosts and --place on the command line: bad input exits 2 before anything
+// starts, and a dry run prints every command each host would see without contacting any.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "driver_exe.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::run_driver;
+using testing::unique_dir;
+
+int exit_code(const CaptureResult& r) {
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+}
+
+// 10.77.255.254 is nobody's address here: contacting it would hang until ssh's timeout.
+const char* kHosts = R"({"hosts": {
+  "nsa": {"kind": "ssh", "address": "10.77.255.254", "user": "root",
+          "options": ["StrictHostKeyChecking=no"], "workdir": "/tmp/gb-remote"},
+  "nsb": {"kind": "ssh", "address": "10.77.255.250"},
+  "here": {"kind": "local", "address": "10.77.255.253"}}})";
+
+class HostsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = unique_dir("hosts-cli");
+    fs::create_directories(dir_);
+    std::ofstream(dir_ + "/hosts.json") << kHosts;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string hosts() const { return dir_ + "/hosts.json"; }
+  std::string dir_;
+};
+
+TEST_F(HostsCli, BadHostsOrPlacementExitTwoNamingWhatIsWrong) {
+  std::ofstream(dir_ + "/bad.json") << R"({"hosts": {"a": {"kind": "ssh", "address": "x",
+                                           "port": 70000}}})";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--place", "load=nsa"}, "--place: needs --hosts FILE"},
+      {{"--hosts", dir_ + "/bad.json"}, dir_ + "/bad.json: /hosts/a/port"},
+      {{"--hosts", dir_ + "/none.json"}, dir_ + "/none.json"},
+      {{"--hosts", hosts(), "--place", "load=nsz"}, "--place: load=nsz: no host 'nsz'"},
+      {{"--hosts", hosts(), "--place", "gateway=nsa"}, "only the load runs over ssh"},
+      {{"--hosts", hosts(), "--place", "load=nsa", "--load", "wrk"}, "needs --load gatebench"},
+      {{"--hosts", hosts(), "--runtime", "podman"}, "--hosts: only with --runtime process"}};
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> full = {"--dry-run", "--scenarios", "nginx-baseline"};
+    full.insert(full.end(), args.begin(), args.end());
+    const CaptureResult r = run_driver(full);
+    EXPECT_EQ(exit_code(r), 2) << args[0] << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(HostsCli, DryRunPrintsEachHostsCommandsInOrderAndContactsNothing) {
+  const std::string out = dir_ + "/out";
+  const auto start = std::chrono::steady_clock::now();
+  const CaptureResult r = run_driver({"--dry-run", "--scenarios", "nginx-baseline", "--hosts",
+                                      hosts(), "--place", "load=nsa+nsb", "--warmup", "1s",
+                                      "--duration", "2s", "--connections", "5", "--out", out});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  const std::string& text = r.output;
+  // The generators reach the proxy at its host's address from the hosts file.
+  EXPECT_NE(text.find("http://10.77.255.253:18081/"), std::string::npos) << text;
+  const auto remote = text.find("remote commands, in order (dry run: no host is contacted)");
+  ASSERT_NE(remote, std::string::npos) << text;
+  const auto a = text.find("host nsa (ssh root@10.77.255.254, port 22):", remote);
+  const auto b = text.find("host nsb (ssh 10.77.255.250, port 22):", remote);
+  ASSERT_NE(a, std::string::npos) << text;
+  ASSERT_NE(b, std::string::npos) << text;
+  const std::string nsa = text.substr(a, b - a);
+  // In order: connect, prepare, copy the generator, warm-up and measured runs, results back,
+  // clean-up, disconnect.
+  std::size_t at = 0;
+  for (const char* step :
+       {"ssh -M -N", "mkdir -p /tmp/gb-remote/gb-", "scp -q -p", "gatebench-load --help", "ssh -tt",
+        "-d 1s", "scp -q -p", "load-warmup.json", "ssh -tt", "-d 2s", "load-measure.json", "rm -rf",
+        "ssh -O exit"}) {
+    const auto next = nsa.find(step, at);
+    ASSERT_NE(next, std::string::npos) << step << " after " << at << " in\n" << nsa;
+    at = next;
+  }
+  // 5 connections over two hosts: 3 and 2, one --start-at instant for both.
+  EXPECT_NE(nsa.find("-c 3"), std::string::npos) << nsa;
+  EXPECT_NE(text.substr(b).find("-c 2"), std::string::npos) << text.substr(b);
+  EXPECT_NE(nsa.find("--start-at "), std::string::npos) << nsa;
+  EXPECT_NE(nsa.find("<unix-ms>"), std::string::npos) << nsa;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace gatebench::macro

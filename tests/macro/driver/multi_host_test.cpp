@@ -1,0 +1,350 @@
+// gatebench-macro with the load generator on another host over ssh (docs/multi-host.md). A
+// network namespace stands in for the host: a veth pair with addresses only on its two ends, and
+// an sshd started in the namespace with a generated host key and the test's own authorized key.
+// Needs root (namespaces), /usr/sbin/sshd and nginx; everything it creates is removed, also on
+// failure.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "driver_exe.hpp"
+#include "macro/driver/env_info.hpp"
+#include "macro/driver/run_support.hpp"
+#include "macro/driver/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+// Ports of the scenarios here are the defaults minus these (this suite's range: -6000..-6900).
+constexpr int kSshOffset = -6100;
+constexpr int kTwoOffset = -6200;
+constexpr int kKillOffset = -6300;
+constexpr int kRefusedOffset = -6400;
+
+bool ok(const std::vector<std::string>& argv) {
+  SpawnSpec spec;
+  spec.exe = argv[0];
+  spec.args.assign(argv.begin() + 1, argv.end());
+  const CaptureResult r = common::capture(spec, {std::chrono::milliseconds(20000), true, {}});
+  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+}
+
+bool tcp_open(const std::string& address, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
+  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return connected;
+}
+
+// One namespace "host" with an sshd; removed (sshd stopped, veth and namespace deleted) by the
+// destructor whatever happened.
+class SshNamespace {
+ public:
+  SshNamespace() {
+    // Unique per test process: names of at most 15 characters, a /30 of 10.77.0.0/16.
+    const int n = static_cast<int>(getpid() % 16000);
+    ns_ = "gbh20-" + std::to_string(n);
+    veth_host_ = "gbh20h" + std::to_string(n);
+    veth_ns_ = "gbh20n" + std::to_string(n);
+    const int a = 4 * n;
+    here_ = "10.77." + std::to_string(a / 256) + "." + std::to_string(a % 256 + 1);
+    there_ = "10.77." + std::to_string(a / 256) + "." + std::to_string(a % 256 + 2);
+    dir_ = unique_dir("ssh-host");
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~SshNamespace() {
+    sshd_.stop(2000ms);
+    ok({"ip", "link", "del", veth_host_});
+    ok({"ip", "netns", "del", ns_});
+    if (made_run_sshd_) fs::remove("/run/sshd");
+    fs::remove_all(dir_);
+  }
+
+  // Empty when the host is up; else why it could not be made.
+  std::string start() {
+    const std::vector<std::vector<std::string>> steps = {
+        {"ip", "netns", "add", ns_},
+        {"ip", "link", "add", veth_host_, "type", "veth", "peer", "name", veth_ns_},
+        {"ip", "link", "set", veth_ns_, "netns", ns_},
+        {"ip", "addr", "add", here_ + "/30", "dev", veth_host_},
+        {"ip", "link", "set", veth_host_, "up"},
+        {"ip", "netns", "exec", ns_, "ip", "addr", "add", there_ + "/30", "dev", veth_ns_},
+        {"ip", "netns", "exec", ns_, "ip", "link", "set", veth_ns_, "up"},
+        {"ip", "netns", "exec", ns_, "ip", "link", "set", "lo", "up"},
+        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_ + "/host_key"},
+        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_ + "/id"}};
+    for (const auto& step : steps)
+      if (!ok(step)) return "cannot " + step[0] + " " + step[1] + " " + step[2];
+    fs::copy_file(dir_ + "/id.pub", dir_ + "/authorized_keys");
+    std::ofstream(dir_ + "/sshd_config")
+        << "ListenAddress " << there_ << "\nPort 22\nHostKey " << dir_ << "/host_key\n"
+        << "PidFile " << dir_ << "/sshd.pid\nAuthorizedKeysFile " << dir_ << "/authorized_keys\n"
+        << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+        << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
+        << "Subsystem sftp /usr/lib/openssh/sftp-server\n"
+        << "ClientAliveInterval 2\nClientAliveCountMax 3\nLogLevel ERROR\n";
+    if (!fs::exists("/run/sshd")) made_run_sshd_ = fs::create_directory("/run/sshd");
+    SpawnSpec spec;
+    spec.exe = "ip";
+    spec.args = {"netns", "exec", ns_, "/usr/sbin/sshd", "-D", "-e", "-f", dir_ + "/sshd_config"};
+    spec.err = Stream::to_file(dir_ + "/sshd.log");
+    sshd_ = ChildProcess::spawn(spec);
+    for (int i = 0; i < 100; ++i) {
+      if (tcp_open(there_, 22)) return "";
+      if (sshd_.exit_status()) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    return "sshd did not start: " + last_line(read_text(dir_ + "/sshd.log"));
+  }
+
+  // A hosts file with this host as `names` (each its own ssh host, one machine) and the test's
+  // machine as "here".
+  std::string hosts_file(const std::vector<std::string>& names, int port = 22) const {
+    nlohmann::json hosts = nlohmann::json::object();
+    for (const auto& name : names)
+      hosts[name] = {
+          {"kind", "ssh"},
+          {"address", there_},
+          {"port", port},
+          {"user", "root"},
+          {"key", dir_ + "/id"},
+          {"options",
+           {"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null", "LogLevel=ERROR"}},
+          {"workdir", workdir()}};
+    hosts["here"] = {{"kind", "local"}, {"address", here_}};
+    const std::string path = dir_ + "/hosts.json";
+    std::ofstream(path) << nlohmann::json{{"hosts", hosts}}.dump(2);
+    return path;
+  }
+  std::string workdir() const { return dir_ + "/remote"; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string ns_, veth_host_, veth_ns_, here_, there_, dir_;
+  ChildProcess sshd_;
+  bool made_run_sshd_ = false;
+};
+
+// The shipped scenarios with the listen addresses of nginx-baseline's proxy and of the gateway
+// as template variables (${listen.gateway}), for templates that still name loopback.
+std::string scenario_copy(const std::string& to) {
+  const fs::path from = fs::path(source_dir()) / "macro" / "scenarios";
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  const std::pair<const char*, std::string> edits[] = {
+      {"nginx-proxy.conf", "listen ${listen.gateway}:${port.proxy}"},
+      {"gateway.json", "\"address\": \"${listen.gateway}\", \"port\": ${port.proxy}}"}};
+  const std::pair<const char*, const char*> loopback[] = {
+      {"nginx-proxy.conf", "listen 127.0.0.1:${port.proxy}"},
+      {"gateway.json", "\"address\": \"127.0.0.1\", \"port\": ${port.proxy}}"}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string path = to + "/configs/" + edits[i].first;
+    std::string text = read_text(path);
+    const auto at = text.find(loopback[i].second);
+    if (at != std::string::npos)
+      text.replace(at, std::string(loopback[i].second).size(), edits[i].second);
+    std::ofstream(path, std::ios::trunc) << text;
+  }
+  return to;
+}
+
+std::string skip_reason() {
+  if (geteuid() != 0) return "skipped: needs root (network namespaces)";
+  if (!fs::exists("/usr/sbin/sshd")) return "skipped: /usr/sbin/sshd missing (openssh-server)";
+  Toolbox tools;
+  for (const char* tool : {"nginx", "ip", "ssh", "scp", "ssh-keygen", "gatebench-load",
+                           "gatebench-gateway", "gatebench-control"})
+    if (!tools.find(tool)) return std::string("skipped: ") + tool + " not found";
+  return "";
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  return out;
+}
+
+// Processes whose command line names the hosts' work directory: gatebench-load left running there.
+bool nothing_left_on_the_host(const SshNamespace& host) {
+  for (int i = 0; i < 50; ++i) {
+    if (processes_mentioning(host.workdir()).empty()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+// One 1 s round of `scenarios` against services here, the load placed by `place`.
+std::vector<std::string> driver_args(const SshNamespace& host, const std::string& scenarios,
+                                     const std::string& place, int offset, const std::string& out,
+                                     const std::string& duration = "1s") {
+  return {"--scenario-dir", scenario_copy(host.dir() + "/scenarios"),
+          "--scenarios",    scenarios,
+          "--hosts",        host.hosts_file({"nsa"}),
+          "--place",        place,
+          "--rounds",       "1",
+          "--warmup",       "0",
+          "--duration",     duration,
+          "--connections",  "4",
+          "--threads",      "1",
+          "--port-offset",  std::to_string(offset),
+          "--out",          out};
+}
+
+TEST(MultiHost, NginxBaselineAndGatewayDefaultWithTheLoadOverSsh) {
+  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  const std::string out = host.dir() + "/out";
+  const CaptureResult r =
+      run_driver(driver_args(host, "gateway-default", "load=nsa", kSshOffset, out), 90s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  const nlohmann::json report = read_json(out + "/macro.json");
+  ASSERT_EQ(report["scenarios"].size(), 2u);
+  for (const auto& s : report["scenarios"]) {
+    SCOPED_TRACE(s["name"].get<std::string>());
+    EXPECT_EQ(s["status"], "ok") << s["reason"];
+    EXPECT_GT(s["requests"].get<double>(), 0);
+    EXPECT_EQ(s["errors"], 0);
+    const auto& round = s["rounds"][0];
+    EXPECT_EQ(round["window"]["source"], "synchronised start");
+    EXPECT_GT(round["cpu_us_per_request"]["target"].get<double>(), 0);
+    // The generator's CPU on its host, from the wrapper's `times` there.
+    EXPECT_GT(round["details"]["load_host_cpu_s"]["nsa"].get<double>(), 0);
+    EXPECT_GT(round["cpu_us_per_request"]["load"].get<double>(), 0);
+    // The generator ran there: its result was pulled back next to the merged one.
+    const std::string dir = out + "/round-1/" + s["name"].get<std::string>();
+    EXPECT_TRUE(fs::exists(dir + "/load-measure-nsa.json"));
+    const auto cmd = read_text(dir + "/load-measure-nsa.cmd");
+    EXPECT_NE(cmd.find("--start-at"), std::string::npos) << cmd;
+    EXPECT_NE(cmd.find("http://10.77."), std::string::npos) << cmd;
+  }
+  const auto& nsa = report["env"]["hosts"]["nsa"];
+  EXPECT_EQ(nsa["kind"], "ssh");
+  EXPECT_EQ(nsa["roles"], nlohmann::json::array({"load"}));
+  EXPECT_GE(nsa["cpus"].get<int>(), 1);
+  EXPECT_TRUE(nsa["kernel"].is_string());
+  EXPECT_EQ(report["env"]["hosts"]["here"]["roles"],
+            nlohmann::json::array({"backend", "control", "gateway"}));
+  // The session directory is gone from the host, and nothing runs there or here.
+  EXPECT_TRUE(!fs::exists(host.workdir()) || fs::is_empty(host.workdir()));
+  EXPECT_TRUE(nothing_left_on_the_host(host));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+}
+
+TEST(MultiHost, TwoGeneratorsMergeIntoOneResult) {
+  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  const std::string out = host.dir() + "/out";
+  // One generator over ssh, one on this machine, against nginx-baseline's proxy here.
+  const CaptureResult r =
+      run_driver(driver_args(host, "nginx-baseline", "load=nsa+here", kTwoOffset, out), 90s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  const std::string dir = out + "/round-1/nginx-baseline";
+  const auto a = read_json(dir + "/load-measure-nsa.json");
+  const auto b = read_json(dir + "/load-measure-here.json");
+  const auto merged = read_json(dir + "/load-measure.json");
+  EXPECT_EQ(a["config"]["connections"], 2);
+  EXPECT_EQ(b["config"]["connections"], 2);
+  EXPECT_EQ(merged["requests"].get<uint64_t>(),
+            a["requests"].get<uint64_t>() + b["requests"].get<uint64_t>());
+  EXPECT_EQ(merged["latency_histogram"]["count"].get<uint64_t>(),
+            a["latency_histogram"]["count"].get<uint64_t>() +
+                b["latency_histogram"]["count"].get<uint64_t>());
+  EXPECT_EQ(merged["merged_from"].size(), 2u);
+  const nlohmann::json report = read_json(out + "/macro.json");
+  EXPECT_EQ(report["scenarios"][0]["requests"], merged["requests"]);
+  EXPECT_TRUE(nothing_left_on_the_host(host));
+}
+
+TEST(MultiHost, AKilledDriverLeavesNothingRunningOnTheHost) {
+  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  const std::string out = host.dir() + "/out";
+  fs::create_directories(out);
+  SpawnSpec spec;
+  spec.exe = GATEBENCH_MACRO_EXE;
+  spec.args = driver_args(host, "nginx-baseline", "load=nsa", kKillOffset, out, "60s");
+  spec.err = Stream::to_file(out + "/driver.stderr");
+  ChildProcess driver = ChildProcess::spawn(spec);
+  // The generator runs on the host once its command line (naming the work directory) shows up.
+  bool running = false;
+  for (int i = 0; i < 300 && !running; ++i) {
+    std::this_thread::sleep_for(100ms);
+    // "PID: <workdir>/.../bin/gatebench-load ...": the generator itself, not the ssh client or
+    // the remote shell whose command lines name it too.
+    for (const auto& p : processes_mentioning(host.workdir()))
+      if (p.find(": " + host.workdir()) != std::string::npos) running = true;
+  }
+  ASSERT_TRUE(running) << read_text(out + "/driver.stderr");
+  // No clean-up by the driver: its ssh clients die with it, the sessions hang up, the wrapper
+  // on the host kills the generator's group.
+  const pid_t pid = driver.pid();
+  ::kill(pid, SIGKILL);
+  driver.wait();
+  // What the killed driver could not clean up here: its connections' socket directory.
+  fs::remove_all(fs::temp_directory_path() / ("gbssh-" + std::to_string(pid)));
+  EXPECT_TRUE(nothing_left_on_the_host(host)) << joined(processes_mentioning(host.workdir()));
+  for (const auto& p : processes_mentioning(out)) ::kill(std::stoi(p), SIGKILL);
+}
+
+TEST(MultiHost, AnUnreachableHostFailsTheScenarioNamingIt) {
+  Toolbox tools;
+  for (const char* tool : {"nginx", "ssh", "gatebench-load"})
+    if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << tool << " not found";
+  const std::string dir = unique_dir("refused");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Port 1 of this machine: ssh's connection is refused at once.
+  std::ofstream(dir + "/hosts.json") << R"({"hosts": {
+    "gone": {"kind": "ssh", "address": "127.0.0.1", "port": 1, "options": ["ConnectTimeout=2"]},
+    "here": {"kind": "local", "address": "127.0.0.1"}}})";
+  const CaptureResult r =
+      run_driver({"--scenarios", "direct", "--hosts", dir + "/hosts.json", "--place", "load=gone",
+                  "--rounds", "1", "--warmup", "0", "--duration", "1s", "--port-offset",
+                  std::to_string(kRefusedOffset), "--out", dir + "/out"},
+                 60s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;
+  const nlohmann::json report = read_json(dir + "/out/macro.json");
+  // direct and its baseline nginx-baseline: each round failed at the load's start.
+  ASSERT_EQ(report["scenarios"].size(), 2u);
+  for (const auto& s : report["scenarios"]) {
+    EXPECT_EQ(s["status"], "failed");
+    const std::string reason = s["reason"];
+    EXPECT_NE(reason.find("load on gone: ssh"), std::string::npos) << reason;
+  }
+  EXPECT_TRUE(processes_mentioning(dir).empty());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gatebench::macro
