@@ -9,6 +9,14 @@
 //   nlohmann      std::string segments, nlohmann::json, OpenSSL HMAC() + CRYPTO_memcmp
 //   limit         the compressions HMAC-SHA256 needs for that signing input with precomputed key
 //                 states: ceil((input + 9) / 64) inner blocks + 1 outer block (4 for ~157 bytes)
+// jwt/<impl>/es256: verifying ES256 bearer tokens (P-256; claims as the HS256 ones, 86-character
+// signature), 256 of them.
+//   gatecore      micro/core/tokens/jwt_verify.hpp: JwtVerifier, the gateway's path (OpenSSL
+//                 EVP_PKEY_verify on a context initialised once, DER built on the stack)
+//   openssl       nlohmann::json + ECDSA_SIG/i2d_ECDSA_SIG + EVP_DigestVerify per call
+//                 (micro/peers/token_es256_openssl.hpp)
+//   limit         the ECDSA verification alone on precomputed digests and DER signatures
+// jwt/gatecore/hs256_keyset: JwtVerifier on the HS256 tokens (the gateway's path for HS256).
 // Every impl verifies the same 1,024 tokens (minted under the ring's current and previous keys),
 // round robin; pass tokens are presented by the client they were minted for.
 // <kind>_input, hs256_input: the tokens of --input tokens=FILE instead (docs/micro-input.md),
@@ -24,8 +32,12 @@
 #include "fixtures/token_fixtures.hpp"
 #include "micro/bench/input_benchmarks.hpp"
 #include "micro/bench/input_tokens.hpp"
+#include "micro/core/tokens/base64url.hpp"
 #include "micro/core/tokens/jwt_hs256.hpp"
+#include "micro/core/tokens/jwt_verify.hpp"
 #include "micro/core/tokens/token.hpp"
+#include "micro/peers/token_es256_openssl.hpp"
+#include "micro/peers/token_jwt_nlohmann.hpp"
 #include "micro/peers/token_limit.hpp"
 
 namespace {
@@ -199,6 +211,81 @@ void jwt_limit(benchmark::State& state, const TokenBench& b) {
   state.counters["compressions"] = b.jwt_limit.mean_count();
 }
 
+// ES256: one key, tokens with the claims of make_sized_jwt's under an ES256 header.
+struct Es256Bench {
+  std::shared_ptr<gatebench::tokens::JwtKeySet> keys =
+      std::make_shared<gatebench::tokens::JwtKeySet>();
+  peers::OpenSslJwtVerifier peer;
+  std::vector<std::string> tokens;
+  std::vector<gatebench::tokens::Sha256Digest> digests;  // of each token's signing input
+  std::vector<std::vector<std::uint8_t>> signatures;     // R || S
+  std::shared_ptr<gatebench::tokens::JwtKeySet> hs_keys =
+      std::make_shared<gatebench::tokens::JwtKeySet>();
+  gatebench::tokens::JwtRequirements required;
+
+  Es256Bench() {
+    const auto signer = peers::Es256SigningKey::from_seed(fx::kDefaultSeed);
+    const std::string pem = signer.public_pem();
+    keys->add_es256("es1", gatebench::tokens::Es256PublicKey::from_pem(pem));
+    peer.add_es256("es1", pem);
+    hs_keys->add_hs256("k1", fx::token_secret(1));
+    fx::Rng rng = fx::Rng(fx::kDefaultSeed).fork("jwt-bench/es256");
+    for (std::size_t i = 0; i < 256; ++i) {
+      // The claims of an HS256 fixture token, re-signed: the same sizes as jwt/*/hs256.
+      const std::string hs = fx::make_sized_jwt(kJwtSize, fx::token_secret(1), rng);
+      const std::size_t dot1 = hs.find('.');
+      const auto claims =
+          peers::textbook_base64url_decode(hs.substr(dot1 + 1, hs.rfind('.') - dot1 - 1));
+      tokens.push_back(signer.sign_jwt(R"({"alg":"ES256","typ":"JWT","kid":"es1"})", *claims));
+      const std::string& t = tokens.back();
+      const std::string input = t.substr(0, t.rfind('.'));
+      digests.push_back(gatebench::tokens::sha256(
+          {reinterpret_cast<const std::uint8_t*>(input.data()), input.size()}));
+      std::vector<std::uint8_t> sig(64);
+      gatebench::tokens::base64url_decode(t.substr(t.rfind('.') + 1), sig);
+      signatures.push_back(std::move(sig));
+    }
+  }
+};
+
+const Es256Bench& es256() {
+  static const Es256Bench b;
+  return b;
+}
+
+void jwt_gatecore_es256(benchmark::State& state) {
+  const Es256Bench& b = es256();
+  gatebench::tokens::JwtVerifier v(b.keys);
+  run(state, b.tokens.size(), [&](std::size_t i) {
+    return v.verify(b.tokens[i], static_cast<std::int64_t>(fx::kTokenNow), b.required);
+  });
+}
+
+void jwt_openssl_es256(benchmark::State& state) {
+  const Es256Bench& b = es256();
+  run(state, b.tokens.size(), [&](std::size_t i) {
+    return b.peer.verify(b.tokens[i], static_cast<std::int64_t>(fx::kTokenNow), b.required);
+  });
+}
+
+void jwt_limit_es256(benchmark::State& state) {
+  const Es256Bench& b = es256();
+  const gatebench::tokens::Es256Verifier v(gatebench::tokens::Es256PublicKey::from_pem(
+      peers::Es256SigningKey::from_seed(fx::kDefaultSeed).public_pem()));
+  run(state, b.tokens.size(), [&](std::size_t i) {
+    return v.verify(b.digests[i], b.signatures[i]) ? VerifyStatus::ok : VerifyStatus::bad_signature;
+  });
+}
+
+void jwt_gatecore_hs256_keyset(benchmark::State& state, const TokenBench& b) {
+  gatebench::tokens::JwtVerifier v(es256().hs_keys);
+  const gatebench::tokens::JwtRequirements none;
+  run(state, b.c.jwt.size(), [&](std::size_t i) {
+    return v.verify(b.c.jwt[i], static_cast<std::int64_t>(b.c.now), none);
+  });
+  state.counters["token_bytes"] = b.jwt_bytes;
+}
+
 using BenchFn = void (*)(benchmark::State&, const TokenBench&);
 
 // The rows of every kind the corpus has tokens of; names end in `suffix`. `bench` is called when
@@ -233,6 +320,11 @@ void register_corpus(const std::string& suffix, std::function<const TokenBench&(
 
 const bool registered = [] {
   register_corpus("", seeded, true, true, true);
+  benchmark::RegisterBenchmark("jwt/gatecore/hs256_keyset",
+                               [](benchmark::State& s) { jwt_gatecore_hs256_keyset(s, seeded()); });
+  benchmark::RegisterBenchmark("jwt/gatecore/es256", jwt_gatecore_es256);
+  benchmark::RegisterBenchmark("jwt/openssl/es256", jwt_openssl_es256);
+  benchmark::RegisterBenchmark("jwt/limit/es256", jwt_limit_es256);
   return true;
 }();
 

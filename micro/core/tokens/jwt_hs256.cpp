@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "micro/core/tokens/base64url.hpp"
+#include "micro/core/tokens/jwt_header.hpp"
 #include "micro/core/tokens/jwt_json.hpp"
 
 namespace gatebench::tokens {
@@ -54,48 +55,31 @@ std::string_view as_text(const std::uint8_t* data, std::size_t size) {
 
 VerifyStatus verify_jwt_hs256(const JwtKeyRing& ring, std::string_view token, std::int64_t now,
                               JwtTimes* times) {
-  const std::size_t dot1 = token.find('.');
-  if (dot1 == std::string_view::npos) return VerifyStatus::malformed;
-  const std::size_t dot2 = token.find('.', dot1 + 1);
-  if (dot2 == std::string_view::npos) return VerifyStatus::malformed;
-  const std::string_view header_b64 = token.substr(0, dot1);
-  const std::string_view claims_b64 = token.substr(dot1 + 1, dot2 - dot1 - 1);
-  const std::string_view signature_b64 = token.substr(dot2 + 1);  // a third '.' fails decoding
+  const std::optional<JwtSegments> parts = split_jwt(token);
+  if (!parts) return VerifyStatus::malformed;
 
   std::array<std::uint8_t, kSha256DigestSize> signature;
-  if (signature_b64.size() != base64url_encoded_size(kSha256DigestSize) ||
-      !base64url_decode(signature_b64, signature)) {
+  if (parts->signature.size() != base64url_encoded_size(kSha256DigestSize) ||
+      !base64url_decode(parts->signature, signature)) {
     return VerifyStatus::malformed;
   }
 
-  std::array<std::uint8_t, kJwtMaxHeaderBytes> header;
-  const auto header_size = base64url_decode(header_b64, header);
-  if (!header_size) return VerifyStatus::malformed;
-  JwtJsonField header_fields[] = {{"alg", JwtJsonField::Type::string},
-                                  {"kid", JwtJsonField::Type::string},
-                                  {"crit", JwtJsonField::Type::string}};
-  if (!scan_json_object(as_text(header.data(), *header_size), header_fields)) {
-    return VerifyStatus::malformed;
-  }
-  const JwtJsonField& alg = header_fields[0];
-  const JwtJsonField& kid = header_fields[1];
-  if (!alg.found || header_fields[2].found) return VerifyStatus::malformed;
+  std::array<std::uint8_t, kJwtMaxHeaderBytes> header_bytes;
+  JwtHeader header;
+  if (!read_jwt_header(parts->header, header_bytes, header)) return VerifyStatus::malformed;
   // An escaped spelling of HS256 is refused rather than unescaped: no legitimate signer writes it.
-  if (!alg.type_ok || alg.string_has_escape || alg.string_raw != "HS256") {
-    return VerifyStatus::wrong_algorithm;
-  }
-  if (kid.found && (!kid.type_ok || kid.string_has_escape)) return VerifyStatus::unknown_key;
-  const HmacSha256Key* key =
-      ring.find(kid.found ? std::optional<std::string_view>(kid.string_raw) : std::nullopt);
+  if (!header.alg_plain || header.alg != "HS256") return VerifyStatus::wrong_algorithm;
+  if (!header.kid_plain) return VerifyStatus::unknown_key;
+  const HmacSha256Key* key = ring.find(header.kid);
   if (key == nullptr) return VerifyStatus::unknown_key;
 
-  const std::string_view signing_input = token.substr(0, dot2);
+  const std::string_view signing_input = parts->signing_input;
   const Sha256State digest = key->mac_state(
       {reinterpret_cast<const std::uint8_t*>(signing_input.data()), signing_input.size()});
   if (!digest_matches_tag(digest, signature)) return VerifyStatus::bad_signature;
 
   std::array<std::uint8_t, kJwtMaxClaimsBytes> claims;
-  const auto claims_size = base64url_decode(claims_b64, claims);
+  const auto claims_size = base64url_decode(parts->claims, claims);
   if (!claims_size) return VerifyStatus::malformed;
   JwtJsonField claim_fields[] = {{"exp", JwtJsonField::Type::integer},
                                  {"nbf", JwtJsonField::Type::integer}};

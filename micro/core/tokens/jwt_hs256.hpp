@@ -23,11 +23,11 @@
 #include <string_view>
 
 #include "micro/core/tokens/hmac_sha256.hpp"
+#include "micro/core/tokens/jwt_header.hpp"
 #include "micro/core/tokens/status.hpp"
 
 namespace gatebench::tokens {
 
-inline constexpr std::size_t kJwtMaxHeaderBytes = 256;
 inline constexpr std::size_t kJwtMaxClaimsBytes = 2048;
 
 // Keys by kid, with the same rotation rule as TokenKeyRing: the current key and the previous.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "micro/core/tokens/base64url.hpp"
+#include "micro/core/tokens/jwt_header.hpp"
 #include "micro/core/tokens/jwt_json.hpp"
 
 namespace gatebench::tokens {
@@ -54,45 +55,31 @@ JwtVerifier::JwtVerifier(std::shared_ptr<const JwtKeySet> keys) : keys_(std::mov
 
 VerifyStatus JwtVerifier::verify(std::string_view token, std::int64_t now,
                                  const JwtRequirements& required, JwtClaims* claims_out) {
-  const std::size_t dot1 = token.find('.');
-  if (dot1 == std::string_view::npos) return VerifyStatus::malformed;
-  const std::size_t dot2 = token.find('.', dot1 + 1);
-  if (dot2 == std::string_view::npos) return VerifyStatus::malformed;
-  const std::string_view header_b64 = token.substr(0, dot1);
-  const std::string_view claims_b64 = token.substr(dot1 + 1, dot2 - dot1 - 1);
-  const std::string_view signature_b64 = token.substr(dot2 + 1);  // a third '.' fails decoding
+  const std::optional<JwtSegments> parts = split_jwt(token);
+  if (!parts) return VerifyStatus::malformed;
 
   std::array<std::uint8_t, kEs256SignatureSize> signature;
-  const auto signature_size = base64url_decode(signature_b64, signature);
+  const auto signature_size = base64url_decode(parts->signature, signature);
   if (!signature_size) return VerifyStatus::malformed;
 
-  std::array<std::uint8_t, kJwtMaxHeaderBytes> header;
-  const auto header_size = base64url_decode(header_b64, header);
-  if (!header_size) return VerifyStatus::malformed;
-  JwtJsonField header_fields[] = {{"alg", JwtJsonField::Type::string},
-                                  {"kid", JwtJsonField::Type::string},
-                                  {"crit", JwtJsonField::Type::string}};
-  if (!scan_json_object(as_text(header.data(), *header_size), header_fields)) {
-    return VerifyStatus::malformed;
-  }
-  const JwtJsonField& alg = header_fields[0];
-  const JwtJsonField& kid = header_fields[1];
-  if (!alg.found || header_fields[2].found) return VerifyStatus::malformed;
-  if (!alg.type_ok || alg.string_has_escape) return VerifyStatus::wrong_algorithm;
+  std::array<std::uint8_t, kJwtMaxHeaderBytes> header_bytes;
+  JwtHeader header;
+  if (!read_jwt_header(parts->header, header_bytes, header)) return VerifyStatus::malformed;
+  if (!header.alg_plain) return VerifyStatus::wrong_algorithm;
   JwtAlgorithm algorithm;
-  if (alg.string_raw == "HS256") {
+  if (header.alg == "HS256") {
     algorithm = JwtAlgorithm::hs256;
-  } else if (alg.string_raw == "ES256") {
+  } else if (header.alg == "ES256") {
     algorithm = JwtAlgorithm::es256;
   } else {
     return VerifyStatus::wrong_algorithm;
   }
-  if (kid.found && (!kid.type_ok || kid.string_has_escape)) return VerifyStatus::unknown_key;
+  if (!header.kid_plain) return VerifyStatus::unknown_key;
   const std::vector<JwtKeySet::Key>& keys = keys_->keys();
   std::size_t index = keys.size();
-  if (kid.found) {
+  if (header.kid) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i].kid == kid.string_raw) index = i;
+      if (keys[i].kid == *header.kid) index = i;
     }
   } else if (keys.size() == 1) {
     index = 0;
@@ -101,7 +88,7 @@ VerifyStatus JwtVerifier::verify(std::string_view token, std::int64_t now,
   const JwtKeySet::Key& key = keys[index];
   if (key.algorithm != algorithm) return VerifyStatus::wrong_algorithm;
 
-  const std::span<const std::uint8_t> signing_input = as_bytes(token.substr(0, dot2));
+  const std::span<const std::uint8_t> signing_input = as_bytes(parts->signing_input);
   const std::span<const std::uint8_t> sig(signature.data(), *signature_size);
   if (algorithm == JwtAlgorithm::hs256) {
     if (sig.size() != kSha256DigestSize) return VerifyStatus::malformed;
@@ -113,7 +100,7 @@ VerifyStatus JwtVerifier::verify(std::string_view token, std::int64_t now,
     if (!es256_[index]->verify(sha256(signing_input), sig)) return VerifyStatus::bad_signature;
   }
 
-  const auto claims_size = base64url_decode(claims_b64, claims_);
+  const auto claims_size = base64url_decode(parts->claims, claims_);
   if (!claims_size) return VerifyStatus::malformed;
   JwtJsonField fields[] = {
       {"exp", JwtJsonField::Type::integer}, {"nbf", JwtJsonField::Type::integer},
