@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -46,6 +47,11 @@ NaiveRuleEngine::NaiveRuleEngine(const rules::RuleSet& rules) : rules_(rules) {
       if (!row.back()->ok()) throw std::invalid_argument("naive rules: bad regex " + c.value);
     }
   }
+  RE2::Options agent_options;
+  agent_options.set_encoding(RE2::Options::EncodingLatin1);
+  agent_options.set_log_errors(false);
+  scanner_agents_ = std::make_unique<RE2>(rules::scanner_agent_pattern(), agent_options);
+  if (!scanner_agents_->ok()) throw std::invalid_argument("naive rules: scanner agent pattern");
   if (rules_.rate_limit.enabled) {
     limiter_ =
         std::make_unique<NaiveGcra>(rules_.rate_limit.rate_per_second, rules_.rate_limit.burst);
@@ -76,16 +82,16 @@ bool NaiveRuleEngine::test(const rules::RuleCondition& c, std::size_t rule_index
       value = r.host;
       break;
     case RuleField::kPath:
-      value = r.path;
+      value = c.raw ? rules::raw_or(r.raw_path, r.path) : r.path;
       break;
     case RuleField::kQuery:
-      value = r.query;
+      value = c.raw ? rules::raw_or(r.raw_query, r.query) : r.query;
       break;
     case RuleField::kCountry:
       value = r.country;
       break;
     case RuleField::kBody:
-      value = r.body;
+      value = c.raw ? rules::raw_or(r.raw_body, r.body) : r.body;
       break;
     case RuleField::kHeader:
       if (!rules::find_header(r, c.header, value)) return c.negate;
@@ -127,6 +133,56 @@ bool NaiveRuleEngine::test(const rules::RuleCondition& c, std::size_t rule_index
   return result != c.negate;
 }
 
+rules::ExploitCategory NaiveRuleEngine::scan_value(std::string_view raw,
+                                                   rules::PlusMode plus) const {
+  std::string decoded(raw.size(), '\0');
+  decoded.resize(rules::percent_decode_lower(raw, decoded.data(), plus).size());
+  return exploit_.match_decoded(decoded);
+}
+
+rules::ExploitCategory NaiveRuleEngine::scan_cookie(std::string_view header) const {
+  std::istringstream pairs{std::string(header)};
+  for (std::string pair; std::getline(pairs, pair, ';');) {
+    pair.erase(0, pair.find_first_not_of(' '));
+    const std::size_t eq = pair.find('=');
+    rules::ExploitCategory c = scan_value(pair.substr(0, eq), rules::PlusMode::kKeep);
+    if (c == rules::ExploitCategory::kNone && eq != std::string::npos) {
+      c = scan_value(pair.substr(eq + 1), rules::PlusMode::kKeep);
+    }
+    if (c != rules::ExploitCategory::kNone) return c;
+  }
+  return rules::ExploitCategory::kNone;
+}
+
+rules::ExploitCategory NaiveRuleEngine::scan_headers(const rules::RequestView& r) const {
+  using rules::ExploitCategory;
+  using rules::PlusMode;
+  for (const rules::HeaderView& h : r.headers) {
+    const std::string name = lower_copy(h.name);
+    if (h.value.empty() || name == "host" || name == "content-length") continue;
+    ExploitCategory c = ExploitCategory::kNone;
+    if (name == "cookie") {
+      c = scan_cookie(h.value);
+    } else if (name == "referer") {
+      std::string target(h.value);
+      if (const std::size_t scheme = target.find("://"); scheme != std::string::npos) {
+        const std::size_t path = target.find_first_of("/?", scheme + 3);
+        target = path == std::string::npos ? std::string() : target.substr(path);
+      }
+      c = scan_value(target, PlusMode::kToSpace);
+    } else if (name == "user-agent") {
+      if (RE2::PartialMatch(lower_copy(h.value), *scanner_agents_)) {
+        return ExploitCategory::kScannerAgent;
+      }
+      c = scan_value(h.value, PlusMode::kKeep);
+    } else {
+      c = scan_value(h.value, PlusMode::kKeep);
+    }
+    if (c != ExploitCategory::kNone) return c;
+  }
+  return ExploitCategory::kNone;
+}
+
 rules::Verdict NaiveRuleEngine::evaluate(const rules::RequestView& request, std::uint64_t now_ns) {
   rules::Verdict v;
   if (limiter_ && !limiter_->allow(request.client_ip, now_ns)) {
@@ -149,6 +205,9 @@ rules::Verdict NaiveRuleEngine::evaluate(const rules::RequestView& request, std:
   }
   if (rules::exploit_scan_follows(v.action) && rules_.exploit_mode != rules::ExploitMode::kOff) {
     v.exploit = exploit_.scan(request);
+    if (v.exploit == rules::ExploitCategory::kNone && rules_.exploit_headers) {
+      v.exploit = scan_headers(request);
+    }
   }
   v.decision = rules::decide(v.action, v.exploit, rules_.exploit_mode);
   return v;
