@@ -1,6 +1,6 @@
 // gatebench-macro --instructions: the real gateway under callgrind, N and 2N requests, twice;
-// the instructions per request of the same build repeat within 0.5%, nothing is left running, and
-// the options are checked before anything starts. Skipped without valgrind or the gateway.
+// the instructions per request of the same build repeat within 0.1%, start-up is outside the
+// count, nothing is left running, and the options are checked before anything starts. Skipped without valgrind or the gateway.
 #include "macro/driver/instructions.hpp"
 
 #include <gtest/gtest.h>
@@ -26,6 +26,12 @@ using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
 constexpr int kOffset = 3700;
+
+// Instructions per request of two runs of the same build may differ by this share: measured
+// on a loaded machine, at most one access-log datagram header (about 700 instructions per run,
+// 0.05% of gateway-default at N = 200) and 0.004% for gateway-https-newconn
+// (docs/attribution.md).
+constexpr double kRepeatShare = 0.001;
 
 std::string skip_reason() {
 #if defined(__SANITIZE_ADDRESS__)
@@ -78,10 +84,17 @@ TEST(MacroInstructions, RepeatRunToRunForTheSameBuild) {
     const double px = x["instructions_per_request"].get<double>();
     const double py = y["instructions_per_request"].get<double>();
     EXPECT_GT(px, 1000);  // a proxied request is thousands of instructions, never a few
-    // Not exact yet: the 100 ms tick and time-based access-log flushes follow wall time
-    // (docs/attribution.md gives the measured spread); default and new-conn repeat within 0.1%.
-    EXPECT_NEAR(px, py, px * 0.005);
+    // Only the event loop's per-connection work is counted and the requests are paced, so
+    // the same build repeats to a few instructions per request (docs/attribution.md), also on
+    // a loaded machine: neither the 100 ms tick nor idle wake-ups are in the count.
+    EXPECT_NEAR(px, py, px * kRepeatShare) << "run a " << px << ", run b " << py;
+    // Start-up (configuration, rule compilation, TLS context) is outside the count: the N run
+    // holds little more than its N requests (the ready probe and prepare's requests).
+    const double first = x["runs"][0]["instructions"].get<double>();
+    EXPECT_LT(first, 1.1 * 200 * px) << "I(N) = " << first;
   }
+  EXPECT_EQ(a["method"]["rate"], 50);
+  EXPECT_EQ(a["method"]["collect"][0], "--collect-atstart=no");
 }
 
 TEST(MacroInstructions, ANonGatewayScenarioIsSkippedWithTheReason) {
