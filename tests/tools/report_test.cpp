@@ -13,6 +13,7 @@
 #include "tool_test_support.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/json_file.hpp"
+#include "tools/src/macro_instructions.hpp"
 #include "tools/src/report_model.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
@@ -290,6 +291,41 @@ TEST(ReportRealDriver, ReportAndCompareReadTheDriversFile) {
   opt.min_rounds = 3;
   c = compare_result_sets(set, set, opt);
   for (const auto& r : c.rows) EXPECT_EQ(r.verdict, Verdict::no_change) << r.measure;
+}
+
+// The "what each feature costs" chart from instructions per request (the attribution fixtures:
+// ablation-iplist +660, ablation-headers +400 over gateway-default) as Chromium renders it: one
+// bar per feature inside the chart's SVG, with its label and figure, and no console message.
+TEST(ReportHtml, AblationChartRendersInHeadlessChromium) {
+  const std::string chromium = common::find_on_path("chromium");
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
+  const auto dir = test::scratch_dir("report-ablation-chromium");
+  const MacroInstructionRun counted =
+      load_macro_instructions(test::data("attribution_instructions.json"));
+  const ResultSet micro = load_result_set(test::data("attribution_micro_instructions.json"));
+  const ReportModel m = build_report_model(nullptr, nullptr, &*micro.instructions,
+                                           default_attribution_rules(), nullptr, &counted);
+  write_text_file((dir / "report.html").string(), report_html(m));
+  const auto page = test::render_in_chromium(chromium, (dir / "report.html").string(), dir);
+  ASSERT_EQ(page.exit_code, 0) << read_text_file(page.log_file);
+  const std::string rendered = read_text_file(page.dom_file);
+  const std::size_t chart =
+      rendered.find("What each feature costs: instructions per request over the default host");
+  ASSERT_NE(chart, std::string::npos) << rendered;
+  const std::size_t end = rendered.find("</svg>", chart);
+  ASSERT_NE(end, std::string::npos);
+  const std::string svg = rendered.substr(chart, end - chart);
+  std::size_t bars = 0;
+  for (std::size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1))
+    ++bars;
+  EXPECT_GE(bars, 2u) << svg;
+  EXPECT_NE(svg.find("IP list (1,000 CIDRs)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("660 instructions"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("security headers"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("400 instructions"), std::string::npos) << svg;
+  const std::string messages = read_text_file(page.log_file);
+  EXPECT_EQ(messages.find(":CONSOLE"), std::string::npos) << messages;
+  std::filesystem::remove_all(dir);
 }
 
 // Opens report.html in headless Chromium and fails on any console message (script errors,

@@ -12,6 +12,7 @@ using CommandArgs = std::vector<std::string>;
 int command_compare(const CommandArgs& args);
 int command_micro(const CommandArgs& args);
 int command_report(const CommandArgs& args);
+int command_attribution(const CommandArgs& args);
 int command_profile(const CommandArgs& args);
 int command_macro(const CommandArgs& args);
 int command_run(const CommandArgs& args);

@@ -1,5 +1,7 @@
 #include "tools/src/macro_instructions.hpp"
 
+#include <filesystem>
+
 #include "macro/common/json_field.hpp"
 #include "tools/src/json_file.hpp"
 
@@ -29,6 +31,20 @@ MacroInstructionRun parse_macro_instructions(const nlohmann::json& doc, const st
     c.status = s.child("status").string();
     c.reason = s.child("reason").optional_string().value_or("");
     if (c.status == "ok") c.per_request = s.child("instructions_per_request").number(0, 1e12);
+    if (s.has("runs")) {
+      const common::JsonField runs = s.child("runs");
+      runs.expect_array();
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        const common::JsonField r = runs.at(k);
+        MacroInstructionFile f;
+        f.requests = r.child("requests").number(1, 1e12);
+        f.callgrind_file = r.child("callgrind_file").optional_string().value_or("");
+        if (!f.callgrind_file.empty() && std::filesystem::path(f.callgrind_file).is_relative())
+          f.callgrind_file =
+              (std::filesystem::path(file).parent_path() / f.callgrind_file).string();
+        c.runs.push_back(std::move(f));
+      }
+    }
     run.scenarios.push_back(std::move(c));
   }
   return run;

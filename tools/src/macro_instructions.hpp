@@ -9,9 +9,15 @@
 
 namespace gatebench::tools {
 
+struct MacroInstructionFile {
+  double requests = 0;
+  std::string callgrind_file;  // a relative path is resolved against the JSON file's directory
+};
+
 struct ScenarioInstructionCount {
   std::string name, status, reason;
-  std::optional<double> per_request;  // (I(2N) - I(N)) / N, only when status is ok
+  std::optional<double> per_request;       // (I(2N) - I(N)) / N, only when status is ok
+  std::vector<MacroInstructionFile> runs;  // N, then 2N
 };
 
 struct MacroInstructionRun {

@@ -17,6 +17,9 @@ commands:
             --instructions, count instructions per iteration under callgrind
   macro     run gatebench-macro (the scenario driver; docs/scenarios.md)
   report    MICRO.json [MACRO.json] -o DIR: report.json, report.md, report.html
+  attribution
+            INSTRUCTIONS.json: the cost attribution in instructions per request, its
+            remainder split over function groups from the callgrind files
   compare   BASE HEAD: the regression gate (exit 1 on a regression)
   profile   FILTER: callgrind profile of one micro benchmark, top functions, flame graph SVG
   run       micro + macro (--quick, or --full) + report into one directory
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
     if (command == "compare") return command_compare(args);
     if (command == "micro") return command_micro(args);
     if (command == "report") return command_report(args);
+    if (command == "attribution") return command_attribution(args);
     if (command == "profile") return command_profile(args);
     if (command == "macro") return command_macro(args);
     if (command == "run") return command_run(args);
