@@ -204,9 +204,11 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
 
     std::vector<std::string> missing;
     auto need = [&](const std::string& tool) -> std::string {
-      auto exe = tools.find(tool);
+      const bool path = !tool.empty() && tool.front() == '/';
+      auto exe = path ? (fs::exists(tool) ? std::optional<std::string>(tool) : std::nullopt)
+                      : tools.find(tool);
       if (!exe) {
-        std::string reason = Toolbox::missing_reason(tool);
+        std::string reason = path ? tool + " not installed" : Toolbox::missing_reason(tool);
         if (std::find(missing.begin(), missing.end(), reason) == missing.end()) {
           missing.push_back(reason);
         }

@@ -98,11 +98,13 @@ class ScenarioRun {
     }
     const double error_rate =
         static_cast<double>(m.load.errors) / static_cast<double>(m.load.requests);
-    if (error_rate > ctx_.options.max_error_rate) {
+    const double limit =
+        std::max(ctx_.options.max_error_rate, plan_.scenario.max_error_rate.value_or(0.0));
+    if (error_rate > limit) {
       throw Outcome{Status::failed, "errors: " + percent_text(error_rate) + " of requests (" +
                                         std::to_string(m.load.errors) + " of " +
                                         std::to_string(m.load.requests) + "), above the " +
-                                        percent_text(ctx_.options.max_error_rate) + " limit"};
+                                        percent_text(limit) + " limit"};
     }
   }
 

@@ -181,7 +181,7 @@ LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports)
 Scenario parse_object(const json& object, const std::string& file) {
   const JsonField f(object, file);
   f.allow_only({"name", "description", "order", "requires", "ports", "services", "prepare", "load",
-                "baseline", "latency_baseline"});
+                "baseline", "latency_baseline", "max_error_rate"});
   Scenario s;
   s.file = file;
   s.name = f.child("name").string();
@@ -189,7 +189,14 @@ Scenario parse_object(const json& object, const std::string& file) {
   s.order = int_or(f, "order", 100, 0, 100000);
   s.requires_tools = f.child("requires").strings();
   for (size_t i = 0; i < s.requires_tools.size(); ++i) {
-    if (!is_name(s.requires_tools[i])) f.child("requires").at(i).fail("expected a tool name");
+    const std::string& r = s.requires_tools[i];
+    if (!is_name(r) && !(r.size() > 1 && r.front() == '/'))
+      f.child("requires").at(i).fail("expected a tool name or an absolute path");
+  }
+  if (const JsonField rate = f.child("max_error_rate"); rate.present()) {
+    if (!rate.json().is_number() || rate.json().get<double>() < 0 || rate.json().get<double>() > 1)
+      rate.fail("expected a share of requests from 0 to 1");
+    s.max_error_rate = rate.json().get<double>();
   }
   const JsonField ports = object_at(f, "ports");
   for (const std::string& name : ports.keys()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Scenario files (macro/scenarios/*.json, format in docs/scenarios.md): the model and its loader.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,13 +76,19 @@ struct Scenario {
   std::string file;  // where it came from, for messages
   int order = 100;
   std::map<std::string, int> ports;
+  // Tool names (looked up like the services' binaries) or absolute paths of files that must
+  // exist (a module, a rule set); either missing skips the scenario with the reason.
   std::vector<std::string> requires_tools;
   std::vector<ServiceSpec> services;
   std::vector<PrepareStep> prepare;
   LoadSpec load;
   std::string baseline = "nginx-baseline";
   std::string latency_baseline;  // latency reported as deltas from this scenario (waf-mix)
-  std::string group;             // the file's name for scenarios expanded from "over"
+  // Share of requests a round may answer otherwise than expected before it counts as failed,
+  // when the scenario's answers are what it measures (a peer WAF's misses and false positives);
+  // unset: --max-error-rate. The larger of the two applies.
+  std::optional<double> max_error_rate;
+  std::string group;  // the file's name for scenarios expanded from "over"
 
   // The role whose CPU and memory are reported: gateway when the scenario has one, else backend.
   Role target_role() const;

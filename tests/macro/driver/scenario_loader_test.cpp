@@ -54,6 +54,26 @@ TEST(ScenarioLoader, ParsesAValidScenario) {
   EXPECT_EQ(s.target_role(), Role::gateway);
 }
 
+TEST(ScenarioLoader, RequiresFilesAndAnErrorAllowance) {
+  Scenario s = parse_scenario(
+      variant(R"("ports")", R"("requires": ["openssl", "/usr/lib/x.so"], "max_error_rate": 0.25,
+  "ports")"),
+      "x.json");
+  EXPECT_EQ(s.requires_tools, (std::vector<std::string>{"openssl", "/usr/lib/x.so"}));
+  ASSERT_TRUE(s.max_error_rate.has_value());
+  EXPECT_DOUBLE_EQ(*s.max_error_rate, 0.25);
+  EXPECT_FALSE(parse_scenario(kValid, "x.json").max_error_rate.has_value());
+  EXPECT_NE(error_of(variant(R"("ports")", R"("requires": ["x y"], "ports")"))
+                .find("bad.json: /requires/0: expected a tool name or an absolute path"),
+            std::string::npos);
+  EXPECT_NE(error_of(variant(R"("ports")", R"("max_error_rate": 1.5, "ports")"))
+                .find("bad.json: /max_error_rate: expected a share of requests from 0 to 1"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(variant(R"("ports")", R"("max_error_rate": "5%", "ports")")).find("/max_error_rate"),
+      std::string::npos);
+}
+
 TEST(ScenarioLoader, WithoutGatewayTheBackendIsMeasured) {
   std::string text = R"({"name": "d", "description": "d", "ports": {"backend": 18080},
     "services": [{"name": "backend", "role": "backend", "binary": "nginx",
