@@ -107,7 +107,9 @@ TEST(PerRequestFunctions, AreTheDifferenceOfTheTwoRunsOverN) {
   double sum = 0;
   for (const auto& fn : functions) {
     sum += fn.per_request;
-    if (fn.function == "main") EXPECT_DOUBLE_EQ(fn.per_request, 0);  // start-up cancels
+    if (fn.function == "main") {
+      EXPECT_DOUBLE_EQ(fn.per_request, 0);  // start-up cancels
+    }
     if (fn.function == "__memcpy_avx_unaligned_erms") {
       EXPECT_EQ(fn.object, "libc.so.6");
       EXPECT_EQ(fn.group, "copying");
