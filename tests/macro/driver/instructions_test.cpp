@@ -1,6 +1,7 @@
 // gatebench-macro --instructions: the real gateway under callgrind, N and 2N requests, twice;
 // the instructions per request of the same build repeat within 0.1%, start-up is outside the
-// count, nothing is left running, and the options are checked before anything starts. Skipped without valgrind or the gateway.
+// count, nothing is left running, and the options are checked before anything starts. Skipped
+// without valgrind or the gateway.
 #include "macro/driver/instructions.hpp"
 
 #include <gtest/gtest.h>
