@@ -207,29 +207,12 @@ VerifyStatus OpenSslJwtVerifier::verify(std::string_view token_view, std::int64_
     if (!ok) return VerifyStatus::bad_signature;
   }
 
-  const auto claims_text = textbook_base64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
-  if (!claims_text || claims_text->size() > tokens::kJwtMaxClaimsBytes) {
-    return VerifyStatus::malformed;
-  }
-  const nlohmann::json claims = nlohmann::json::parse(*claims_text, nullptr, false);
-  if (claims.is_discarded() || !claims.is_object()) return VerifyStatus::malformed;
-  const auto numeric_date = [&](const char* name) -> std::optional<std::int64_t> {
-    const auto& v = claims[name];
-    if (v.is_number_integer()) return v.get<std::int64_t>();
-    if (v.is_number_float()) return static_cast<std::int64_t>(std::trunc(v.get<double>()));
-    return std::nullopt;
-  };
-  if (!claims.contains("exp")) return VerifyStatus::malformed;
-  const auto exp = numeric_date("exp");
-  if (!exp) return VerifyStatus::malformed;
-  std::optional<std::int64_t> nbf;
-  if (claims.contains("nbf")) {
-    nbf = numeric_date("nbf");
-    if (!nbf) return VerifyStatus::malformed;
-  }
+  nlohmann::json claims;
+  const auto times = textbook_claims(token.substr(dot1 + 1, dot2 - dot1 - 1), claims);
+  if (!times) return VerifyStatus::malformed;
   const std::int64_t leeway = required.leeway_s;
-  if (now - leeway >= *exp) return VerifyStatus::expired;
-  if (nbf && now + leeway < *nbf) return VerifyStatus::not_yet_valid;
+  if (now - leeway >= times->exp) return VerifyStatus::expired;
+  if (times->nbf && now + leeway < *times->nbf) return VerifyStatus::not_yet_valid;
   if (!required.issuer.empty()) {
     if (!claims.contains("iss") || !claims["iss"].is_string() ||
         claims["iss"].get<std::string>() != required.issuer) {

@@ -92,28 +92,35 @@ VerifyStatus NlohmannJwtVerifier::verify(std::string_view token_view, std::int64
     return VerifyStatus::bad_signature;
   }
 
-  const auto claims_text = textbook_base64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
-  if (!claims_text || claims_text->size() > tokens::kJwtMaxClaimsBytes)
-    return VerifyStatus::malformed;
-  const nlohmann::json claims = nlohmann::json::parse(*claims_text, nullptr, false);
-  if (claims.is_discarded() || !claims.is_object()) return VerifyStatus::malformed;
+  nlohmann::json claims;
+  const auto times = textbook_claims(token.substr(dot1 + 1, dot2 - dot1 - 1), claims);
+  if (!times) return VerifyStatus::malformed;
+  if (now >= times->exp) return VerifyStatus::expired;
+  if (times->nbf && now < *times->nbf) return VerifyStatus::not_yet_valid;
+  return VerifyStatus::ok;
+}
+
+std::optional<TextbookTimes> textbook_claims(const std::string& segment, nlohmann::json& claims) {
+  const auto claims_text = textbook_base64url_decode(segment);
+  if (!claims_text || claims_text->size() > tokens::kJwtMaxClaimsBytes) return std::nullopt;
+  claims = nlohmann::json::parse(*claims_text, nullptr, false);
+  if (claims.is_discarded() || !claims.is_object()) return std::nullopt;
   const auto numeric_date = [&](const char* name) -> std::optional<std::int64_t> {
     const auto& v = claims[name];
     if (v.is_number_integer()) return v.get<std::int64_t>();
     if (v.is_number_float()) return static_cast<std::int64_t>(std::trunc(v.get<double>()));
     return std::nullopt;
   };
-  if (!claims.contains("exp")) return VerifyStatus::malformed;
+  if (!claims.contains("exp")) return std::nullopt;
+  TextbookTimes t;
   const auto exp = numeric_date("exp");
-  if (!exp) return VerifyStatus::malformed;
-  std::optional<std::int64_t> nbf;
+  if (!exp) return std::nullopt;
+  t.exp = *exp;
   if (claims.contains("nbf")) {
-    nbf = numeric_date("nbf");
-    if (!nbf) return VerifyStatus::malformed;
+    t.nbf = numeric_date("nbf");
+    if (!t.nbf) return std::nullopt;
   }
-  if (now >= *exp) return VerifyStatus::expired;
-  if (nbf && now < *nbf) return VerifyStatus::not_yet_valid;
-  return VerifyStatus::ok;
+  return t;
 }
 
 }  // namespace gatebench::peers

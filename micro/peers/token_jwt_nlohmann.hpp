@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,15 @@ namespace gatebench::peers {
 // Textbook base64url decoder; canonical form is checked by re-encoding, independently of
 // gatecore's bit-level checks. Shared with the ES256 peer (token_es256_openssl.hpp).
 std::optional<std::string> textbook_base64url_decode(const std::string& in);
+
+// A JWT's claims segment decoded and parsed into `claims`, with exp (required) and nbf (optional)
+// read as RFC 7519 NumericDates; nullopt when any of that fails (malformed). Shared with the
+// ES256 peer, which checks iss and aud on the same `claims`.
+struct TextbookTimes {
+  std::int64_t exp = 0;
+  std::optional<std::int64_t> nbf;
+};
+std::optional<TextbookTimes> textbook_claims(const std::string& segment, nlohmann::json& claims);
 
 class NlohmannJwtVerifier {
  public:
