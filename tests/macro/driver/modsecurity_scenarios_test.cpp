@@ -1,30 +1,35 @@
-// The WAF peer's scenarios (nginx-modsecurity-crs, waf-mix-modsecurity: Debian nginx with
-// ModSecurity v3 and the OWASP CRS, configs/nginx-modsecurity.conf) in a one-round run through
-// the real executables, then the configuration that run rendered started again as it was, to see
-// what ModSecurity answers: a SQL injection and a script tag in the query are refused with 403 by
-// the proxy (the backend never answers 403), benign requests reach the backend (200). Skipped,
-// saying why, where libnginx-mod-http-modsecurity or modsecurity-crs is not installed.
+// The WAF peer's scenarios (nginx-modsecurity-none, nginx-modsecurity-crs, waf-mix-modsecurity:
+// Debian nginx with ModSecurity v3, without rules and with the OWASP CRS,
+// configs/nginx-modsecurity.conf) in a one-round run through the real executables, then the
+// configuration that run rendered started again as it was, to see what ModSecurity answers: with
+// the CRS a SQL injection and a script tag in the query are refused with 403 by the proxy (the
+// backend never answers 403) and benign requests reach the backend (200); without rules the SQL
+// injection passes too. Skipped, saying why, where libnginx-mod-http-modsecurity or
+// modsecurity-crs is not installed. The vpatch100 rule set: vpatch_scenarios_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
-#include <thread>
 
 #include "driver_exe.hpp"
 #include "macro/driver/net_probe.hpp"
+#include "macro/driver/run_support.hpp"
 #include "macro/driver/toolbox.hpp"
+#include "waf_scenarios.hpp"
 
 namespace gatebench::macro {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::answers;
 using testing::processes_mentioning;
+using testing::restart_nginx;
 using testing::run_driver;
+using testing::scenario;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081) plus this: apart from the other tests' offsets.
@@ -48,56 +53,30 @@ std::string skip_reason() {
   return "";
 }
 
-const nlohmann::json* scenario(const nlohmann::json& report, const std::string& name) {
-  for (const auto& each : report["scenarios"])
-    if (each["name"] == name) return &each;
-  return nullptr;
-}
-
-// An nginx of the run started again from its rendered configuration in the round's directory.
-ChildProcess start_nginx(const fs::path& run_dir, const std::string& service) {
-  SpawnSpec spec;
-  spec.exe = *Toolbox().find("nginx");
-  spec.args = {"-p", (run_dir / service).string() + "/", "-c",
-               (run_dir / (service + ".conf")).string()};
-  spec.out = Stream::to_file((run_dir / (service + ".again.log")).string());
-  spec.err = spec.out;
-  return ChildProcess::spawn(spec);
-}
-
-bool answers(int port) {
-  for (int i = 0; i < 300; ++i) {
-    if (http_status(port, "/", 1s)) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
-}
-
-std::string text_of(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
   if (const std::string reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   const std::string out = unique_dir("modsecurity-scenarios");
   fs::remove_all(out);
   // CRS misses and wrong blocks are what waf-mix-modsecurity measures, and the driver counts
   // every unexpected status as an error: no error rate may fail the round here.
-  CaptureResult r = run_driver(
-      {"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-       "--max-error-rate", "100%", "--scenarios", "nginx-modsecurity-crs,waf-mix-modsecurity",
-       "--port-offset", std::to_string(kOffset), "--out", out},
-      120s);
+  CaptureResult r = run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s",
+                                "--threads", "1", "--max-error-rate", "100%", "--scenarios",
+                                "nginx-modsecurity-none,nginx-modsecurity-crs,waf-mix-modsecurity",
+                                "--port-offset", std::to_string(kOffset), "--out", out},
+                               120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
   std::ifstream in(out + "/macro.json");
   ASSERT_TRUE(in) << r.output;
   const nlohmann::json report = nlohmann::json::parse(in);
-  // The two and their baseline.
-  ASSERT_EQ(report["scenarios"].size(), 3u) << report["scenarios"].dump();
+  // The three and their baseline.
+  ASSERT_EQ(report["scenarios"].size(), 4u) << report["scenarios"].dump();
+
+  const nlohmann::json* none = scenario(report, "nginx-modsecurity-none");
+  ASSERT_NE(none, nullptr);
+  ASSERT_EQ((*none)["status"], "ok") << (*none)["reason"];
+  EXPECT_GT((*none)["requests"].get<std::uint64_t>(), 10u);
+  EXPECT_EQ((*none)["errors"].get<std::uint64_t>(), 0u);
 
   const nlohmann::json* crs = scenario(report, "nginx-modsecurity-crs");
   ASSERT_NE(crs, nullptr);
@@ -127,10 +106,10 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
   const int backend_port = 18080 + kOffset;
   const int proxy_port = 18081 + kOffset;
   {
-    ChildProcess backend = start_nginx(run_dir, "backend");
-    ChildProcess proxy = start_nginx(run_dir, "proxy");
-    ASSERT_TRUE(answers(backend_port)) << text_of(run_dir / "backend.again.log");
-    ASSERT_TRUE(answers(proxy_port)) << text_of(run_dir / "proxy.again.log");
+    ChildProcess backend = restart_nginx(run_dir, "backend");
+    ChildProcess proxy = restart_nginx(run_dir, "proxy");
+    ASSERT_TRUE(answers(backend_port)) << read_text(run_dir / "backend.again.log");
+    ASSERT_TRUE(answers(proxy_port)) << read_text(run_dir / "proxy.again.log");
     const std::vector<std::string> headers = {"Host: protected.test",
                                               "User-Agent: gatebench-macro"};
     auto status = [&](const std::string& target) {
@@ -145,8 +124,23 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
     EXPECT_TRUE(proxy.stop());
   }
   // ModSecurity, not nginx, refused them: its interventions are in the proxy's error log.
-  EXPECT_NE(text_of(run_dir / "proxy" / "error.log").find("ModSecurity: Access denied"),
+  EXPECT_NE(read_text(run_dir / "proxy" / "error.log").find("ModSecurity: Access denied"),
             std::string::npos);
+
+  // The module without rules: the engine runs, nothing is refused.
+  const fs::path none_dir = fs::path(out) / "round-1" / "nginx-modsecurity-none";
+  {
+    ChildProcess backend = restart_nginx(none_dir, "backend");
+    ChildProcess proxy = restart_nginx(none_dir, "proxy");
+    ASSERT_TRUE(answers(backend_port)) << read_text(none_dir / "backend.again.log");
+    ASSERT_TRUE(answers(proxy_port)) << read_text(none_dir / "proxy.again.log");
+    const auto reply = http_get(proxy_port, "/search?id=1%27%20UNION%20SELECT%20password--",
+                                {"Host: protected.test"}, 5s);
+    ASSERT_TRUE(reply.has_value());
+    EXPECT_EQ(reply->status, 200);
+    EXPECT_TRUE(backend.stop());
+    EXPECT_TRUE(proxy.stop());
+  }
   EXPECT_TRUE(processes_mentioning(out).empty());
   fs::remove_all(out);
 }
