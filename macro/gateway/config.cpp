@@ -106,10 +106,49 @@ void parse_tls(const Field& root, Config& cfg) {
   }
 }
 
+CacheConfig parse_cache(const Field& f) {
+  f.allow_keys({"store", "max_bytes", "max_entry_bytes", "default_ttl_s", "redis",
+                "redis_timeout_ms", "redis_connections"});
+  CacheConfig cc;
+  const Field store = f.required("store");
+  const std::string kind = store.string();
+  if (kind == "memory") {
+    cc.store = CacheStore::kMemory;
+  } else if (kind == "redis") {
+    cc.store = CacheStore::kRedis;
+  } else {
+    store.fail("expected \"memory\" or \"redis\"");
+  }
+  const bool redis = cc.store == CacheStore::kRedis;
+  for (std::string_view key : {"redis_timeout_ms", "redis_connections"}) {
+    if (!redis && f.has(key)) f.child(key).fail("only with \"store\": \"redis\"");
+  }
+  if (redis) {
+    if (f.has("max_bytes")) f.child("max_bytes").fail("only with \"store\": \"memory\"");
+    const Field endpoint = f.required("redis");
+    cc.redis = endpoint.string();
+    cc.redis_addr = parse_endpoint(endpoint, cc.redis);
+    cc.redis_timeout_ms =
+        static_cast<std::uint32_t>(f.integer_or("redis_timeout_ms", 50, 1, 10000));
+    cc.redis_connections = static_cast<std::uint32_t>(f.integer_or("redis_connections", 2, 1, 64));
+  } else {
+    if (f.has("redis")) f.child("redis").fail("only with \"store\": \"redis\"");
+    cc.max_bytes = static_cast<std::size_t>(f.integer_or("max_bytes", 64L << 20, 4096, 1L << 40));
+  }
+  cc.max_entry_bytes =
+      static_cast<std::size_t>(f.integer_or("max_entry_bytes", 1L << 20, 256, 64L << 20));
+  if (!redis && cc.max_entry_bytes > cc.max_bytes) {
+    f.child("max_entry_bytes").fail("larger than max_bytes");
+  }
+  cc.default_ttl_s =
+      static_cast<std::uint32_t>(f.integer_or("default_ttl_s", 0, 0, 365L * 24 * 3600));
+  return cc;
+}
+
 void parse_host(const Field& h, Config& cfg, int index) {
   h.allow_keys({"names", "upstream", "pool_size", "connect_timeout_ms", "read_timeout_ms",
                 "security_headers", "ip_lists", "countries", "rules", "exploits", "rate_limit",
-                "queue", "challenge", "body_limit", "body_overflow", "jwt", "loop"});
+                "queue", "challenge", "body_limit", "body_overflow", "jwt", "loop", "cache"});
   HostConfig hc;
   Field names = h.required("names");
   names.expect_array();
@@ -160,6 +199,7 @@ void parse_host(const Field& h, Config& cfg, int index) {
   } else {
     h.child("body_overflow").fail("expected \"reject\" or \"scan_prefix\"");
   }
+  if (h.has("cache")) hc.cache = parse_cache(h.child("cache"));
   hc.features =
       std::make_shared<const HostFeatures>(load_host_features(h, index, cfg.tokens != nullptr));
   cfg.hosts.push_back(std::move(hc));

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,20 @@ enum class BodyOverflow : std::uint8_t {
   kScanPrefix,  // inspect the first body_limit bytes, forward the whole body, log body-truncated
 };
 
+enum class CacheStore : std::uint8_t { kMemory, kRedis };
+
+// A host's response cache (docs/gateway.md "Response cache", docs/cache.md).
+struct CacheConfig {
+  CacheStore store = CacheStore::kMemory;
+  std::size_t max_bytes = 64u << 20;       // memory: each worker's store holds at most this
+  std::size_t max_entry_bytes = 1u << 20;  // head and body of one response, at most
+  std::uint32_t default_ttl_s = 0;         // lifetime when the upstream gives none; 0: not stored
+  std::string redis;                       // redis: "host:port" as written
+  sockaddr_in redis_addr{};
+  std::uint32_t redis_timeout_ms = 50;  // a lookup not answered by then is a miss
+  std::uint32_t redis_connections = 2;  // per worker
+};
+
 struct HostConfig {
   std::vector<std::string> names;  // lower case, without port
   std::string upstream;            // as written, for logs
@@ -55,6 +70,7 @@ struct HostConfig {
   std::uint32_t body_limit = 65536;
   BodyOverflow body_overflow = BodyOverflow::kReject;
   bool inspects_bodies() const { return body_limit > 0 && features && features->rules; }
+  std::optional<CacheConfig> cache;              // no "cache" section: nothing is cached
   std::shared_ptr<const HostFeatures> features;  // never null; empty when no feature is on
 };
 

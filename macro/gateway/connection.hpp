@@ -10,12 +10,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "macro/gateway/body_cursor.hpp"
 #include "macro/gateway/client_io.hpp"
 #include "macro/gateway/event_tag.hpp"
 #include "macro/gateway/http_head.hpp"
 #include "macro/gateway/policy.hpp"
+#include "macro/gateway/redis_store.hpp"
+#include "macro/gateway/response_cache.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
@@ -26,7 +30,16 @@ struct Listener : Pollable {
   bool decision = false;  // a decision listener (decision.hpp): nothing is proxied
 };
 
-enum class CState : std::uint8_t { kHandshake, kReadHead, kReadBody, kLocal, kProxy, kLinger };
+// kCacheWait: a Redis cache lookup is in flight (redis_store.hpp).
+enum class CState : std::uint8_t {
+  kHandshake,
+  kReadHead,
+  kReadBody,
+  kCacheWait,
+  kLocal,
+  kProxy,
+  kLinger
+};
 
 // Allocated once per connection object (sizes from max_header_bytes, which only a restart changes).
 struct ClientBuffers {
@@ -37,6 +50,12 @@ struct ClientBuffers {
   std::unique_ptr<char[]> up_head;  // the head rewritten for the upstream
   std::unique_ptr<char[]> resp;     // the upstream's response window
   std::unique_ptr<char[]> out;      // a response head or a whole local response for the client
+  // Response cache: a hit's body once it cannot go out at once (the store's view is only valid
+  // until the worker's next insert), and a response being stored with its freshness.
+  std::vector<char> hit_body;
+  std::vector<char> redis_value;  // a Redis reply's entry (the reply is freed after its callback)
+  CaptureBuffer capture;
+  std::unique_ptr<CacheCandidate> candidate;
 };
 
 struct ClientConn {
@@ -57,6 +76,10 @@ struct ClientConn {
   // Bytes of buffers.out for the client, and how many went out.
   std::size_t out_len = 0;
   std::size_t out_sent = 0;
+  // A body sent after buffers.out (a cache hit); out_sent counts over both. Borrowed: a view
+  // into the cache store, copied to buffers.hit_body before the worker waits for the socket.
+  std::string_view out_body;
+  bool out_body_borrowed = false;
 };
 
 // What the access-log record of the current request needs.
@@ -85,6 +108,12 @@ struct ProxyExchange {
   BodyCursor resp_body;      // over buffers.resp, once the head is parsed
   bool resp_head_done = false;
   bool up_eof = false;
+  CacheStatus cache = CacheStatus::kNone;  // X-Cache-Status of this request
+  bool capture = false;                    // the response is copied for the cache
+  std::size_t cap_scan = 0;                // response window bytes before this are copied
+  RedisLookup* redis_lookup = nullptr;     // while in kCacheWait
+  RedisResult redis_result = RedisResult::kNone;
+  std::size_t redis_value_len = 0;  // bytes of buffers.redis_value for kValue
 };
 
 struct Client : Pollable {

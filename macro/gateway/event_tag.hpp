@@ -6,7 +6,7 @@
 
 namespace gatebench::gateway {
 
-enum class Kind : std::uint8_t { kListener, kClient, kUpstream, kWake };
+enum class Kind : std::uint8_t { kListener, kClient, kUpstream, kWake, kRedis };
 
 struct Pollable {
   Kind kind;

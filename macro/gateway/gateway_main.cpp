@@ -1,6 +1,7 @@
 // gatebench-gateway: the reference HTTP/1.1 gateway (docs/gateway.md).
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "macro/common/usage_error.hpp"
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/config.hpp"
+#include "macro/gateway/response_cache.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker.hpp"
@@ -154,6 +156,8 @@ int main(int argc, char** argv) {
 
   gw::SharedState shared;
   shared.calibrate_mixes = calibrate_mixes;
+  shared.cache_counter_slots = pub->config->workers;
+  shared.cache_counters = std::make_unique<gw::CacheCounters[]>(pub->config->workers);
   shared.publish(pub);
   std::vector<std::unique_ptr<gw::Worker>> workers;
   try {
@@ -199,6 +203,17 @@ int main(int argc, char** argv) {
   shared.request_stop();
   for (auto& w : workers) w->wake();
   for (auto& w : workers) w->join();
+  // The cache's counters, for the tests and the scenarios' logs (the hosts of the last reload).
+  const auto& hosts = shared.current()->config->hosts;
+  if (std::any_of(hosts.begin(), hosts.end(),
+                  [](const gw::HostConfig& h) { return h.cache.has_value(); })) {
+    char text[512];
+    const std::string_view line = gw::format_cache_counters(
+        std::span<const gw::CacheCounters>(shared.cache_counters.get(), shared.cache_counter_slots),
+        text);
+    std::fprintf(stderr, "gatebench-gateway: cache: %.*s\n", static_cast<int>(line.size()),
+                 line.data());
+  }
   std::fprintf(stderr, "gatebench-gateway: stopped\n");
   return 0;
 }

@@ -206,13 +206,15 @@ bool WorkerLoop::parse_upstream_head(Client& c) {
     cc.close_after = !client_keep;
     cc.out_len =
         write_client_head(c.buffers.out.get(), kOutCap, std::string_view(resp, c.rh.head_len), c.rh,
-                          host_of(c).security_headers, cc.close_after, c.req.minor_version == 0);
+                          host_of(c).security_headers, cc.close_after, c.req.minor_version == 0,
+                          cache_status_line(px.cache));
     if (cc.out_len == 0) {
       upstream_failed(c, 502);
       return true;
     }
     cc.out_sent = 0;
     px.resp_body.start(c.rh.body, c.rh.content_length, c.rh.head_len);
+    begin_capture(c);
     return true;
   }
   if (st != HeadStatus::kIncomplete) {
@@ -234,6 +236,7 @@ bool WorkerLoop::send_response(Client& c) {
     close_client(c);  // the head went out already: all we can do is cut the response
     return true;
   }
+  capture_body(c);
   iovec iov[2];
   int cnt = 0;
   if (cc.out_sent < cc.out_len) {
@@ -258,12 +261,14 @@ bool WorkerLoop::send_response(Client& c) {
     bool reusable = c.rh.keep_alive && px.req_body.complete && px.req_sent &&
                     body.scan == px.resp_len && !px.up_eof;
     if (px.up != nullptr) release_upconn(c, reusable);
+    store_capture(c);
     finish_request(c);
     return true;
   }
   // Everything buffered went out: start the window over and read more from upstream.
   px.resp_len = 0;
   body.rewind(0);
+  px.cap_scan = 0;
   return read_upstream(c);
 }
 
@@ -336,6 +341,7 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
   // Body bytes may sit half-forwarded in the buffer: only a bodyless request lets the
   // connection carry on (its end is then exactly head_len).
   if (c.req.body != BodyKind::kNone) c.conn.close_after = true;
+  if (serve_stale(c)) return;
   std::string_view body = status == 504 ? "upstream timed out\n" : "bad gateway\n";
   respond(c, status, "text/plain", body, {});
 }

@@ -230,6 +230,8 @@ void WorkerLoop::route_request(Client& c) {
     respond(c, lr.status, lr.content_type, lr.body, lr.extra_headers);
     return;
   }
+  // After the policy: a blocked or limited request is never answered from the cache.
+  if (answer_from_cache(c)) return;
   start_proxy(c);
 }
 
@@ -242,6 +244,8 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
       write_local_response(c.buffers.out.get(), kOutCap, status, content_type, body, extra_headers,
                            sh, cc.close_after, c.req.minor_version == 0, c.req.is_head);
   cc.out_sent = 0;
+  cc.out_body = {};
+  cc.out_body_borrowed = false;
   c.log.status = status;
   cc.state = CState::kLocal;
   cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
@@ -249,19 +253,35 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
 
 bool WorkerLoop::step_local(Client& c) {
   ClientConn& cc = c.conn;
-  if (cc.out_sent == cc.out_len) {
+  const std::size_t total = cc.out_len + cc.out_body.size();
+  if (cc.out_sent == total) {
     finish_request(c);
     return true;
   }
-  if (!cc.io.writable) return false;
-  iovec iov{c.buffers.out.get() + cc.out_sent, cc.out_len - cc.out_sent};
-  IoResult r = write_client(c, &iov, 1);
+  if (!cc.io.writable) {
+    unborrow_body(c);
+    return false;
+  }
+  iovec iov[2];
+  int cnt = 0;
+  if (cc.out_sent < cc.out_len) {
+    iov[cnt++] = {c.buffers.out.get() + cc.out_sent, cc.out_len - cc.out_sent};
+  }
+  const std::size_t body_sent = cc.out_sent > cc.out_len ? cc.out_sent - cc.out_len : 0;
+  if (body_sent < cc.out_body.size()) {
+    iov[cnt++] = {const_cast<char*>(cc.out_body.data()) + body_sent,
+                  cc.out_body.size() - body_sent};
+  }
+  IoResult r = write_client(c, iov, cnt);
   if (r.status == IoStatus::kOk && r.bytes > 0) {
     cc.out_sent += r.bytes;
     c.log.bytes_sent += r.bytes;
     return true;
   }
-  if (r.status == IoStatus::kWouldBlock) return false;
+  if (r.status == IoStatus::kWouldBlock) {
+    unborrow_body(c);
+    return false;
+  }
   close_client(c);
   return false;
 }
@@ -306,6 +326,8 @@ void WorkerLoop::finish_request(Client& c) {
   ClientConn& cc = c.conn;
   if (log_) log_request(c);
   end_generation_use(c);
+  cc.out_body = {};
+  cc.out_body_borrowed = false;
   if (cc.close_after) {
     bool unread_input = c.req.body != BodyKind::kNone && !c.px.req_body.complete;
     if (cc.state == CState::kLocal &&

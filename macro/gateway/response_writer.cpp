@@ -191,18 +191,23 @@ std::size_t write_upstream_head(char* out, std::size_t cap, std::string_view hea
   return o.result();
 }
 
-std::size_t write_client_head(char* out, std::size_t cap, std::string_view head,
-                              const ResponseHead& resp, SecurityHeaders sh, bool close,
-                              bool client_http10) {
-  Out o(out, cap);
+namespace {
+
+// Status line, kept header lines (copied in runs), framing and security headers: what the client
+// and the cache both get. `drop_age`: the cache states its own Age.
+void put_response_lines(Out& o, std::string_view head, const ResponseHead& resp, SecurityHeaders sh,
+                        bool drop_age) {
   o.put("HTTP/1.1");
   o.put(head.substr(8, resp.status_line_len - 8));
   std::size_t run_start = 0;
   std::size_t run_end = 0;
   for (std::uint16_t i = 0; i < resp.fields.count; ++i) {
     const HeaderLine& h = resp.fields.lines[i];
-    bool drop = hop_by_hop(h) || (sh != SecurityHeaders::kOff && h.kind == KnownHeader::kOther &&
-                                  is_security_header(head.substr(h.line_off, h.name_len), sh));
+    const std::string_view name = head.substr(h.line_off, h.name_len);
+    bool drop = hop_by_hop(h) ||
+                (sh != SecurityHeaders::kOff && h.kind == KnownHeader::kOther &&
+                 is_security_header(name, sh)) ||
+                (drop_age && h.kind == KnownHeader::kOther && iequals_lower(name, "age"));
     if (drop) continue;
     if (h.line_off == run_end && run_end != 0) {
       run_end += h.line_len;
@@ -215,12 +220,29 @@ std::size_t write_client_head(char* out, std::size_t cap, std::string_view head,
   if (run_end != 0) o.put(head.substr(run_start, run_end - run_start));
   if (resp.body == BodyKind::kChunked) o.put("Transfer-Encoding: chunked\r\n");
   o.put(security_header_lines(sh));
+}
+
+}  // namespace
+
+std::size_t write_client_head(char* out, std::size_t cap, std::string_view head,
+                              const ResponseHead& resp, SecurityHeaders sh, bool close,
+                              bool client_http10, std::string_view extra_lines) {
+  Out o(out, cap);
+  put_response_lines(o, head, resp, sh, false);
+  o.put(extra_lines);
   if (close) {
     o.put("Connection: close\r\n");
   } else if (client_http10) {
     o.put("Connection: keep-alive\r\n");
   }
   o.put("\r\n");
+  return o.result();
+}
+
+std::size_t write_stored_head(char* out, std::size_t cap, std::string_view head,
+                              const ResponseHead& resp, SecurityHeaders sh) {
+  Out o(out, cap);
+  put_response_lines(o, head, resp, sh, true);
   return o.result();
 }
 

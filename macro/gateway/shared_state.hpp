@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "macro/gateway/config.hpp"
+#include "macro/gateway/response_cache.hpp"
 
 namespace gatebench::gateway {
 
@@ -41,6 +42,10 @@ class SharedState {
 
   // Mixes of calibration work per parsed request (calibrate.hpp); set before the workers start.
   std::uint32_t calibrate_mixes = 0;
+
+  // Cache counters, one slot per worker (index), allocated before the workers start.
+  std::unique_ptr<CacheCounters[]> cache_counters;
+  std::size_t cache_counter_slots = 0;
 
   void request_stop() { stopping_.store(true, std::memory_order_release); }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }

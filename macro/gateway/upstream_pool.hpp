@@ -10,11 +10,13 @@
 #include "macro/gateway/event_tag.hpp"
 #include "macro/gateway/policy.hpp"
 #include "macro/gateway/shared_state.hpp"
+#include "micro/core/cache/store.hpp"
 
 namespace gatebench::gateway {
 
 struct Client;
 struct WorkerGen;
+class RedisStore;
 
 struct UpConn : Pollable {
   int fd = -1;
@@ -29,12 +31,17 @@ struct UpConn : Pollable {
 };
 
 // Per-worker view of one configuration generation: its upstream pools and this worker's policy
-// state per host. Requests started under an older generation finish on it; it is freed when the
-// last of them is done.
+// state and memory caches per host. Requests started under an older generation finish on it; it is
+// freed when the last of them is done.
 struct WorkerGen {
   std::shared_ptr<const Published> pub;
   std::vector<std::vector<UpConn*>> idle;             // per host, LIFO
   std::vector<std::unique_ptr<HostPolicy>> policies;  // per host
+  // Per host, null without a memory cache: a reload starts with empty stores.
+  std::vector<std::unique_ptr<cache::MemoryStore>> memory_caches;
+  // Per host, null without a Redis cache: the worker's pool for that server (it outlives
+  // generations, so a reload keeps the connections).
+  std::vector<RedisStore*> redis_caches;
   int inflight = 0;
   bool retired = false;
 };

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -43,7 +44,10 @@ std::int64_t wall_us() {
 }
 
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
-    : index_(index), shared_(shared), calibrate_mixes_(shared.calibrate_mixes) {
+    : index_(index),
+      shared_(shared),
+      cache_counters_(shared.cache_counters[static_cast<std::size_t>(index)]),
+      calibrate_mixes_(shared.calibrate_mixes) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -112,8 +116,10 @@ void WorkerLoop::run() {
   epoll_event events[kMaxEvents];
   now_ms_ = mono_ms();
   next_tick_ms_ = now_ms_ + kTickMs;
+  // The Redis pools' connects were queued by the constructor: under way before the first event.
+  if (!redis_stores_.empty()) run_redis();
   for (;;) {
-    int n = epoll_wait(epfd_, events, kMaxEvents, static_cast<int>(kTickMs));
+    int n = epoll_wait(epfd_, events, kMaxEvents, poll_timeout_ms());
     now_ms_ = mono_ms();
     for (int i = 0; i < n; ++i) {
       auto* p = static_cast<Pollable*>(events[i].data.ptr);
@@ -133,14 +139,21 @@ void WorkerLoop::run() {
           (void)r;
           break;
         }
+        case Kind::kRedis: {
+          auto* conn = static_cast<RedisConn*>(p);
+          conn->store->on_event(*conn, events[i].events);
+          break;
+        }
       }
     }
+    if (!redis_stores_.empty()) run_redis();
     reap();
     if (shared_.generation() != seen_generation_) adopt_generation();
     if (!stopping_ && shared_.stopping()) begin_stop();
     if (now_ms_ >= next_tick_ms_) {
       next_tick_ms_ = now_ms_ + kTickMs;
       tick();
+      if (!redis_stores_.empty()) run_redis();
       reap();
     }
     if (stopping_ && (live_.empty() || now_ms_ >= stop_deadline_ms_)) break;
@@ -148,6 +161,16 @@ void WorkerLoop::run() {
   if (log_) log_->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
   asm volatile("" : : "r"(calibrate_state_));
+}
+
+int WorkerLoop::poll_timeout_ms() const {
+  std::uint64_t wait = kTickMs;
+  for (const auto& r : redis_stores_) {
+    const std::uint64_t d = r->next_deadline_ms();
+    // At least 1 ms: the coarse clock may not have reached a deadline that has passed.
+    if (d != 0) wait = std::min<std::uint64_t>(wait, d > now_ms_ ? d - now_ms_ : 1);
+  }
+  return static_cast<int>(wait);
 }
 
 void WorkerLoop::reap() {
@@ -177,6 +200,11 @@ std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published>
   g->idle.resize(c.hosts.size());
   for (const HostConfig& h : c.hosts) {
     g->policies.push_back(std::make_unique<HostPolicy>(h, c.tokens.get()));
+    std::unique_ptr<cache::MemoryStore> store;
+    if (h.cache && h.cache->store == CacheStore::kMemory) store = make_memory_cache(*h.cache);
+    g->memory_caches.push_back(std::move(store));
+    g->redis_caches.push_back(
+        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
   }
   return g;
 }
@@ -216,6 +244,7 @@ void WorkerLoop::begin_stop() {
 
 void WorkerLoop::tick() {
   if (log_) log_->tick(now_ms_);
+  for (auto& r : redis_stores_) r->tick(now_ms_);  // reconnects
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.
   for (std::size_t i = 0; i < live_.size();) {
     Client* c = live_[i];
@@ -261,6 +290,7 @@ Client* WorkerLoop::new_client() {
 
 void WorkerLoop::close_client(Client& c) {
   if (c.conn.dead) return;
+  if (c.px.redis_lookup != nullptr) c.px.redis_lookup->store->cancel(c);
   if (c.px.up != nullptr) release_upconn(c, false);
   end_generation_use(c);
   if (c.conn.io.ssl != nullptr) {
@@ -359,6 +389,8 @@ void WorkerLoop::drive(Client& c) {
       case CState::kReadBody:
         progressed = step_read_body(c);
         break;
+      case CState::kCacheWait:
+        break;  // the Redis lookup's result resumes the request (run_redis)
       case CState::kLocal:
         progressed = step_local(c);
         break;

@@ -13,6 +13,7 @@
 
 #include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/connection.hpp"
+#include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
@@ -74,6 +75,24 @@ class WorkerLoop {
   void begin_decision(Client& c);
   void decide(Client& c, bool json);
 
+  // Response cache (cache_flow.cpp).
+  bool answer_from_cache(Client& c);
+  // `borrowed`: `entry` is the memory store's view (unborrow_body before waiting).
+  void serve_entry(Client& c, std::string_view entry, std::uint32_t age_s, CacheStatus status,
+                   bool borrowed);
+  bool serve_stale(Client& c);
+  void begin_capture(Client& c);
+  void capture_body(Client& c);
+  void store_capture(Client& c);
+  void unborrow_body(Client& c);
+  bool start_redis_lookup(Client& c, RedisStore& store);
+  void resume_after_lookup(Client& c);
+  void store_in_redis(Client& c, RedisStore& store);
+  RedisStore* redis_store_for(const CacheConfig& config);
+  // After a batch of events or a tick: timeouts, finished lookups, queued commands out.
+  void run_redis();
+  int poll_timeout_ms() const;
+
   // Proxying (proxy.cpp).
   void start_proxy(Client& c);
   bool connect_upstream(Client& c);
@@ -122,6 +141,12 @@ class WorkerLoop {
   std::uint64_t next_tick_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
+  CacheCounters& cache_counters_;
+  KeyHeaders key_headers_;
+  std::vector<Client*> redis_ready_;  // before redis_stores_: their destructors may touch it
+  std::vector<Client*> redis_batch_;
+  std::vector<std::unique_ptr<RedisStore>> redis_stores_;
+  std::vector<std::byte> redis_entry_;  // an entry being encoded for SET
   std::uint32_t calibrate_mixes_ = 0;
   std::uint64_t calibrate_state_ = 0;
 };

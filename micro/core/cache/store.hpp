@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "micro/core/cache/entry.hpp"
 #include "micro/core/cache/freshness.hpp"
 #include "micro/core/cache/key.hpp"
 
@@ -46,32 +47,13 @@ struct StoreLimits {
   std::size_t max_entry_bytes = 8u << 20;  // one entry's bytes at most (capped by max_bytes)
 };
 
-enum class LookupStatus : std::uint8_t { kMiss, kHit, kStale };
-
-struct LookupResult {
-  LookupStatus status = LookupStatus::kMiss;
-  std::string_view response;  // kHit and kStale: the stored bytes
-  std::uint32_t age_s = 0;    // kHit and kStale: the Age to send (age at store + time stored)
-};
-
-enum class InsertStatus : std::uint8_t {
-  kStored,
-  kNotStorable,  // the Freshness given says not storable
-  kTooLarge,     // over max_entry_bytes or max_bytes
-  kBadVary,      // Vary: not a token list, "*", over kMaxVaryNames names, a name over
-                 // kMaxVaryName bytes or a request value over kMaxVaryValue
-  kBadKey,       // method not GET/HEAD, or host or target over kMaxKeyPart bytes
-};
-
-// "stored", "not-storable", "too-large", "bad-vary", "bad-key".
-std::string_view insert_status_name(InsertStatus s) noexcept;
-
 class MemoryStore {
  public:
-  static constexpr std::size_t kMaxVaryNames = 8;
-  static constexpr std::size_t kMaxKeyPart = 65535;  // host or target bytes
-  static constexpr std::size_t kMaxVaryName = 64;
-  static constexpr std::size_t kMaxVaryValue = 65534;  // one varied header's combined value
+  // The entry format's bounds (entry.hpp).
+  static constexpr std::size_t kMaxVaryNames = cache::kMaxVaryNames;
+  static constexpr std::size_t kMaxKeyPart = cache::kMaxKeyPart;
+  static constexpr std::size_t kMaxVaryName = cache::kMaxVaryName;
+  static constexpr std::size_t kMaxVaryValue = cache::kMaxVaryValue;
 
   // Throws std::invalid_argument when max_bytes, max_entries or max_entry_bytes is 0, or
   // max_entries is over 2^30 (configuration time only).
