@@ -1,8 +1,8 @@
 // The remainder of the cost attribution split over function groups (gatebench attribution):
 // self costs per function and object from callgrind.out (call lines are inclusive, not self),
 // the group of each function, per-request differences of the N and 2N runs, which rows agree
-// within 20%, and the command's output and exit codes. Fixtures: data/attribution/, written by
-// data/make_attribution_fixtures.py with known per-request costs.
+// within 20% (or 10 instructions), and the command's output and exit codes. Fixtures:
+// data/attribution/, written by data/make_attribution_fixtures.py with known per-request costs.
 #include "tools/src/attribution_breakdown.hpp"
 
 #include <gtest/gtest.h>
@@ -151,6 +151,28 @@ TEST(AttributionBreakdown, SplitsEachDifferenceByGroupAndSaysWhetherItAgrees) {
   EXPECT_EQ(headers->top[0].function, "gatebench::gateway::write_security_headers(char*)");
   EXPECT_DOUBLE_EQ(headers->top[0].per_request, 300);
   EXPECT_DOUBLE_EQ(headers->top[1].per_request, 100);
+}
+
+// Within 20% of the difference, or within 10 instructions: a feature that adds nothing the
+// micro side does not (a host name alone, exploit blocking on a host that already detects)
+// agrees when the count moves by a few instructions.
+TEST(AttributionBreakdown, AgreesWithinAShareOrAFewInstructions) {
+  EXPECT_TRUE(agrees_within(660, 60));
+  EXPECT_TRUE(agrees_within(-1000, 200));
+  EXPECT_FALSE(agrees_within(660, 140));
+  EXPECT_TRUE(agrees_within(6, 6));
+  EXPECT_TRUE(agrees_within(0, -10));
+  EXPECT_FALSE(agrees_within(11, 11));
+  Fixture f;
+  for (auto& s : f.macro.scenarios)
+    if (s.name == "ablation-headers") s.per_request = 2156;  // gateway-default + 6
+  f.model = build_report_model(nullptr, nullptr, &*f.micro.instructions,
+                               default_attribution_rules(), nullptr, &f.macro);
+  for (const auto& r : attribution_breakdowns(f.model, 3)) {
+    if (r.row->rule.scenario == "ablation-headers") {
+      EXPECT_EQ(r.agrees, true);
+    }
+  }
 }
 
 TEST(AttributionBreakdown, AScenarioWithoutFilesGetsNoBreakdownAndSaysWhy) {

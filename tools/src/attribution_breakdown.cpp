@@ -84,6 +84,10 @@ std::string_view cost_group(std::string_view object, std::string_view signature)
   return "other";
 }
 
+bool agrees_within(double difference, double remainder) {
+  return std::fabs(remainder) <= std::max(kAgreement * std::fabs(difference), kAgreementFloor);
+}
+
 std::vector<FunctionDelta> per_request_functions(const ScenarioInstructionCount& s) {
   if (s.runs.size() != 2 || s.runs[0].callgrind_file.empty() || s.runs[1].callgrind_file.empty())
     throw std::runtime_error(s.name + ": instructions.json has no two callgrind files");
@@ -125,8 +129,7 @@ std::vector<AttributionBreakdown> attribution_breakdowns(const ReportModel& m, s
     if (!a.difference_ir) continue;
     AttributionBreakdown b;
     b.row = &a;
-    if (a.remainder_ir)
-      b.agrees = std::fabs(*a.remainder_ir) <= kAgreement * std::fabs(*a.difference_ir);
+    if (a.remainder_ir) b.agrees = agrees_within(*a.difference_ir, *a.remainder_ir);
     const auto* scenario = functions_of(a.rule.scenario);
     const auto* baseline = functions_of(a.rule.baseline);
     if (!scenario || !baseline) {
@@ -165,7 +168,8 @@ std::string breakdown_markdown(const ReportModel& m,
   md +=
       "\n\nΔ = scenario − baseline, instructions per request (callgrind, (I(2N) − I(N)) / N). "
       "micro = the instructions per op of the hot paths the feature adds. The remainder "
-      "(Δ − micro) agrees when it is within 20% of Δ; the group columns split Δ by function "
+      "(Δ − micro) agrees when it is within 20% of Δ or 10 instructions; the group columns split "
+      "Δ by function "
       "(per function: scenario − baseline).\n\n";
   md += "| feature | Δ | micro | remainder | share | agrees |";
   for (std::string_view g : kCostGroups) md += " " + std::string(g) + " |";
@@ -234,6 +238,7 @@ json breakdown_json(const ReportModel& m, const std::vector<AttributionBreakdown
            m.macro_instructions_file ? json(*m.macro_instructions_file) : json(nullptr)},
           {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)},
           {"agreement", kAgreement},
+          {"agreement_floor", kAgreementFloor},
           {"rows", list}};
 }
 

@@ -42,11 +42,18 @@ struct AttributionBreakdown {
   std::map<std::string_view, double> groups;  // scenario − baseline, per request
   std::vector<FunctionDelta> top;  // largest |Δ| outside the hot path, scenario − baseline
   std::string error;               // why there is no breakdown
-  // |remainder| ≤ 20% of |difference|: the micro instructions account for the difference.
+  // The micro instructions account for the difference (agrees_within).
   std::optional<bool> agrees;
 };
 
 inline constexpr double kAgreement = 0.20;
+// Instructions per request that a count moves by with the time of day inside the run (one
+// access-log datagram header per 100 records is at most 7, docs/attribution.md): a feature
+// whose difference is smaller than that has no share to agree within.
+inline constexpr double kAgreementFloor = 10;
+
+// |remainder| ≤ 20% of |difference|, or ≤ kAgreementFloor.
+bool agrees_within(double difference, double remainder);
 
 // One breakdown per attribution row with instructions on both sides. `top` functions per row.
 std::vector<AttributionBreakdown> attribution_breakdowns(const ReportModel& m, std::size_t top);

@@ -18,7 +18,8 @@ groups (docs/attribution.md). INSTRUCTIONS.json is gatebench-macro --instruction
 instructions.json (gatebench.macro_instructions/1); the callgrind.out files it names (a relative
 path is taken from its directory) give per function (I(2N) - I(N)) / N, scenario minus baseline,
 grouped into hot path, parsing, copying, allocation, libc/syscalls, logging, OpenSSL,
-gateway, other. A row agrees when |difference - micro| is within 20% of the difference.
+gateway, other. A row agrees when |difference - micro| is within 20% of the difference or
+within 10 instructions (what a count moves by with time inside the run).
 
 options:
   --instructions FILE   micro instruction counts (gatebench micro --instructions,

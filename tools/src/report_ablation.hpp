@@ -1,7 +1,7 @@
 // "What each feature costs": every attribution row whose baseline is the default host
-// (gateway-default) — the ablation scenarios (macro/scenarios/ablation-*.json: one feature on at a
-// time), queue, challenge, TLS keep-alive and the protected host with all its features on — as
-// one table and a bar chart (docs/attribution.md).
+// (gateway-default) — the ablation scenarios (macro/scenarios/ablation-*.json: no feature, one
+// feature at a time, then all of them, each on a host named like default.test), queue, challenge,
+// TLS keep-alive and the protected host — as one table and a bar chart (docs/attribution.md).
 #pragma once
 
 #include <vector>
