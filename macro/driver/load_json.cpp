@@ -101,6 +101,15 @@ LoadResult read_load_json(const json& j, const std::string& source, std::string*
     r.counts["connections_opened"] = *opened;
   if (auto missed = optional_at(root, "missed")) r.counts["missed"] = *missed;
   read_h2(root, r);
+  if (const JsonField counted = root.child("header_counts");
+      counted.present() && counted.json().is_object()) {
+    for (const std::string& name : counted.keys()) {
+      const JsonField values = counted.child(name);
+      values.expect_object();
+      for (const std::string& value : values.keys())
+        r.header_counts[name][value] = static_cast<uint64_t>(values.child(value).number(0, 1e18));
+    }
+  }
   if (auto offered = optional_at(root, "offered_rate")) r.counts["offered_rate"] = *offered;
   if (j.contains("window") && j["window"].is_object()) {
     const json& w = j["window"];

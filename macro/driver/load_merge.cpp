@@ -253,6 +253,19 @@ json merge_load_results(const std::vector<LoadPart>& parts) {
       h2[key] = sum_objects(objects);
     }
   }
+  // --count-header: each header's values summed over the hosts.
+  if (out.contains("header_counts") && out["header_counts"].is_object()) {
+    json merged = json::object();
+    for (const auto& [name, values] : out["header_counts"].items()) {
+      std::vector<const json*> objects;
+      for (const auto& p : parts) {
+        const json& counts = at(p.doc, "header_counts");
+        objects.push_back(counts.is_object() && counts.contains(name) ? &counts[name] : nullptr);
+      }
+      merged[name] = sum_objects(objects);
+    }
+    out["header_counts"] = merged;
+  }
   if (out.contains("config") && out["config"].is_object()) {
     int threads = 0, connections = 0;
     for (const auto& p : parts) {

@@ -25,6 +25,9 @@ struct LoadResult {
   uint64_t errors = 0;                   // socket errors + unexpected status codes
   std::map<std::string, double> counts;  // generator-specific counters kept in macro.json
   std::vector<SecondPoint> per_second;   // empty when the generator reports no series (wrk)
+  // gatebench-load --count-header: per (lower-case) header name, responses by value, with
+  // "(absent)" and "(other)" (more distinct values than it keeps).
+  std::map<std::string, std::map<std::string, uint64_t>> header_counts;
   // The measured window on CLOCK_MONOTONIC (gatebench-load's `window`); absent for wrk.
   std::optional<uint64_t> window_start_ns, window_end_ns;
   // TLS handshakes completed in the window (gatebench-load's `handshakes`); absent for wrk.

@@ -238,6 +238,8 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     s["reason"] = agg[name].reason;
     s["baseline"] = r0.baseline;
     if (!r0.latency_baseline.empty()) s["latency_baseline"] = r0.latency_baseline;
+    if (r0.expect_hit_ratio)
+      s["expect_hit_ratio"] = {r0.expect_hit_ratio->first, r0.expect_hit_ratio->second};
     s["rounds_planned"] = options.rounds;
     const auto ok_count =
         std::count_if(list.begin(), list.end(), [](const json& r) { return r["status"] == "ok"; });
@@ -297,6 +299,10 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
       if (s.contains("cpu_us_per_handshake"))
         s["intervals"]["cpu_us_per_handshake"] =
             interval_json(figure(at2("cpu_us_per_handshake", "target")));
+      if (r0.expect_hit_ratio) {
+        s["hit_ratio"] = median_json(figure(at("hit_ratio")), 4);
+        s["intervals"]["hit_ratio"] = interval_json(figure(at("hit_ratio")));
+      }
       if (!r0.latency_baseline.empty()) {
         json delta = json::object();
         for (const char* p : {"mean", "p50", "p90", "p99"})

@@ -124,6 +124,7 @@ std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double>
     if (!tls_resume) a.push_back("--no-tls-resume");
     if (http2) a.insert(a.end(), {"--h2", "--streams", std::to_string(streams)});
     if (!requests_path.empty()) a.insert(a.end(), {"--requests", requests_path});
+    if (!count_header.empty()) a.insert(a.end(), {"--count-header", count_header});
   }
   for (const auto& h : headers) a.insert(a.end(), {"-H", h});
   a.push_back(url);
@@ -281,6 +282,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     load.tls_resume = ls.tls_resume;
     load.http2 = ls.http2;
     load.streams = ls.streams;
+    if (s.cache) load.count_header = s.cache->status_header;
     load.mode = ls.mode;
     load.rate = options.rate > 0 ? options.rate : ls.rate;
     load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
@@ -305,6 +307,9 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       plan.skip_reason = "wrk cannot hold a fixed request rate (needs --load gatebench)";
     } else if (load_tool == "wrk" && !ls.requests.empty()) {
       plan.skip_reason = "wrk cannot send a request mix (needs --load gatebench)";
+    } else if (load_tool == "wrk" && s.cache) {
+      plan.skip_reason =
+          "wrk cannot count the cache's status header for the hit ratio (needs --load gatebench)";
     } else if (load_tool == "gatebench-load") {
       const std::string help = tools.help_text(load_tool);
       if (ls.mode != LoadMode::closed && help.find("--rate") == std::string::npos) {
@@ -313,6 +318,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         plan.skip_reason = "gatebench-load has no --requests";
       } else if (ls.http2 && help.find("--h2") == std::string::npos) {
         plan.skip_reason = "gatebench-load has no --h2";
+      } else if (s.cache && help.find("--count-header") == std::string::npos) {
+        plan.skip_reason = "gatebench-load has no --count-header";
       }
     }
     if (plan.skip_reason.empty() && options.runtime == "docker") {

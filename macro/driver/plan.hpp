@@ -53,6 +53,8 @@ struct LoadPlan {
   int threads = 1;
   bool http2 = false;  // gatebench-load --h2
   int streams = 1;     // --streams
+  // gatebench-load --count-header: the scenario's cache status header; empty: none.
+  std::string count_header;
   CpuSet cpus;
   // The run spreads over the load hosts of --place (load_fanout.hpp) instead of one local
   // generator; `url` then names the target's host address from the hosts file.

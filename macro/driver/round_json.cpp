@@ -172,6 +172,9 @@ json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
     }
     const auto limit = harness_limit(r);
     j["harness_limit"] = limit ? json(*limit) : json(nullptr);
+    // To 0.0001: a check of [0.95, 1] must tell 0.9499 from 0.95.
+    if (r.expect_hit_ratio)
+      j["hit_ratio"] = r.hit_ratio ? json(std::round(*r.hit_ratio * 10000) / 10000) : json(nullptr);
   }
   const bool paired = measured(&r) && measured(baseline);
   j["vs_nginx"] = paired ? ratio(r.load->rps, baseline->load->rps) : json(nullptr);

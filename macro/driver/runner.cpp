@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "macro/driver/cache_check.hpp"
 #include "macro/driver/measure.hpp"
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/prepare.hpp"
@@ -93,6 +94,11 @@ class ScenarioRun {
     if (!m.invalid.empty()) result_.extra["load_invalid"] = m.invalid;
     if (!m.load_host_cpu_s.empty()) result_.extra["load_host_cpu_s"] = m.load_host_cpu_s;
     if (m.load.requests == 0) throw Outcome{Status::failed, "no request completed"};
+    if (const auto& cache = plan_.scenario.cache) {
+      result_.hit_ratio = hit_ratio(*cache, m.load);
+      if (auto why = hit_ratio_failure(*cache, result_.hit_ratio))
+        throw Outcome{Status::failed, *why};
+    }
     if (check_invalid && !m.invalid.empty()) {
       throw Outcome{Status::failed, "load invalid: " + m.invalid};
     }
@@ -139,6 +145,8 @@ ScenarioResult run_scenario(const ScenarioPlan& plan, const RunContext& context)
   result.latency_baseline = plan.scenario.latency_baseline;
   result.target_role = std::string(role_name(plan.scenario.target_role()));
   result.target_cpus = plan.target_cpus;
+  if (const auto& cache = plan.scenario.cache)
+    result.expect_hit_ratio = std::pair(cache->expect_lo, cache->expect_hi);
   if (!plan.skip_reason.empty()) {
     result.status = Status::skipped;
     result.reason = plan.skip_reason;

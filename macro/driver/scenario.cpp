@@ -181,7 +181,7 @@ LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports)
 Scenario parse_object(const json& object, const std::string& file) {
   const JsonField f(object, file);
   f.allow_only({"name", "description", "order", "requires", "ports", "services", "prepare", "load",
-                "baseline", "latency_baseline", "max_error_rate"});
+                "baseline", "latency_baseline", "max_error_rate", "cache"});
   Scenario s;
   s.file = file;
   s.name = f.child("name").string();
@@ -230,6 +230,7 @@ Scenario parse_object(const json& object, const std::string& file) {
     }
   }
   s.load = parse_load(object_at(f, "load"), s.ports);
+  if (f.has("cache")) s.cache = parse_cache_check(f.child("cache"));
   s.baseline = f.string_or("baseline", "nginx-baseline");
   s.latency_baseline = f.string_or("latency_baseline", "");
   return s;

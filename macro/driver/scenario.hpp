@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/cache_check.hpp"
 #include "macro/driver/cpu_layout.hpp"
 
 namespace gatebench::macro {
@@ -88,6 +89,8 @@ struct Scenario {
   // when the scenario's answers are what it measures (a peer WAF's misses and false positives);
   // unset: --max-error-rate. The larger of the two applies.
   std::optional<double> max_error_rate;
+  // A cache in front of the backend: each round's hit ratio is measured and checked.
+  std::optional<CacheCheck> cache;
   std::string group;  // the file's name for scenarios expanded from "over"
 
   // The role whose CPU and memory are reported: gateway when the scenario has one, else backend.

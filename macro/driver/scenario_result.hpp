@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "macro/driver/load_result.hpp"
@@ -32,10 +33,14 @@ struct ScenarioResult {
   // CPU seconds in the window: roles, "target", "machine", "machine_idle", "load_runnable"
   // (Measurement).
   std::map<std::string, double> cpu_s_by_role;
-  double window_s = 0;                              // the measured window
-  std::string window_source;                        // see Measurement::window_source
-  std::vector<double> target_cpu_per_second;        // the target's CPU% in each whole second
-  std::vector<std::string> artifacts;               // relative to the results directory
+  double window_s = 0;                        // the measured window
+  std::string window_source;                  // see Measurement::window_source
+  std::vector<double> target_cpu_per_second;  // the target's CPU% in each whole second
+  std::vector<std::string> artifacts;         // relative to the results directory
+  // A scenario with a cache check: the share of hits among the counted responses, and the range
+  // the scenario expects of it.
+  std::optional<double> hit_ratio;
+  std::optional<std::pair<double, double>> expect_hit_ratio;
   nlohmann::json extra = nlohmann::json::object();  // mode-specific (rate, search steps)
 };
 

@@ -138,6 +138,7 @@ void H2Worker::start_stream(Connection& c, std::uint64_t start, std::uint64_t no
   }
   s.sent_ns = now;
   s.status = 0;
+  s.count_slot = HeaderCounts::kAbsent;
   s.peer_reset = false;
   s.body_off = 0;
   const auto& nva = h2_requests_.headers(s.tmpl);
@@ -188,6 +189,7 @@ void H2Worker::finish_stream(Connection& c, Stream& s, std::uint32_t error_code)
   if (done.measured) {
     record_response(stats_, plan_, requests_, done.tmpl, done.status, done.start_ns, done.sent_ns,
                     now);
+    if (!options_.count_header.empty()) stats_.header_counts.count(done.count_slot);
     progress_.store(stats_.responses, std::memory_order_relaxed);
   }
 }
@@ -197,10 +199,21 @@ int H2Worker::on_header(nghttp2_session* session, const nghttp2_frame* frame,
                         std::size_t valuelen, std::uint8_t, void* user_data) {
   auto* c = static_cast<Connection*>(user_data);
   if (c->closing || frame->hd.type != NGHTTP2_HEADERS) return 0;
-  if (std::string_view(reinterpret_cast<const char*>(name), namelen) != ":status") return 0;
+  const std::string_view field(reinterpret_cast<const char*>(name), namelen);
+  const std::string& counted = c->owner->options_.count_header;
+  const bool is_status = field == ":status";
+  if (!is_status && (counted.empty() || field != counted)) return 0;
   auto* s =
       static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, frame->hd.stream_id));
   if (s == nullptr || s->id != frame->hd.stream_id) return 0;
+  if (!is_status) {
+    // Names arrive in lower case (nghttp2 refuses others), as count_header is kept.
+    s->count_slot = c->owner->stats_.header_counts.slot(
+        trim_value(std::string_view(reinterpret_cast<const char*>(value), valuelen)));
+    return 0;
+  }
+  // Every head starts with :status: what an interim 1xx head carried does not count.
+  s->count_slot = HeaderCounts::kAbsent;
   // nghttp2's HTTP messaging checks have already refused a :status that is not three digits.
   int code = 0;
   for (std::size_t i = 0; i < valuelen; ++i) code = code * 10 + (value[i] - '0');

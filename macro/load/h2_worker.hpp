@@ -53,8 +53,9 @@ class H2Worker final : public LoadThread {
     std::int32_t id = 0;  // 0: free
     std::uint32_t tmpl = 0;
     bool measured = false;
-    bool peer_reset = false;  // an RST_STREAM came for it
-    int status = 0;           // final status (1xx are skipped)
+    bool peer_reset = false;                 // an RST_STREAM came for it
+    int status = 0;                          // final status (1xx are skipped)
+    int count_slot = HeaderCounts::kAbsent;  // --count-header: its value in the final head
     std::size_t body_off = 0;
     std::uint64_t start_ns = 0;  // intended (open loop) or actual (closed loop) start
     std::uint64_t sent_ns = 0;

@@ -6,6 +6,7 @@
 
 #include "macro/common/command_line.hpp"
 #include "macro/common/usage_error.hpp"
+#include "macro/load/header_count.hpp"
 
 namespace gatebench::load {
 
@@ -60,6 +61,8 @@ HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where w
       --tls-resume         resume TLS sessions on new connections (default)
       --no-tls-resume      full handshake on every new connection
   -H, --header 'N: v'      add a header to every request (repeatable)
+      --count-header NAME  count the values of this response header (any case; e.g. a
+                           cache's X-Cache-Status): "header_counts" in the JSON
       --requests FILE      weighted mix of request templates (JSON, see docs/load.md)
       --json FILE          write the results as JSON (schema gatebench.load/1)
       --start-at MS        start the run (warm-up, then the window) at this wall-clock time,
@@ -88,7 +91,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                   flag_option("no-tls-resume"),  value_option("header", 'H'),
                                   value_option("requests"),      value_option("json"),
                                   value_option("start-at"),      flag_option("no-progress"),
-                                  flag_option("quiet", 'q'),     flag_option("help", 'h')});
+                                  flag_option("quiet", 'q'),     flag_option("help", 'h'),
+                                  value_option("count-header")});
   if (line.flag("help")) return std::nullopt;
   Options o;
   o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
@@ -141,6 +145,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (h.find_first_of("\r\n") != std::string::npos)
       throw UsageError("--header: line breaks are not allowed");
     o.headers.push_back(h);
+  }
+  if (const auto names = line.values("count-header"); !names.empty()) {
+    if (names.size() > 1) throw UsageError("--count-header: given more than once");
+    o.count_header = count_header_name(names[0]);
   }
   o.requests_path = line.value_or("requests", "");
   o.json_path = line.value_or("json", "");

@@ -20,6 +20,9 @@ struct Options {
   std::string json_path;
   std::string requests_path;
   std::vector<std::string> headers;  // "Name: value"
+  // --count-header: the response header whose values are counted (header_count.hpp), lower
+  // case; empty: none.
+  std::string count_header;
   std::uint64_t timeout_ns = 2'000'000'000ULL;
   bool tls_resume = true;
   std::uint64_t requests_total = 0;  // 0: no budget, the duration decides

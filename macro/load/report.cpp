@@ -96,6 +96,21 @@ json h2_json(const Options& options, const H2Stats& h2) {
           {"not_h2", h2.not_h2.empty() ? json(nullptr) : json(h2.not_h2)}};
 }
 
+// {"<name>": {"<value>": n, ..., "(other)": n, "(absent)": n}}: values in the order they first
+// came; "(other)" only when more than HeaderCounts::kMaxValues distinct values came.
+json header_counts_json(const Options& options, const HeaderCounts& counts) {
+  json out = json::object();
+  if (options.count_header.empty()) return out;
+  json values = json::object();
+  for (int i = 0; i < counts.values(); ++i)
+    if (counts.count_of(i) > 0) values[counts.value(i)] = counts.count_of(i);
+  if (counts.count_of(HeaderCounts::kOther) > 0)
+    values["(other)"] = counts.count_of(HeaderCounts::kOther);
+  values["(absent)"] = counts.count_of(HeaderCounts::kAbsent);
+  out[options.count_header] = values;
+  return out;
+}
+
 }  // namespace
 
 Verdict judge(const Options& options, const RunResult& result) {
@@ -254,6 +269,7 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
   }
   j["templates"] = templates;
   j["h2"] = h2_json(options, s.h2);
+  j["header_counts"] = header_counts_json(options, s.header_counts);
   return j;
 }
 
@@ -326,6 +342,24 @@ std::string console_summary(const Options& options, const RequestSet& requests,
         static_cast<unsigned long long>(s.h2.retried),
         static_cast<unsigned long long>(sum(s.h2.rst_stream)),
         static_cast<unsigned long long>(sum(s.h2.goaway)));
+    out += line;
+  }
+  if (!options.count_header.empty()) {
+    out += "  " + options.count_header + ":";
+    const HeaderCounts& hc = s.header_counts;
+    for (int i = 0; i < hc.values(); ++i) {
+      if (hc.count_of(i) == 0) continue;
+      std::snprintf(line, sizeof line, " %llu %s,", static_cast<unsigned long long>(hc.count_of(i)),
+                    hc.value(i).c_str());
+      out += line;
+    }
+    if (hc.count_of(HeaderCounts::kOther) > 0) {
+      std::snprintf(line, sizeof line, " %llu other values,",
+                    static_cast<unsigned long long>(hc.count_of(HeaderCounts::kOther)));
+      out += line;
+    }
+    std::snprintf(line, sizeof line, " %llu without it\n",
+                  static_cast<unsigned long long>(hc.count_of(HeaderCounts::kAbsent)));
     out += line;
   }
   const auto tmpls = requests.templates();

@@ -7,8 +7,11 @@
 namespace gatebench::load {
 
 void ResponseParser::reset(bool head_request) {
+  const std::string_view name = count_name_;
+  HeaderCounts* const counts = counts_;
   *this = ResponseParser{};
   head_request_ = head_request;
+  count_field(name, counts);
 }
 
 ParseResult ResponseParser::fail(const char* why) {
@@ -41,6 +44,10 @@ ParseResult ResponseParser::feed_heads(std::string_view data, std::size_t& pos) 
     if (head.status == 101) return fail("unexpected 101 Switching Protocols");
     status_code_ = head.status;
     keep_alive_ = head.keep_alive;
+    if (head.status >= 200 && counts_ != nullptr) {
+      const auto value = find_field(rest.substr(0, head.head_len), count_name_);
+      count_slot_ = value ? counts_->slot(*value) : HeaderCounts::kAbsent;
+    }
     pos += head.head_len;
     if (head.status >= 200) {
       switch (head.body) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "macro/load/header_count.hpp"
 #include "micro/core/http1/chunked.hpp"
 
 namespace gatebench::load {
@@ -30,6 +31,14 @@ class ResponseParser {
 
   // Prepares for the response to a new request; HEAD responses carry no body.
   void reset(bool head_request = false);
+  // --count-header: the value of field `lower_name` in each final head is looked up in `counts`
+  // while the head is in the buffer (count_slot() then says which); kept across reset().
+  void count_field(std::string_view lower_name, HeaderCounts* counts) {
+    count_name_ = lower_name;
+    counts_ = counts;
+  }
+  // The slot of the last final head's counted value (HeaderCounts::kAbsent without one).
+  int count_slot() const { return count_slot_; }
   ParseResult feed(std::string_view data);
   // The server closed the connection: completes a close-delimited body, otherwise the response
   // is truncated (error). Returns the final status.
@@ -68,6 +77,9 @@ class ResponseParser {
   std::uint64_t body_bytes_ = 0;
   http1::ChunkedDecoder chunks_;
   const char* error_ = "";
+  std::string_view count_name_;
+  HeaderCounts* counts_ = nullptr;
+  int count_slot_ = HeaderCounts::kAbsent;
 };
 
 }  // namespace gatebench::load

@@ -59,6 +59,7 @@ void Stats::merge(const Stats& other) {
   send_lag.merge(other.send_lag);
   last_completion_ns = std::max(last_completion_ns, other.last_completion_ns);
   h2.merge(other.h2);
+  header_counts.merge(other.header_counts);
 }
 
 }  // namespace gatebench::load

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "macro/load/header_count.hpp"
 #include "macro/load/histogram.hpp"
 
 namespace gatebench::load {
@@ -101,6 +102,8 @@ struct Stats {
   Histogram service;
   std::uint64_t last_completion_ns = 0;  // relative to the start of the measured window
   H2Stats h2;
+  // --count-header: the values of that header in the responses to measured requests.
+  HeaderCounts header_counts;
 
   SecondStats& second(std::size_t index) {
     while (series.size() <= index) series.emplace_back();

@@ -69,7 +69,11 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
   if (epoll_fd_ < 0)
     throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
   if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size());
-  for (Connection& c : conns_) c.buf = std::make_unique<char[]>(kBufferBytes);
+  for (Connection& c : conns_) {
+    c.buf = std::make_unique<char[]>(kBufferBytes);
+    if (!options_.count_header.empty())
+      c.parser.count_field(options_.count_header, &stats_.header_counts);
+  }
   events_.resize(conns_.size() + 1);
   if (!target_.tls && options_.io != "epoll") {
     ring_ = std::make_unique<Uring>(ring_entries(conns_.size()));
@@ -330,6 +334,7 @@ void Worker::complete_request(Connection& c) {
   if (c.measured) {
     record_response(stats_, plan_, requests_, c.tmpl, c.parser.status_code(), c.start_ns, c.sent_ns,
                     now);
+    if (!options_.count_header.empty()) stats_.header_counts.count(c.parser.count_slot());
     progress_.store(stats_.responses, std::memory_order_relaxed);
   }
   // A response that came before the whole request went out (a send is still queued): the

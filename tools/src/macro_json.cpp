@@ -104,6 +104,7 @@ void parse_figures(const JsonField& obj, MacroFigures& f) {
   f.p99_vs_nginx = number("p99_vs_nginx");
   f.errors = number("errors");
   f.error_rate = number("error_rate");
+  f.hit_ratio = number("hit_ratio");
   parse_cpu_per_request(obj, f);
   parse_latency(obj, f);
   parse_per_second(obj, f);
@@ -215,6 +216,11 @@ MacroRun parse_macro_json(const JsonField& root) {
     m.status = require_status(s);
     m.reason = s.child("reason").optional_string().value_or("");
     m.baseline = s.child("baseline").optional_string().value_or("");
+    if (const JsonField expect = s.child("expect_hit_ratio"); !expect.is_null()) {
+      expect.expect_array();
+      if (expect.size() != 2) expect.fail("expected [lowest, highest]");
+      m.expect_hit_ratio = std::pair(expect.at(0).number(0, 1), expect.at(1).number(0, 1));
+    }
     parse_figures(s, m);
     // An ok scenario must have its throughput; the rest may be null when a sampler or the load
     // generator had nothing (the driver writes null rather than inventing a value).

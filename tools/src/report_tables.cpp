@@ -246,6 +246,33 @@ ReportTable handshakes(const ReportModel& m) {
   return t;
 }
 
+ReportTable cache_hits(const ReportModel& m) {
+  ReportTable t{"Cache hit ratio",
+                "Scenarios with a cache check: responses whose cache-status header carried a hit "
+                "value over every response counted (median over the ok rounds [interval]), the "
+                "range the scenario expects (a round outside it fails), and each round's ratio.",
+                {"scenario", "status", "hit ratio", "expected", "rounds"},
+                {false, false, true, false, false},
+                {}};
+  auto ratio = [](const std::optional<double>& v) { return v ? fmt_fixed(*v, 4) : "–"; };
+  for (const auto& sc : m.scenarios) {
+    const MacroScenario& s = *sc.scenario;
+    if (!s.expect_hit_ratio && !s.hit_ratio) continue;
+    std::string rounds;
+    for (const auto& r : s.rounds)
+      rounds += (rounds.empty() ? "" : ", ") + std::to_string(r.round) + ": " + ratio(r.hit_ratio);
+    std::string median = ratio(s.hit_ratio);
+    if (const MacroInterval* iv = s.interval("hit_ratio"); iv && s.hit_ratio)
+      median += " [" + fmt_fixed(iv->lo, 4) + ", " + fmt_fixed(iv->hi, 4) + "]";
+    t.rows.push_back({s.name, s.status, median,
+                      s.expect_hit_ratio ? "[" + fmt_sig(s.expect_hit_ratio->first) + ", " +
+                                               fmt_sig(s.expect_hit_ratio->second) + "]"
+                                         : "–",
+                      rounds.empty() ? "–" : rounds});
+  }
+  return t;
+}
+
 std::string joined(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
@@ -345,8 +372,8 @@ std::vector<ReportTable> attribution_tables(const ReportModel& m) {
 std::vector<ReportTable> macro_tables(const ReportModel& m) {
   std::vector<ReportTable> out;
   if (!m.macro) return out;
-  for (auto&& t : {throughput(m), ratios(m), handshakes(m), reasons(m), request_mix(m),
-                   search_steps(m), open_loop(m)})
+  for (auto&& t : {throughput(m), ratios(m), handshakes(m), cache_hits(m), reasons(m),
+                   request_mix(m), search_steps(m), open_loop(m)})
     if (!t.rows.empty()) out.push_back(t);
   return out;
 }

@@ -18,8 +18,9 @@ struct ReportTable {
   std::vector<std::vector<std::string>> rows;
 };
 
-// Throughput and latency, the ratios and CPU per request with their intervals, status reasons,
-// request-mix counts, max-throughput steps and open-loop rounds; tables without rows are left out.
+// Throughput and latency, the ratios and CPU per request with their intervals, handshakes, cache
+// hit ratios, status reasons, request-mix counts, max-throughput steps and open-loop rounds;
+// tables without rows are left out.
 std::vector<ReportTable> macro_tables(const ReportModel& m);
 
 // Instructions per request end to end, then the cost attribution: in instructions per request

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "macro/common/json_field.hpp"
@@ -67,6 +68,8 @@ struct MacroFigures {
   std::optional<double> rps, rps_per_gateway_cpu, cpu_percent, peak_mb;
   std::optional<double> vs_nginx, cpu_vs_nginx, p99_vs_nginx;  // paired with the baseline
   std::optional<double> errors, error_rate;
+  // Scenarios with a cache check: hits among the responses counted (macro.json `hit_ratio`).
+  std::optional<double> hit_ratio;
   CpuPerRequest cpu_us_per_request;
   std::vector<LatencyPoint> latency;  // sorted by percentile
   std::vector<SeriesPoint> per_second;
@@ -98,6 +101,8 @@ struct MacroScenario : MacroFigures {
   std::string status;  // ok | skipped | failed, as the driver decided it
   std::string reason;
   std::string baseline;  // scenario whose figures the *_vs_nginx ratios divide by
+  // The range the scenario's cache check expects of each round's hit ratio (`expect_hit_ratio`).
+  std::optional<std::pair<double, double>> expect_hit_ratio;
   std::size_t rounds_planned = 1, rounds_ok = 0;
   std::map<std::string, MacroInterval> intervals;  // rps, vs_nginx, cpu_vs_nginx, p99_us ...
   std::vector<MacroRound> rounds;

@@ -115,6 +115,21 @@ TEST(Options, Durations) {
   EXPECT_THROW(common::parse_duration_ns("99999h", "d"), common::UsageError);
 }
 
+TEST(CountHeaderOption, LowerCasedAndValidated) {
+  const auto o = parse_options({"--count-header", "X-Cache-Status", "http://h/"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->count_header, "x-cache-status");
+  EXPECT_EQ(parse_options({"http://h/"})->count_header, "");
+  EXPECT_EQ(parse_error({"--count-header", "", "http://h/"}),
+            "--count-header: expected a header name");
+  EXPECT_EQ(parse_error({"--count-header", "X Cache", "http://h/"}),
+            "--count-header 'X Cache': invalid character in the header name");
+  EXPECT_EQ(parse_error({"--count-header", ":status", "http://h/"}),
+            "--count-header ':status': invalid character in the header name");
+  EXPECT_EQ(parse_error({"--count-header", "a", "--count-header", "b", "http://h/"}),
+            "--count-header: given more than once");
+}
+
 TEST(Options, ErrorsArePrecise) {
   EXPECT_EQ(parse_error({}), "missing URL (see --help)");
   EXPECT_EQ(parse_error({"-t", "zero", "http://h/"}), "--threads: 'zero' is not a whole number");

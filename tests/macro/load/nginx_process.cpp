@@ -136,6 +136,9 @@ NginxProcess::NginxProcess(const NginxConfig& config) {
        << "    ssl_session_cache shared:gb:1m;\n"
        << "    location / { return 200 \"ok\\n\"; }\n"
        << "    location /missing { return 404; }\n"
+       // A cache-status header as a cache would send it, its value from ?s= (none without it:
+       // nginx adds no header with an empty value).
+       << "    location /cache { add_header X-Cache-Status $arg_s always; return 200 \"ok\\n\"; }\n"
        << "  }\n}\n";
   conf.close();
   common::SpawnSpec spec;

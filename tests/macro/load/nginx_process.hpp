@@ -1,8 +1,8 @@
 // Starts Debian's nginx for a test: a temporary prefix directory with its own config (HTTP and
 // HTTPS on free loopback ports, optionally h2c and h2 on two more, `return 200 "ok\n"`, `/missing`
-// answered 404), logs and a fresh self-signed certificate; stopped and cleaned up by the
-// destructor. When nginx or openssl is missing, available() is false and reason() says why (tests
-// then GTEST_SKIP with it).
+// answered 404, `/cache?s=V` answered with `X-Cache-Status: V`), logs and a fresh self-signed
+// certificate; stopped and cleaned up by the destructor. When nginx or openssl is missing,
+// available() is false and reason() says why (tests then GTEST_SKIP with it).
 #pragma once
 
 #include <cstdint>
