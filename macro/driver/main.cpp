@@ -262,7 +262,7 @@ int run(const std::vector<std::string>& args) {
     return gatebench::common::kUsageExit;
   }
   const Options& options = *parsed;
-  const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";
+  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
 
   if (options.dry_run) {
     std::printf(

@@ -13,6 +13,7 @@
 
 #include "macro/driver/container_sampler.hpp"
 #include "macro/driver/cpu_series.hpp"
+#include "macro/driver/h2load_output.hpp"
 #include "macro/driver/load_fanout.hpp"
 #include "macro/driver/load_json.hpp"
 #include "macro/driver/prepare.hpp"
@@ -272,6 +273,8 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   try {
     if (load_plan.tool == "wrk") {
       m.load = parse_wrk_output(read_text(stdout_path));
+    } else if (load_plan.tool == "h2load") {
+      m.load = parse_h2load_output(read_text(stdout_path));
     } else {
       m.load = parse_load_json(read_text(json_path), json_path, &m.invalid);
     }
@@ -281,7 +284,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   // What the generator's output does not say (wrk), from what it was asked to do.
   if (m.load.threads == 0)
     m.load.threads = std::max(1, std::min(load_plan.threads, load_plan.connections));
-  if (load_plan.tool == "wrk") {
+  if (load_plan.tool != "gatebench-load") {
     m.load.closed_loop = !spec.rate.has_value();
     m.load.new_connections = load_plan.close;
   }

@@ -35,7 +35,8 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
   --out DIR             results directory (default macro-results)
   --runtime R           process (default) or podman (services in containers, docs/containers.md);
                         docker is accepted but skipped
-  --load L              gatebench (gatebench-load, default) or wrk (cross-check)
+  --load L              gatebench (gatebench-load, default), or wrk or h2load (nghttp2's,
+                        HTTP/2 and keep-alive HTTP/1.1) to cross-check it
   --scenario-dir DIR    scenario files (default: this checkout's macro/scenarios)
   --bin-dir DIR         where gatebench-load/-gateway/-control are (default: the build tree)
   --port-offset N       add N to every scenario port (parallel runs, tests)
@@ -162,7 +163,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   o.out_dir = line.value_or("out", o.out_dir);
   if (o.out_dir.empty()) throw UsageError("--out: needs a directory");
   o.runtime = line.choice("runtime", {"process", "podman", "docker"}).value_or(o.runtime);
-  o.load = line.choice("load", {"gatebench", "wrk"}).value_or(o.load);
+  o.load = line.choice("load", {"gatebench", "wrk", "h2load"}).value_or(o.load);
   o.scenario_dir = line.value_or("scenario-dir", "");
   o.bin_dir = line.value_or("bin-dir", "");
   o.port_offset = static_cast<int>(line.integer("port-offset", -60000, 60000).value_or(0));

@@ -9,6 +9,7 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/h2load_output.hpp"
 #include "macro/driver/template.hpp"
 
 namespace gatebench::macro {
@@ -113,6 +114,11 @@ std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double>
         {"-d", std::to_string(std::max<long long>(1, std::llround(std::ceil(duration_s)))) + "s",
          "--latency", "-s", script_path});
     if (close) a.insert(a.end(), {"-H", "Connection: close"});
+  } else if (tool == "h2load") {
+    // ALPN offers h2 alone for an HTTP/2 scenario, so a server without it fails instead of
+    // being measured over HTTP/1.1; --h1 speaks HTTP/1.1 over TLS and cleartext alike.
+    a.insert(a.end(), {"-m", std::to_string(streams), "-D", h2load_duration(duration_s),
+                       http2 ? "--npn-list=h2" : "--h1"});
   } else {
     a.insert(a.end(), {"-d", format_seconds(duration_s), "--json", json_path, "--no-progress"});
     if (run_rate) {
@@ -157,7 +163,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
                                      const std::string& configs_dir, const std::string& out_dir,
                                      const Placement* placement) {
   std::vector<ScenarioPlan> plans;
-  const std::string load_tool = options.load == "wrk" ? "wrk" : "gatebench-load";
+  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
   for (const Scenario& s : selected) {
     ScenarioPlan plan;
     plan.scenario = s;
@@ -310,6 +316,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     } else if (load_tool == "wrk" && s.cache) {
       plan.skip_reason =
           "wrk cannot count the cache's status header for the hit ratio (needs --load gatebench)";
+    } else if (load_tool == "h2load") {
+      plan.skip_reason = h2load_cannot(s);
     } else if (load_tool == "gatebench-load") {
       const std::string help = tools.help_text(load_tool);
       if (ls.mode != LoadMode::closed && help.find("--rate") == std::string::npos) {
