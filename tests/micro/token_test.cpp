@@ -274,5 +274,33 @@ TEST_F(TokenTest, VerifyAllocatesNothing) {
   EXPECT_NE(s[3], VerifyStatus::ok);
 }
 
+TEST_F(TokenTest, BoundAdmissionAdmitsOnlyItsClient) {
+  const TokenText t = mint_bound_admission(ring, kExpiry, 42, 0x89abcdefu, kIp, kUa);
+  AdmissionClaims claims{};
+  ASSERT_EQ(verify_bound_admission(ring, t.view(), kExpiry - 1, kIp, kUa, &claims),
+            VerifyStatus::ok);
+  EXPECT_EQ(claims.queue_id, 42u);
+  EXPECT_EQ(claims.ticket, 0x89abcdefu);
+  EXPECT_EQ(claims.expiry, kExpiry);
+  EXPECT_EQ(verify_bound_admission(ring, t.view(), 1, kIp + 1, kUa), VerifyStatus::wrong_binding);
+  EXPECT_EQ(verify_bound_admission(ring, t.view(), 1, kIp, "curl/8"), VerifyStatus::wrong_binding);
+  EXPECT_EQ(verify_bound_admission(ring, t.view(), kExpiry, kIp, kUa), VerifyStatus::expired);
+  // An unbound admission is not a bound one (its ticket field holds no binding).
+  const TokenText plain = mint_admission(ring, kExpiry, 42, 7);
+  EXPECT_EQ(verify_bound_admission(ring, plain.view(), 1, kIp, kUa), VerifyStatus::wrong_binding);
+}
+
+TEST_F(TokenTest, KeyCarriedIntoAnotherRingVerifiesItsTokens) {
+  const TokenText old = mint_pass(ring, kExpiry, kIp, kUa);
+  TokenKeyRing next;
+  next.rotate(*ring.current());
+  next.rotate(8, secret(0x22));
+  EXPECT_EQ(verify_pass(next, old.view(), 1, kIp, kUa), VerifyStatus::ok);
+  EXPECT_EQ(next.previous()->id, 7);
+  EXPECT_TRUE(next.previous()->same_secret(*ring.current()));
+  EXPECT_FALSE(next.current()->same_secret(*ring.current()));
+  EXPECT_THROW(next.rotate(*ring.current()), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gatebench::tokens

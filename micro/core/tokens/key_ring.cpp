@@ -31,13 +31,17 @@ void TokenKeyRing::rotate(std::uint8_t id, std::span<const std::uint8_t> secret)
                                 std::to_string(secret.size()) + " bytes, at least " +
                                 std::to_string(kTokenMinSecretSize) + " expected");
   }
-  if (find(id) != nullptr) {
-    throw std::invalid_argument("token key " + std::to_string(id) +
+  rotate(TokenKey(id, secret));
+}
+
+void TokenKeyRing::rotate(const TokenKey& key) {
+  if (find(key.id) != nullptr) {
+    throw std::invalid_argument("token key " + std::to_string(key.id) +
                                 ": id already in the key ring (ids must not be reused while "
                                 "their tokens may still be presented)");
   }
   previous_ = std::move(current_);
-  current_.emplace(id, secret);
+  current_.emplace(key);
 }
 
 bool TokenKeyRing::remove(std::uint8_t id) {

@@ -21,6 +21,11 @@ inline constexpr std::size_t kTokenMinSecretSize = 32;
 struct TokenKey {
   TokenKey(std::uint8_t id, std::span<const std::uint8_t> secret);
 
+  // Whether both keys come from the same secret (their binding keys, a MAC of it, agree).
+  bool same_secret(const TokenKey& other) const {
+    return binding.k0 == other.binding.k0 && binding.k1 == other.binding.k1;
+  }
+
   std::uint8_t id;
   HmacSha256Key mac;
   SipKey binding;
@@ -33,6 +38,8 @@ class TokenKeyRing {
   // Throws std::invalid_argument when the secret is shorter than kTokenMinSecretSize or the id
   // is already in the ring (reusing an id would turn its outstanding tokens into forgeries).
   void rotate(std::uint8_t id, std::span<const std::uint8_t> secret);
+  // rotate() with a key already derived (a running ring's key carried into a reloaded one).
+  void rotate(const TokenKey& key);
   // Drops the key with this id (for example the previous key once its tokens have expired);
   // returns whether it was there.
   bool remove(std::uint8_t id);
@@ -43,6 +50,7 @@ class TokenKeyRing {
     return nullptr;
   }
   const TokenKey* current() const { return current_ ? &*current_ : nullptr; }
+  const TokenKey* previous() const { return previous_ ? &*previous_ : nullptr; }
 
  private:
   std::optional<TokenKey> current_;

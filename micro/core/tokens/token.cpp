@@ -64,6 +64,30 @@ VerifyStatus verify_admission(const TokenKeyRing& ring, std::string_view token, 
   return status;
 }
 
+TokenText mint_bound_admission(const TokenKeyRing& ring, std::uint32_t expiry,
+                               std::uint32_t queue_id, std::uint32_t ticket,
+                               std::uint32_t client_ipv4, std::string_view user_agent) {
+  const TokenKey& key = current_key(ring);
+  std::array<std::uint8_t, kTokenMaxBytes> bytes;
+  const std::uint64_t binding = client_binding(key.binding, client_ipv4, user_agent);
+  const std::uint64_t field = (binding & 0xFFFFFFFF00000000ULL) | ticket;
+  return finish_mint(key, bytes, encode_admission_signed(key.id, expiry, queue_id, field, bytes));
+}
+
+VerifyStatus verify_bound_admission(const TokenKeyRing& ring, std::string_view token,
+                                    std::uint64_t now, std::uint32_t client_ipv4,
+                                    std::string_view user_agent, AdmissionClaims* claims) {
+  DecodedToken decoded;
+  const TokenKey* key = nullptr;
+  const VerifyStatus status = verify_common(ring, token, TokenKind::admission, now, decoded, key);
+  if (status != VerifyStatus::ok) return status;
+  const std::uint64_t field = decoded.ticket();
+  const std::uint64_t binding = client_binding(key->binding, client_ipv4, user_agent);
+  if ((field ^ binding) >> 32 != 0) return VerifyStatus::wrong_binding;
+  if (claims != nullptr) *claims = {decoded.expiry, decoded.queue_id(), field & 0xFFFFFFFFu};
+  return VerifyStatus::ok;
+}
+
 VerifyStatus verify_pass(const TokenKeyRing& ring, std::string_view token, std::uint64_t now,
                          std::uint32_t client_ipv4, std::string_view user_agent) {
   DecodedToken decoded;

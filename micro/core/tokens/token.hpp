@@ -35,6 +35,18 @@ TokenText mint_admission(const TokenKeyRing& ring, std::uint32_t expiry, std::ui
 TokenText mint_pass(const TokenKeyRing& ring, std::uint32_t expiry, std::uint32_t client_ipv4,
                     std::string_view user_agent);
 
+// An admission bound to a client as a pass is: the 8-byte ticket field carries the upper 32 bits
+// of the client binding (binding.hpp) above a 32-bit ticket number, so the layout stays that of
+// an admission token. Verify answers wrong_binding for another address or User-Agent; on ok,
+// claims->ticket is the 32-bit ticket number. 32 bits of binding leave a client holding someone
+// else's cookie online guessing at 2^-32 per request (docs/tokens.md).
+TokenText mint_bound_admission(const TokenKeyRing& ring, std::uint32_t expiry,
+                               std::uint32_t queue_id, std::uint32_t ticket,
+                               std::uint32_t client_ipv4, std::string_view user_agent);
+VerifyStatus verify_bound_admission(const TokenKeyRing& ring, std::string_view token,
+                                    std::uint64_t now, std::uint32_t client_ipv4,
+                                    std::string_view user_agent, AdmissionClaims* claims = nullptr);
+
 // `now` in unix seconds. On ok, *claims (when given) receives the verified fields.
 VerifyStatus verify_admission(const TokenKeyRing& ring, std::string_view token, std::uint64_t now,
                               AdmissionClaims* claims = nullptr);
