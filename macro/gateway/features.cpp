@@ -1,7 +1,10 @@
 #include "macro/gateway/features.hpp"
 
 #include <cctype>
+#include <cstdio>
+#include <random>
 
+#include "macro/gateway/config.hpp"
 #include "macro/gateway/config_json.hpp"
 #include "micro/core/rules/loader.hpp"
 
@@ -156,6 +159,10 @@ rules::GcraConfig load_rate_limit(const Field& f) {
   return g;
 }
 
+// Used nonces remembered per host: at most this many clients may pass the challenge within one
+// nonce lifetime (60 s), about 8 MiB with the hash table's nodes at the cap.
+constexpr std::size_t kUsedNonceCapacity = 131072;
+
 }  // namespace
 
 InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s)
@@ -187,8 +194,69 @@ std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
   return live_locked(now_s);
 }
 
-HostFeatures load_host_features(const Field& host, int host_index, bool has_keys) {
+NonceLedger::NonceLedger(std::size_t capacity)
+    : capacity_(capacity),
+      next_((std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
+  used_.reserve(capacity);
+}
+
+std::uint64_t NonceLedger::next_id() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_++;
+}
+
+bool NonceLedger::use(std::uint64_t id, std::uint32_t expiry, std::uint64_t now_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (used_.contains(id)) return false;
+  if (used_.size() >= capacity_) {
+    // Only a full ledger is swept: the sweep costs O(capacity) once per that many nonces.
+    std::erase_if(used_, [now_s](const auto& e) { return now_s >= e.second; });
+    if (used_.size() >= capacity_) return false;
+  }
+  used_.emplace(id, expiry);
+  return true;
+}
+
+std::size_t NonceLedger::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_.size();
+}
+
+std::uint32_t host_token_id(std::string_view lower_name) {
+  // FNV-1a: stable across builds and platforms, which is all an id needs; the ids are not
+  // secret (the tag authenticates the token, the id only says which host it is for).
+  std::uint32_t h = 2166136261u;
+  for (char c : lower_name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 16777619u;
+  }
+  return h & ~kNonceIdBit;
+}
+
+void check_token_ids(const Field& hosts, const std::vector<HostConfig>& parsed) {
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    const HostFeatures& a = *parsed[i].features;
+    if (a.token_name.empty()) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const HostFeatures& b = *parsed[j].features;
+      if (b.token_name.empty() || b.token_id != a.token_id) continue;
+      char id[16];
+      std::snprintf(id, sizeof id, "0x%08x", a.token_id);
+      hosts.fail("hosts \"" + b.token_name + "\" and \"" + a.token_name +
+                 "\" have the same queue/challenge token id " + id +
+                 " and would accept each other's cookies: rename or reorder the names of one");
+    }
+  }
+}
+
+HostFeatures load_host_features(const Field& host, int /*host_index*/, bool has_keys) {
   HostFeatures f;
+  if (host.has("queue") || host.has("challenge")) {
+    for (char c : host.required("names").at(0).string()) {
+      f.token_name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    f.token_id = host_token_id(f.token_name);
+  }
   if (host.has("ip_lists")) f.ip_lists = load_ip_lists(host.child("ip_lists"));
   if (host.has("countries")) f.countries = load_countries(host.child("countries"));
   if (host.has("rate_limit")) f.rate_limit = load_rate_limit(host.child("rate_limit"));
@@ -205,7 +273,7 @@ HostFeatures load_host_features(const Field& host, int host_index, bool has_keys
     qf.capacity = static_cast<std::uint32_t>(q.required("capacity").integer(1, 100000000));
     qf.admission_ttl_s = static_cast<std::uint32_t>(q.integer_or("admission_ttl_s", 300, 1, 86400));
     qf.refresh_s = static_cast<std::uint32_t>(q.integer_or("refresh_s", 5, 1, 3600));
-    qf.queue_id = 0x51000000u | static_cast<std::uint32_t>(host_index);
+    qf.queue_id = f.token_id;
     qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s);
     f.queue = std::move(qf);
   }
@@ -225,7 +293,8 @@ HostFeatures load_host_features(const Field& host, int host_index, bool has_keys
       c.child("scope").fail("expected \"all\" or \"rules\"");
     }
     cf.pass_ttl_s = static_cast<std::uint32_t>(c.integer_or("pass_ttl_s", 3600, 1, 30 * 86400));
-    cf.nonce_queue_id = 0xC0000000u | static_cast<std::uint32_t>(host_index);
+    cf.nonce_queue_id = kNonceIdBit | f.token_id;
+    cf.used_nonces = std::make_shared<NonceLedger>(kUsedNonceCapacity);
     f.challenge = cf;
   }
   if (host.has("jwt")) f.jwt = load_jwt(host.child("jwt"));
@@ -258,6 +327,29 @@ std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens)
       hex_secret(tokens.required("secret_hex"), tokens::kTokenMinSecretSize);
   auto ring = std::make_shared<tokens::TokenKeyRing>();
   ring->rotate(static_cast<std::uint8_t>(tokens.integer_or("key_id", 1, 0, 255)), secret);
+  return ring;
+}
+
+std::shared_ptr<const tokens::TokenKeyRing> carry_token_keys(
+    const tokens::TokenKeyRing* running, std::shared_ptr<const tokens::TokenKeyRing> next,
+    const std::string& origin) {
+  if (running == nullptr || running->current() == nullptr || !next || next->current() == nullptr) {
+    return next;
+  }
+  const tokens::TokenKey& now = *running->current();
+  const tokens::TokenKey& incoming = *next->current();
+  auto ring = std::make_shared<tokens::TokenKeyRing>();
+  if (incoming.id == now.id) {
+    if (!incoming.same_secret(now)) {
+      throw ConfigError(origin + ": /tokens: key_id " + std::to_string(now.id) +
+                        " is running with another secret: give a new secret a new key_id");
+    }
+    if (running->previous() != nullptr) ring->rotate(*running->previous());
+    ring->rotate(now);
+  } else {
+    ring->rotate(now);
+    ring->rotate(incoming);
+  }
   return ring;
 }
 

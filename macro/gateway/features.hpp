@@ -10,6 +10,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "micro/core/cidr/table.hpp"
@@ -53,6 +55,33 @@ class InProcessQueueStore final : public QueueStore {
   std::uint64_t next_ticket_ = 1;
 };
 
+// Used challenge nonces, shared by the workers of one configuration: a nonce passes the verify
+// endpoint once. The verify path runs once per client, so a mutex costs nothing that matters.
+// Entries are forgotten when their nonce expires; with `capacity` live entries, a further nonce
+// is refused (fail closed: the client is asked the challenge again).
+class NonceLedger {
+ public:
+  explicit NonceLedger(std::size_t capacity);
+  // A fresh nonce id (the ticket field of the nonce token), unique within this ledger's life and,
+  // through a random start, unlikely to meet one of an earlier ledger.
+  std::uint64_t next_id();
+  // Records the nonce as used; false when it was used before or the ledger is full.
+  bool use(std::uint64_t id, std::uint32_t expiry, std::uint64_t now_s);
+  std::size_t size();
+
+ private:
+  std::mutex mu_;
+  std::size_t capacity_;
+  std::unordered_map<std::uint64_t, std::uint32_t> used_;  // id -> expiry
+  std::uint64_t next_;
+};
+
+// The token ids of a host: a 31-bit hash of its first name (lower case), so that a reload that
+// reorders hosts keeps every cookie the host's. Queue ids have the top bit clear and nonce ids
+// set, so no nonce is ever some queue's admission.
+std::uint32_t host_token_id(std::string_view lower_name);
+inline constexpr std::uint32_t kNonceIdBit = 0x80000000u;
+
 struct QueueFeature {
   std::uint32_t capacity = 0;
   std::uint32_t admission_ttl_s = 300;
@@ -68,6 +97,7 @@ struct ChallengeFeature {
   std::uint32_t pass_ttl_s = 3600;
   std::uint32_t nonce_ttl_s = 60;
   std::uint32_t nonce_queue_id = 0;  // admission-kind tokens with this id are challenge nonces
+  std::shared_ptr<NonceLedger> used_nonces;
 };
 
 struct IpListFeature {
@@ -113,14 +143,22 @@ struct HostFeatures {
   std::optional<ChallengeFeature> challenge;
   std::optional<JwtFeature> jwt;
   std::optional<LoopFeature> loop;
+  // What the queue and challenge ids derive from (host_token_id); empty when neither is on.
+  std::string token_name;
+  std::uint32_t token_id = 0;
   bool any() const {
     return ip_lists || countries || rules || rate_limit || queue || challenge || jwt || loop;
   }
 };
 
 // Reads the feature fields of one host object (`hosts[i]`); throws ConfigError naming the field.
-// `host_index` seeds the queue/challenge token ids; `has_keys` tells whether tokens are configured.
+// `has_keys` tells whether tokens are configured. The index is not used (ids come from names).
 HostFeatures load_host_features(const Field& host, int host_index, bool has_keys);
+
+struct HostConfig;
+// Two hosts with a queue or a challenge whose token ids are equal would accept each other's
+// cookies: throws ConfigError at `hosts` naming both. Called once all hosts are parsed.
+void check_token_ids(const Field& hosts, const std::vector<HostConfig>& parsed);
 
 // Reads "jwt": {"keys": [...], "issuer", "audience", "leeway_s"} (auth_features.cpp).
 JwtFeature load_jwt(const Field& jwt);
@@ -131,5 +169,14 @@ std::vector<std::uint8_t> hex_secret(const Field& hex, std::size_t min_bytes);
 
 // Reads "tokens": {"secret_hex": "...", "key_id": 1}.
 std::shared_ptr<const tokens::TokenKeyRing> load_token_keys(const Field& tokens);
+
+// The key ring a reloaded configuration runs with, so that cookies minted before a SIGHUP still
+// verify: a new key id keeps the running current key as the previous one; the same id and
+// secret keeps the running ring as it is (previous key included). The same id with another
+// secret throws ConfigError (`origin` names the file): its outstanding tokens would verify as
+// forgeries. A null ring on either side: `next` as it is.
+std::shared_ptr<const tokens::TokenKeyRing> carry_token_keys(
+    const tokens::TokenKeyRing* running, std::shared_ptr<const tokens::TokenKeyRing> next,
+    const std::string& origin);
 
 }  // namespace gatebench::gateway

@@ -268,7 +268,8 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
   std::string_view cookie = find_cookie(r.req.cookie, kQueueCookie);
   bool admitted =
       !cookie.empty() &&
-      tokens::verify_admission(*keys_, cookie, r.now_s, &claims) == tokens::VerifyStatus::ok &&
+      tokens::verify_bound_admission(*keys_, cookie, r.now_s, r.client_ip, r.req.user_agent,
+                                     &claims) == tokens::VerifyStatus::ok &&
       claims.queue_id == qf.queue_id;
   if (path == kQueueStatusPath) {
     d.respond = true;
@@ -309,8 +310,10 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
           (Buf(s.headers) << "Retry-After: " << std::uint64_t{qf.refresh_s} << "\r\n").view();
       return d;
     }
-    tokens::TokenText token = tokens::mint_admission(
-        *keys_, static_cast<std::uint32_t>(r.now_s + qf.admission_ttl_s), qf.queue_id, *ticket);
+    // 32 bits of ticket number: the other half of the token's ticket field binds the client.
+    tokens::TokenText token = tokens::mint_bound_admission(
+        *keys_, static_cast<std::uint32_t>(r.now_s + qf.admission_ttl_s), qf.queue_id,
+        static_cast<std::uint32_t>(*ticket), r.client_ip, r.req.user_agent);
     Buf h(s.headers);
     h << "Set-Cookie: " << kQueueCookie << "=" << token.view()
       << "; Path=/; Max-Age=" << std::uint64_t{qf.admission_ttl_s}
@@ -363,7 +366,8 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
     bool ok = passed || (!nonce.empty() &&
                          tokens::verify_admission(*keys_, nonce, r.now_s, &claims) ==
                              tokens::VerifyStatus::ok &&
-                         claims.queue_id == cf.nonce_queue_id);
+                         claims.queue_id == cf.nonce_queue_id &&
+                         cf.used_nonces->use(claims.ticket, claims.expiry, r.now_s));
     if (!ok) {
       d.action = access_log::Action::block;
       d.rule_id = "challenge-failed";
@@ -386,8 +390,9 @@ Decision HostPolicy::challenge(const PolicyRequest& r, std::string_view path,
   }
   // The challenge page: a short-lived signed nonce in a cookie; a client that keeps cookies and
   // follows the refresh to the verify endpoint earns the pass cookie.
-  tokens::TokenText nonce = tokens::mint_admission(
-      *keys_, static_cast<std::uint32_t>(r.now_s + cf.nonce_ttl_s), cf.nonce_queue_id, r.now_ns);
+  tokens::TokenText nonce =
+      tokens::mint_admission(*keys_, static_cast<std::uint32_t>(r.now_s + cf.nonce_ttl_s),
+                             cf.nonce_queue_id, cf.used_nonces->next_id());
   Buf h(s.headers);
   h << "Set-Cookie: " << kNonceCookie << "=" << nonce.view()
     << "; Path=/; Max-Age=" << std::uint64_t{cf.nonce_ttl_s} << "; HttpOnly; SameSite=Lax\r\n";

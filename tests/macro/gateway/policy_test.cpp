@@ -305,7 +305,8 @@ TEST_F(Policy, QueueJoinAdmitsUntilFullAndTheCookiePasses) {
   EXPECT_EQ(join.headers,
             "Set-Cookie: gb_queue=" + cookie + "; Path=/; Max-Age=300; HttpOnly; SameSite=Lax\r\n");
   tokens::AdmissionClaims claims{};
-  EXPECT_EQ(tokens::verify_admission(keys(), cookie, kNowS, &claims), tokens::VerifyStatus::ok);
+  EXPECT_EQ(tokens::verify_bound_admission(keys(), cookie, kNowS, kClient, "", &claims),
+            tokens::VerifyStatus::ok);
   EXPECT_EQ(claims.ticket, 1u);
 
   const std::string with_cookie = "Cookie: a=1; gb_queue=" + cookie + "\r\n";
@@ -413,6 +414,44 @@ void expect_challenge_failed(const Outcome& o) {
   expect_local(o, Action::block, "challenge-failed", 403, "text/plain");
   EXPECT_EQ(o.body, "challenge failed: no valid challenge cookie\n");
   EXPECT_EQ(o.headers, "");
+}
+
+TEST_F(Policy, QueueCookieAdmitsOnlyTheClientItWasMintedFor) {
+  load({R"("queue": {"capacity": 5})"});
+  const std::string ua = "User-Agent: browser/1\r\n";
+  const std::string cookie = set_cookie_value(
+      eval({.target = std::string(gw::kQueueJoinPath), .extra_headers = ua}).headers, "gb_queue");
+  ASSERT_FALSE(cookie.empty());
+  const std::string with_cookie = ua + "Cookie: gb_queue=" + cookie + "\r\n";
+  expect_passed(eval({.target = "/", .extra_headers = with_cookie}));
+  EXPECT_EQ(eval({.target = "/", .ip = kClient + 1, .extra_headers = with_cookie}).status, 503);
+  EXPECT_EQ(eval({.target = "/",
+                  .extra_headers = "User-Agent: other\r\nCookie: gb_queue=" + cookie + "\r\n"})
+                .status,
+            503);
+  // The status endpoint says the same to the other address.
+  EXPECT_NE(eval({.target = std::string(gw::kQueueStatusPath),
+                  .ip = kClient + 1,
+                  .extra_headers = with_cookie})
+                .body.find("\"you\":\"waiting\""),
+            std::string::npos);
+}
+
+TEST_F(Policy, ChallengeNoncePassesOnce) {
+  load({R"("challenge": {})"});
+  const std::string nonce = set_cookie_value(eval({.target = "/a"}).headers, "gb_challenge");
+  ASSERT_FALSE(nonce.empty());
+  const std::string verify = std::string(gw::kChallengeVerifyPath) + "?return=%2Fa";
+  const std::string cookie = "Cookie: gb_challenge=" + nonce + "\r\n";
+  EXPECT_EQ(eval({.target = verify, .extra_headers = cookie}).status, 303);
+  // A replay, from this client or any other, is refused; a new page gives a new nonce.
+  expect_challenge_failed(eval({.target = verify, .extra_headers = cookie}));
+  expect_challenge_failed(eval({.target = verify, .ip = kClient + 1, .extra_headers = cookie}));
+  const std::string fresh = set_cookie_value(eval({.target = "/a"}).headers, "gb_challenge");
+  EXPECT_NE(fresh, nonce);
+  EXPECT_EQ(
+      eval({.target = verify, .extra_headers = "Cookie: gb_challenge=" + fresh + "\r\n"}).status,
+      303);
 }
 
 TEST_F(Policy, ChallengeVerifyWithoutAValidNonceFails) {
