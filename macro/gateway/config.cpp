@@ -255,6 +255,7 @@ std::shared_ptr<const Config> config_from(const Field& root) {
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     parse_host(hosts.at(i), *cfg, static_cast<int>(i));
   }
+  check_token_ids(hosts, cfg->hosts);
   return cfg;
 }
 

@@ -45,9 +45,17 @@ constexpr const char* kUsage =
     "Exit status: 0 after a clean stop, 2 on a bad command line or configuration, 1 on a\n"
     "runtime failure (e.g. a port already in use).\n";
 
-std::shared_ptr<const gw::Published> build(const std::string& path, std::uint64_t generation) {
+// `running`: the configuration a reload replaces, whose current token key the new one keeps as
+// its previous key, so that cookies minted before a key rotation still verify (docs/tokens.md).
+std::shared_ptr<const gw::Published> build(const std::string& path, std::uint64_t generation,
+                                           const gw::Config* running = nullptr) {
   auto pub = std::make_shared<gw::Published>();
   pub->config = gw::load_config(path);
+  if (running != nullptr) {
+    auto config = std::make_shared<gw::Config>(*pub->config);
+    config->tokens = gw::carry_token_keys(running->tokens.get(), config->tokens, path);
+    pub->config = std::move(config);
+  }
   pub->tls = gw::make_server_tls(*pub->config);
   pub->generation = generation;
   return pub;
@@ -181,7 +189,7 @@ int main(int argc, char** argv) {
     if (sigwait(&set, &sig) != 0) continue;
     if (sig == SIGHUP) {
       try {
-        auto next = build(config_path, generation + 1);
+        auto next = build(config_path, generation + 1, shared.current()->config.get());
         std::string fixed = restart_only_change(*shared.current()->config, *next->config);
         if (!fixed.empty()) {
           throw gw::ConfigError(config_path + ": " + fixed +

@@ -379,9 +379,13 @@ TEST_F(GatewayE2E, ChallengeVerifySetsAClientBoundPassCookie) {
       get("chal.test", "/account", "User-Agent: browser/1\r\nCookie: " + pass + "\r\n", "127.0.0.5")
           .status,
       403);
-  // An open redirect is not possible through return=.
+  // The nonce is used up; a verify with the pass shows return= cannot redirect elsewhere.
+  EXPECT_EQ(get("chal.test", "/__gatebench/challenge/verify",
+                "User-Agent: browser/1\r\nCookie: " + nonce + "\r\n")
+                .status,
+            403);
   r = get("chal.test", "/__gatebench/challenge/verify?return=//evil.test/",
-          "User-Agent: browser/1\r\nCookie: " + nonce + "\r\n");
+          "User-Agent: browser/1\r\nCookie: " + pass + "\r\n");
   EXPECT_EQ(r.header("location"), "/");
   EXPECT_EQ(upstream_.requests().size(), 1u);
 }
