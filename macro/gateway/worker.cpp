@@ -3,6 +3,7 @@
 #include "macro/gateway/worker.hpp"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -179,6 +180,25 @@ void WorkerLoop::reap() {
   ups_.reap();
 }
 
+// new_client takes from the back of the free list, so its front holds the objects unused the
+// longest; theirs are the buffers to give back. malloc_trim returns the freed pages of every
+// arena (this worker's included) to the system instead of keeping them for a next burst.
+void WorkerLoop::release_spare_buffers() {
+  if (free_clients_.size() <= kSpareBufferedClients) return;
+  const std::size_t excess = free_clients_.size() - kSpareBufferedClients;
+  bool released = false;
+  for (std::size_t i = 0; i < excess; ++i) {
+    ClientBuffers& b = free_clients_[i]->buffers;
+    if (!b.in && !b.resp && b.hit_body.capacity() == 0 && b.redis_value.capacity() == 0 &&
+        b.capture.capacity() == 0 && !b.candidate) {
+      continue;
+    }
+    b = ClientBuffers{};
+    released = true;
+  }
+  if (released) malloc_trim(0);
+}
+
 void WorkerLoop::adopt_generation() {
   std::shared_ptr<const Published> pub = shared_.current();
   seen_generation_ = pub->generation;
@@ -244,6 +264,7 @@ void WorkerLoop::begin_stop() {
 
 void WorkerLoop::tick() {
   if (log_) log_->tick(now_ms_);
+  release_spare_buffers();
   for (auto& r : redis_stores_) r->tick(now_ms_);  // reconnects
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.
   for (std::size_t i = 0; i < live_.size();) {

@@ -22,6 +22,9 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
+// Closed connections' objects kept with their buffers for the next accepts; the buffers of the
+// others are released on the tick, so a worker's memory follows its connections, not its peak.
+inline constexpr std::size_t kSpareBufferedClients = 64;
 // A described request rebuilt as a head (decision.hpp), and the decision's own answer.
 inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
 inline constexpr std::size_t kDecisionOutCap = 8192;
@@ -49,6 +52,7 @@ class WorkerLoop {
   void adopt_generation();
   void begin_stop();
   void reap();
+  void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
   void release_gen(WorkerGen* g);

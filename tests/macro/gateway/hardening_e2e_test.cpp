@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -172,6 +173,46 @@ TEST_F(HardeningE2E, PastTheConnectionCapA503ThenTheClose) {
     if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(status, 200);
+}
+
+// The gateway's resident memory in KiB (VmRSS), 0 when unreadable.
+long rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return 0;
+}
+
+TEST_F(HardeningE2E, ClosedConnectionsGiveTheirBuffersBack) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan's allocator keeps freed memory in its quarantine: the gateway's resident "
+                  "size cannot show a release in this build";
+#endif
+  gwtest::Upstream upstream;
+  start(upstream.port(), R"("max_header_bytes": 8192)");
+  const long before = rss_kib(gateway_->pid());
+  // 800 connections, each served once so its buffers (about 50 KiB) are in use.
+  std::vector<Conn> conns;
+  for (int i = 0; i < 800; ++i) {
+    conns.emplace_back(gwtest::connect_to(port_));
+    ASSERT_EQ(exchange(conns.back(), get_request("a.test", "/")).status, 200) << i;
+  }
+  const long peak = rss_kib(gateway_->pid());
+  ASSERT_GT(peak - before, 20'000)
+      << "the connections did not grow the gateway: " << before << " -> " << peak << " KiB";
+  conns.clear();
+  // The worker sees the closes at once and releases the spare buffers on its next 100 ms tick.
+  long after = peak;
+  for (int attempt = 0; attempt < 50 && after - before > (peak - before) / 4; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    after = rss_kib(gateway_->pid());
+  }
+  EXPECT_LT(after - before, (peak - before) / 4)
+      << "resident " << before << " -> " << peak << " -> " << after << " KiB";
+  // Served again from released objects: the buffers come back on the next accept.
+  Conn again(gwtest::connect_to(port_));
+  EXPECT_EQ(exchange(again, get_request("a.test", "/again")).status, 200);
 }
 
 TEST_F(HardeningE2E, AFailedPooledUpstreamIsRetriedOnlyForBodylessIdempotentRequests) {
