@@ -42,6 +42,8 @@ using testing::unique_dir;
 
 // Scenario ports 18080 and 18081 plus this: apart from the other tests' offsets.
 constexpr int kOffset = 6000;
+// The gateway's scenarios run beside the peers' test (ctest -j): ports of their own.
+constexpr int kGatewayOffset = 6300;
 
 std::size_t line_count(const fs::path& file) {
   std::ifstream in(file);
@@ -119,7 +121,8 @@ TEST(CacheScenarios, GatewayCacheScenariosInOneQuickRound) {
   Toolbox tools;
   if (!tools.find("nginx")) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason("nginx");
   for (int port : {18080, 18081, 18101, 18102, 18379, 18443}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kGatewayOffset))
+      GTEST_SKIP() << "skipped: port " << port + kGatewayOffset << " busy";
   }
   if (!fs::exists(std::string(GATEBENCH_MACRO_EXE)))
     GTEST_SKIP() << "skipped: " << GATEBENCH_MACRO_EXE << " not built";
@@ -131,7 +134,7 @@ TEST(CacheScenarios, GatewayCacheScenariosInOneQuickRound) {
       "gateway-cache-redis-uncacheable,gateway-cache-miss";
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--scenarios",
-                  names, "--port-offset", std::to_string(kOffset), "--out", out},
+                  names, "--port-offset", std::to_string(kGatewayOffset), "--out", out},
                  240s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
