@@ -1,6 +1,7 @@
 #include "macro/load/header_count.hpp"
 
 #include "macro/common/usage_error.hpp"
+#include "micro/core/http1/message.hpp"
 
 namespace gatebench::load {
 
@@ -53,11 +54,9 @@ std::optional<std::string_view> find_field(std::string_view head, std::string_vi
     const std::size_t end = head.find("\r\n", pos);
     if (end == std::string_view::npos || end == pos) return std::nullopt;  // the empty line
     const std::string_view line = head.substr(pos, end - pos);
-    if (line.size() > lower_name.size() && line[lower_name.size()] == ':') {
-      bool same = true;
-      for (std::size_t i = 0; same && i < lower_name.size(); ++i)
-        same = lower(line[i]) == lower_name[i];
-      if (same) return trim_value(line.substr(lower_name.size() + 1));
+    if (line.size() > lower_name.size() && line[lower_name.size()] == ':' &&
+        http1::iequals_lower(line.substr(0, lower_name.size()), lower_name)) {
+      return trim_value(line.substr(lower_name.size() + 1));
     }
     pos = end;
   }

@@ -24,17 +24,7 @@ namespace gwtest {
 class CacheOrigin {
  public:
   CacheOrigin() {
-    lfd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(lfd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(lfd_, 128);
-    socklen_t len = sizeof a;
-    getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    lfd_ = listen_loopback(128, port_);
     acceptor_ = std::thread([this] { accept_loop(); });
   }
   ~CacheOrigin() {

@@ -296,23 +296,30 @@ struct SeenRequest {
   std::string body;  // de-chunked
 };
 
+// A listening TCP socket on 127.0.0.1 at a port the kernel picks (written to `port`): the
+// test servers' common start.
+inline int listen_loopback(int backlog, int& port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  listen(fd, backlog);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  port = ntohs(a.sin_port);
+  return fd;
+}
+
 // Thread-per-connection HTTP/1.1 server. Paths: /chunked (chunked response), /big (1 MiB),
 // /slow (answers after 1.5 s), /echo (body back), /hop (hop-by-hop and security headers in the
 // response), anything else "ok\n". Every request is recorded.
 class Upstream {
  public:
   Upstream() : port_(0) {
-    lfd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(lfd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(lfd_, 128);
-    socklen_t len = sizeof a;
-    getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    lfd_ = listen_loopback(128, port_);
     acceptor_ = std::thread([this] { accept_loop(); });
   }
   ~Upstream() {

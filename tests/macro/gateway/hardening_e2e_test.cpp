@@ -30,15 +30,7 @@ using gwtest::Response;
 class DroppingUpstream {
  public:
   DroppingUpstream() {
-    lfd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(lfd_, 64);
-    socklen_t len = sizeof a;
-    getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    lfd_ = gwtest::listen_loopback(64, port_);
     acceptor_ = std::thread([this] { accept_loop(); });
   }
   ~DroppingUpstream() {
