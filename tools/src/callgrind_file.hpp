@@ -19,7 +19,8 @@ struct CallgrindSelfCost {
 
 // Every function of the file with its self cost, in order of first appearance. A function's
 // object is the ob= (for fn=) or cob= (for cfn=) in force where its name is first defined. The
-// self costs add up to the file's total. Throws std::runtime_error naming the file and line.
+// self costs add up to the file's total. Read by parse_callgrind (callgrind_profile.hpp). Throws
+// std::runtime_error naming the file and line, or the file when it holds no function.
 std::vector<CallgrindSelfCost> callgrind_self_costs(const std::string& file);
 
 }  // namespace gatebench::tools

@@ -1,6 +1,7 @@
-// A callgrind output file as a call graph: per function its self cost, and per caller->callee
-// edge the inclusive cost of the calls (first event, Ir). Enough for "top functions" and for
-// drawing a flame graph without external scripts.
+// A callgrind output file as a call graph: per function its object and self cost, and per
+// caller->callee edge the inclusive cost of the calls (first event, Ir). Enough for "top
+// functions", for drawing a flame graph without external scripts and for the self costs per
+// function and object of the attribution (callgrind_file.hpp): the one parser of the format.
 #pragma once
 
 #include <map>
@@ -10,9 +11,12 @@
 namespace gatebench::tools {
 
 struct CallgrindProfile {
-  std::string event;                            // first event name, e.g. Ir
-  double total = 0;                             // summary/totals
-  std::vector<std::string> names;               // function id -> name
+  std::string event;               // first event name, e.g. Ir
+  double total = 0;                // summary/totals
+  std::vector<std::string> names;  // function id -> name
+  // function id -> its object file (the ob= in force where fn= first names it, or the cob= of a
+  // cfn=): "/usr/lib/x86_64-linux-gnu/libssl.so.3", the gateway's binary, ...
+  std::vector<std::string> objects;
   std::vector<double> self;                     // function id -> self cost
   std::map<std::pair<int, int>, double> calls;  // (caller, callee) -> inclusive cost
 
