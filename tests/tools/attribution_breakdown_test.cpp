@@ -12,6 +12,7 @@
 
 #include "tool_test_support.hpp"
 #include "tools/src/callgrind_file.hpp"
+#include "tools/src/callgrind_profile.hpp"
 #include "tools/src/macro_instructions.hpp"
 #include "tools/src/results.hpp"
 
@@ -49,6 +50,14 @@ TEST(CallgrindSelfCosts, AddUpToTheSummaryAndKeepTheCalleeObject) {
   const auto* main = find("main");
   ASSERT_NE(main, nullptr);
   EXPECT_DOUBLE_EQ(main->self, 100000);  // the calls= lines are not main's own cost
+  // One parser: the profile's functions, objects and self costs, in the same order.
+  const CallgrindProfile p = parse_callgrind(file);
+  ASSERT_EQ(p.names.size(), costs.size());
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    EXPECT_EQ(p.names[i], costs[i].function);
+    EXPECT_EQ(p.objects[i], costs[i].object);
+    EXPECT_EQ(p.self[i], costs[i].self);
+  }
 }
 
 TEST(CallgrindSelfCosts, NamesTheFileAndLineOfAnUndefinedId) {
@@ -209,6 +218,31 @@ TEST(AttributionCommand, WritesMarkdownAndJson) {
   ASSERT_EQ(doc["rows"].size(), 2u);
   EXPECT_EQ(doc["rows"][0]["top"].size(), 2u);
   EXPECT_DOUBLE_EQ(doc["rows"][0]["groups"]["hot path"].get<double>(), 600);
+  std::filesystem::remove_all(dir);
+}
+
+// A count written before items_per_iteration existed, of a batched benchmark, without --micro:
+// no micro figure and no remainder, and the reason on the row (issue 17), exit 0.
+TEST(AttributionCommand, ABatchedCountWithoutItemsIsNotAttributable) {
+  const auto dir = test::scratch_dir("attribution-items");
+  const std::string counts = (dir / "counts.json").string(), md = (dir / "a.md").string(),
+                    js = (dir / "a.json").string();
+  std::ofstream(counts) << json{{"schema", "gatebench.instructions/1"},
+                                {"env", json::object()},
+                                {"benchmarks",
+                                 {{{"name", "cidr/gatecore/list_1k"},
+                                   {"instructions_per_iteration", 600000}}}}}
+                               .dump();
+  ASSERT_EQ(test::run_gatebench("attribution " + test::data("attribution_instructions.json") +
+                                " --instructions " + counts + " -o " + md + " --json " + js),
+            0);
+  const std::string text = read_all(md);
+  EXPECT_NE(text.find("| IP list (1,000 CIDRs) | +660 | – | – | – | – |"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("micro cidr/gatecore/list_1k: not attributable"), std::string::npos) << text;
+  const json doc = json::parse(read_all(js));
+  EXPECT_TRUE(doc["rows"][0]["remainder"].is_null());
+  EXPECT_EQ(doc["rows"][0]["micro_not_attributable"].size(), 1u);
   std::filesystem::remove_all(dir);
 }
 

@@ -74,6 +74,13 @@ TEST(InstructionMode, DeterministicAndProportionalToWork) {
   EXPECT_GT(once->per_iteration, 256 * 5);
   EXPECT_NEAR(twice->per_iteration / once->per_iteration, 2.0, 0.05);
   EXPECT_FALSE(a.instructions->find("fixture/peer/skipped")->error.empty());
+  // Items per iteration from the native run: what a report divides by without --micro.
+  const auto* batch = a.instructions->find("fixture/gatecore/batch_256");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(once->items_per_iteration, 1.0);
+  EXPECT_EQ(batch->items_per_iteration, 256.0);
+  EXPECT_NEAR(batch->per_iteration / once->per_iteration, 1.0, 0.05);
+  EXPECT_FALSE(a.instructions->find("fixture/peer/skipped")->items_per_iteration);
   // The same file twice passes the gate; compare reads what micro wrote.
   EXPECT_EQ(test::run_gatebench("compare " + out1 + " " + out2), 0);
   std::filesystem::remove_all(dir);

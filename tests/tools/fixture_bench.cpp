@@ -25,6 +25,13 @@ void sum(benchmark::State& state, int rounds) {
   }
 }
 
+// 256 items per iteration, as the cidr and access-log benchmarks count a batch of addresses or
+// lines per iteration.
+void batch(benchmark::State& state) {
+  sum(state, 1);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * 256);
+}
+
 void skipped(benchmark::State& state) {
   state.SkipWithError("skipped: fixture");
 }
@@ -33,5 +40,6 @@ void skipped(benchmark::State& state) {
 
 BENCHMARK_CAPTURE(sum, once, 1)->Name("fixture/gatecore/once");
 BENCHMARK_CAPTURE(sum, twice, 2)->Name("fixture/gatecore/twice");
+BENCHMARK(batch)->Name("fixture/gatecore/batch_256");
 BENCHMARK(skipped)->Name("fixture/peer/skipped");
 BENCHMARK_MAIN();

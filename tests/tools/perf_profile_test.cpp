@@ -154,7 +154,7 @@ TEST(Profile, BadOptionsExitTwo) {
   EXPECT_EQ(
       test::run_gatebench("profile fixture/gatecore/once --mode callgrind --seconds 1" + bench), 2);
   EXPECT_EQ(test::run_gatebench("profile fixture/gatecore/once --seconds 0" + bench), 2);
-  EXPECT_EQ(test::run_gatebench("profile fixture/ --seconds 0.1" + bench), 2);  // two match
+  EXPECT_EQ(test::run_gatebench("profile fixture/ --seconds 0.1" + bench), 2);  // several match
   EXPECT_EQ(test::run_gatebench("profile --help"), 0);
 }
 

@@ -203,6 +203,108 @@ TEST(AttributionInstructions, WithoutMacroJsonTheInstructionRowsStillShow) {
   EXPECT_NE(html.find("Cost attribution in instructions per request"), std::string::npos);
 }
 
+// gatebench report --instructions (or gatebench attribution) without --micro: a batched benchmark
+// (1,000 addresses per iteration) is divided by the items its instruction count records, and
+// without them its row is not attributable rather than a whole batch taken for one op.
+struct BatchedInputs {
+  json instructions = {{"schema", "gatebench.instructions/1"},
+                       {"env", json::object()},
+                       {"benchmarks",
+                        {{{"name", "cidr/gatecore/list_1k"},
+                          {"instructions_per_iteration", 1'200'000},
+                          {"items_per_iteration", 1000}},
+                         {{"name", "tls/handshake_tls13_full"},
+                          {"instructions_per_iteration", 3'000'000},
+                          {"items_per_iteration", 1}}}}};
+  MacroInstructionRun counted = parse_macro_instructions(macro_instructions_doc(), "ir.json");
+  std::vector<AttributionRule> rules = {
+      {"IP list", "gateway-protected", "gateway-default", {"^cidr/gatecore/list_1k$"}, ""},
+      {"IP list and more",
+       "gateway-queue",
+       "gateway-default",
+       {"^cidr/gatecore/list_1k$", "^cidr/gatecore/absent$"},
+       ""},
+      {"new connection",
+       "gateway-https-newconn",
+       "gateway-https-keepalive",
+       {"^tls/handshake_tls13_full$"},
+       "server_ns"}};
+  ReportModel model(const ResultSet& instr, const MicroRun* micro = nullptr,
+                    const MicroCounters* counters = nullptr) const {
+    return build_report_model(micro, nullptr, &*instr.instructions, rules, counters, &counted);
+  }
+};
+
+TEST(AttributionInstructions, ItemsPerIterationFromTheCountsThemselves) {
+  const BatchedInputs in;
+  const ResultSet instr = parse_result_set(in.instructions, "instructions.json");
+  const ReportModel m = in.model(instr);
+  const Attribution& ip = find(m, "gateway-protected");
+  ASSERT_EQ(ip.micro_ir.size(), 1u);
+  EXPECT_DOUBLE_EQ(ip.micro_ir[0].second, 1200.0);  // per address, not per batch of 1,000
+  EXPECT_DOUBLE_EQ(*ip.remainder_ir, 3000.0 - 1200.0);
+  EXPECT_TRUE(ip.micro_ir_missing.empty());
+  // report.json keeps the field: the counts read back the same.
+  const json report = report_json(m);
+  const InstructionRun again =
+      parse_instructions_json(common::JsonField(report["instructions"], "report.json"));
+  EXPECT_EQ(again.find("cidr/gatecore/list_1k")->items_per_iteration, 1000.0);
+}
+
+TEST(AttributionInstructions, WithoutItemsOrMicroABatchedCountIsNotAttributable) {
+  BatchedInputs in;
+  for (auto& b : in.instructions["benchmarks"]) b.erase("items_per_iteration");  // an older file
+  const ResultSet instr = parse_result_set(in.instructions, "instructions.json");
+  const ReportModel m = in.model(instr);
+  const Attribution& ip = find(m, "gateway-protected");
+  EXPECT_TRUE(ip.micro_ir.empty());
+  ASSERT_EQ(ip.micro_ir_missing.size(), 1u);
+  EXPECT_NE(ip.micro_ir_missing[0].find("cidr/gatecore/list_1k: not attributable"),
+            std::string::npos)
+      << ip.micro_ir_missing[0];
+  EXPECT_FALSE(ip.micro_ir_sum);
+  EXPECT_FALSE(ip.remainder_ir);
+  EXPECT_FALSE(ip.remainder_share);
+  const json j = report_json(m);
+  EXPECT_EQ(j["cost_attribution"][0]["instructions"]["not_attributable"].size(), 1u);
+  EXPECT_TRUE(j["cost_attribution"][0]["instructions"]["remainder_per_request"].is_null());
+  const std::string md = report_markdown(m);
+  EXPECT_NE(md.find("| IP list | 43,000 − 40,000 = 3,000 | cidr/gatecore/list_1k: not "
+                    "attributable"),
+            std::string::npos)
+      << md;
+  // The time run gives the items instead: 1,000 per iteration of 120 µs.
+  json micro = {{"context", json::object()},
+                {"benchmarks",
+                 {{{"name", "cidr/gatecore/list_1k"},
+                   {"run_type", "iteration"},
+                   {"iterations", 100},
+                   {"real_time", 120000.0},
+                   {"cpu_time", 120000.0},
+                   {"time_unit", "ns"},
+                   {"items_per_second", 1000 / 120e-6}}}}};
+  const ResultSet time_run = parse_result_set(micro, "micro.json");
+  const ReportModel with_micro = in.model(instr, &*time_run.micro);
+  EXPECT_DOUBLE_EQ(find(with_micro, "gateway-protected").micro_ir[0].second, 1200.0);
+}
+
+// One hot path without a count, or the TLS rule without the time run's server_ns: no sum, so the
+// rest is never passed off as remainder, and the reason is named.
+TEST(AttributionInstructions, APartialOrCounterlessRuleHasNoRemainder) {
+  const BatchedInputs in;
+  const ResultSet instr = parse_result_set(in.instructions, "instructions.json");
+  const ReportModel m = in.model(instr);
+  const Attribution& two = find(m, "gateway-queue");
+  EXPECT_EQ(two.micro_ir.size(), 1u);
+  ASSERT_EQ(two.micro_ir_missing.size(), 1u);
+  EXPECT_EQ(two.micro_ir_missing[0], "no instruction count matches ^cidr/gatecore/absent$");
+  EXPECT_FALSE(two.remainder_ir);
+  const Attribution& tls = find(m, "gateway-https-newconn");
+  ASSERT_EQ(tls.micro_ir_missing.size(), 1u);
+  EXPECT_NE(tls.micro_ir_missing[0].find("server_ns"), std::string::npos);
+  EXPECT_FALSE(tls.remainder_ir);
+}
+
 TEST(MacroInstructions, BadFilesNameTheField) {
   json doc = macro_instructions_doc();
   doc["schema"] = "gatebench.macro/2";

@@ -194,6 +194,7 @@ std::string breakdown_markdown(const ReportModel& m,
   for (const auto& b : rows) {
     md += "- **" + b.row->rule.label + "** (" + b.row->rule.scenario + " − " +
           b.row->rule.baseline + "): ";
+    for (const auto& why : b.row->micro_ir_missing) md += "micro " + why + "; ";
     if (!b.error.empty()) {
       md += "no breakdown: " + b.error + "\n";
       continue;
@@ -227,6 +228,7 @@ json breakdown_json(const ReportModel& m, const std::vector<AttributionBreakdown
                     {"difference", opt(a.difference_ir)},
                     {"micro", opt(a.micro_ir_sum)},
                     {"micro_scaled", a.micro_ir_scaled},
+                    {"micro_not_attributable", a.micro_ir_missing},
                     {"remainder", opt(a.remainder_ir)},
                     {"agrees", b.agrees ? json(*b.agrees) : json(nullptr)},
                     {"groups", b.error.empty() ? groups : json(nullptr)},

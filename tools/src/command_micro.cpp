@@ -34,11 +34,14 @@ order) in context.gatebench_process_start_us.
 
 Instruction mode (--instructions): runs each selected benchmark alone under
 valgrind --tool=callgrind and records instructions per iteration (schema
-gatebench.instructions/1). Google Benchmark 1.7.1 has no fixed-iteration flag, so the loop is
-isolated by callgrind dumps at State::StartKeepRunning()/FinishKeepRunning() and its iteration
-search (1, 10, 100, 1000 with a huge --benchmark_min_time) supplies known iteration counts;
-per iteration = (L(1000) - L(100)) / 900. See docs/gating.md. valgrind 3.19 cannot run AVX-512
-code: point --bench at a build made with -DGATEBENCH_MARCH=x86-64-v3.
+gatebench.instructions/1), and the items it counts per iteration (items_per_iteration: its
+SetItemsProcessed over one short native run of the same binary, 1 when it counts none), so a
+report divides a batched benchmark by its batch without --micro. Google Benchmark 1.7.1 has no
+fixed-iteration flag, so the loop is isolated by callgrind dumps at
+State::StartKeepRunning()/FinishKeepRunning() and its iteration search (1, 10, 100, 1000 with a
+huge --benchmark_min_time) supplies known iteration counts; per iteration =
+(L(1000) - L(100)) / 900. See docs/gating.md. valgrind 3.19 cannot run AVX-512 code: point
+--bench at a build made with -DGATEBENCH_MARCH=x86-64-v3.
 
 options:
   --filter RE         Google Benchmark filter regex (default: all)
@@ -227,9 +230,17 @@ int command_micro(const CommandArgs& argv) {
     v.pop_back();
     run.env["valgrind"] = v;
   }
+  std::map<std::string, double> items;
+  try {
+    items = items_per_iteration(bench, filter);
+  } catch (const std::exception& e) {
+    // The counts stand without it; the report then needs --micro for batched benchmarks.
+    std::cerr << "gatebench micro: no items per iteration (" << e.what() << ")\n";
+  }
   int failed = 0;
   for (const auto& name : names) {
     InstructionCount c = count_instructions(name, opt);
+    if (const auto it = items.find(name); it != items.end()) c.items_per_iteration = it->second;
     if (c.error.empty()) {
       std::cerr << name << ": " << c.per_iteration << " instructions/iteration\n";
     } else {

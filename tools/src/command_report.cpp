@@ -82,7 +82,11 @@ int command_report(const CommandArgs& argv) {
       macro_instructions ? &*macro_instructions : nullptr);
   if (macro_instructions) m.macro_instructions_file = *args.value("macro-instructions");
   if (micro_set) m.micro_file = micro_set->file;
-  if (macro_set) m.macro_file = macro_set->file;
+  if (macro_set) {
+    m.macro_file = macro_set->file;
+    m.mix_statuses =
+        load_mix_statuses(*macro_set->macro, std::filesystem::path(macro_set->file).parent_path());
+  }
   if (instr_set) m.instructions_file = instr_set->file;
 
   std::filesystem::create_directories(*out);

@@ -34,6 +34,29 @@ std::string exact_filter(const std::string& name) {
   return re + "$";
 }
 
+std::map<std::string, double> items_per_iteration(const std::string& bench,
+                                                  const std::string& filter) {
+  // A hundredth of a second per benchmark: the count is exact whatever the iterations were.
+  const std::string out = common::output_of(
+      {bench, "--benchmark_filter=" + filter, "--benchmark_repetitions=1",
+       "--benchmark_min_time=0.01", "--benchmark_enable_random_interleaving=false",
+       "--benchmark_format=json"});
+  const nlohmann::json doc = nlohmann::json::parse(out);
+  const MicroRun run =
+      parse_gbench_json(common::JsonField(doc, bench + " --benchmark_format=json"));
+  std::map<std::string, double> items;
+  for (const auto& b : run.benchmarks) {
+    if (!b.error.empty() || b.cpu_ns.empty()) continue;
+    if (b.items_per_second.empty()) {
+      items[b.name] = 1;
+      continue;
+    }
+    const double per = b.items_per_second.front() * b.cpu_ns.front() / 1e9;
+    items[b.name] = std::round(per) >= 1 ? std::round(per) : per;
+  }
+  return items;
+}
+
 LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& opt) {
   LoopDumps out;
   std::string safe = name;

@@ -13,6 +13,7 @@
 // instruction budget stops at 100 (slope from 10 -> 100, check from 1 -> 10).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,13 @@ struct LoopDumps {
   std::string unsupported;  // valgrind hit an instruction it cannot decode (e.g. AVX-512)
 };
 LoopDumps collect_loop_dumps(const std::string& name, const InstructionOptions& opt);
+
+// Items per iteration of every benchmark `filter` selects (absent: the benchmark errored), from one
+// short native run of `bench` (Google Benchmark JSON: items_per_second × CPU time per iteration,
+// rounded to a whole count; 1 for a benchmark that counts no items). callgrind kills the counted
+// process before Google Benchmark reports, so the count itself cannot carry them.
+std::map<std::string, double> items_per_iteration(const std::string& bench,
+                                                  const std::string& filter);
 
 // On failure the returned count has per_iteration = 0 and detail["error"] set.
 InstructionCount count_instructions(const std::string& name, const InstructionOptions& opt);

@@ -17,6 +17,9 @@ InstructionRun parse_instructions_json(const common::JsonField& doc) {
     c.name = b.child("name").string();
     c.per_iteration = b.child("instructions_per_iteration").number();
     if (c.per_iteration < 0) b.child("instructions_per_iteration").fail("must not be negative");
+    c.items_per_iteration = b.child("items_per_iteration").optional_number();
+    if (c.items_per_iteration && *c.items_per_iteration <= 0)
+      b.child("items_per_iteration").fail("expected a positive number");
     if (b.has("detail")) c.detail = b.child("detail").json();
     c.error = b.child("error").optional_string().value_or("");
     run.benchmarks.push_back(std::move(c));
@@ -29,6 +32,7 @@ json instructions_to_json(const InstructionRun& run) {
   for (const auto& c : run.benchmarks) {
     json entry = {
         {"name", c.name}, {"instructions_per_iteration", c.per_iteration}, {"detail", c.detail}};
+    if (c.items_per_iteration) entry["items_per_iteration"] = *c.items_per_iteration;
     if (!c.error.empty()) entry["error"] = c.error;
     list.push_back(std::move(entry));
   }

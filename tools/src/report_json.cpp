@@ -67,6 +67,7 @@ json instructions_attribution(const Attribution& a) {
           {"difference_per_request", opt(a.difference_ir)},
           {"micro", micro},
           {"micro_scaled_by_counter", a.micro_ir_scaled},
+          {"not_attributable", a.micro_ir_missing},
           {"micro_per_request", opt(a.micro_ir_sum)},
           {"remainder_per_request", opt(a.remainder_ir)},
           {"remainder_share", opt(a.remainder_share)}};
@@ -130,6 +131,28 @@ json handshakes_json(const ReportModel& m) {
   return list;
 }
 
+json cache_hits_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& row : m.cache_hits) {
+    json rounds = json::array();
+    for (const auto& r : row.rounds)
+      rounds.push_back({{"round", r.round},
+                        {"status", r.status},
+                        {"hit_ratio", opt(r.hit_ratio)},
+                        {"verdict", verdict_text(r.verdict)}});
+    list.push_back(
+        {{"scenario", row.scenario->name},
+         {"status", row.scenario->status},
+         {"expected", row.expected ? json{row.expected->first, row.expected->second} : json()},
+         {"hit_ratio", opt(row.hit_ratio)},
+         {"hit_ratio_interval", interval_json(row.interval)},
+         {"verdict", verdict_text(row.verdict)},
+         {"verdict_rounds", row.verdict_rounds},
+         {"rounds", rounds}});
+  }
+  return list;
+}
+
 }  // namespace
 
 json report_json(const ReportModel& m) {
@@ -149,6 +172,7 @@ json report_json(const ReportModel& m) {
       m.macro_instructions ? macro_instructions_json(*m.macro_instructions) : json(nullptr);
   j["cost_attribution"] = m.macro || m.macro_instructions ? attribution_json(m) : json(nullptr);
   j["handshakes"] = m.macro ? handshakes_json(m) : json(nullptr);
+  j["cache_hit_ratio"] = m.macro ? cache_hits_json(m) : json(nullptr);
   return j;
 }
 

@@ -215,24 +215,42 @@ std::optional<double> counter_of(const ReportModel& m, const std::string& bench,
   return m.counters->median(bench, counter);
 }
 
-// Instructions per op of a micro benchmark: per iteration ÷ items per iteration (when the
-// benchmark counts items, as its time per op does), scaled to the rule's counter when it has one.
-std::optional<double> micro_instructions(const ReportModel& m, const AttributionRule& rule,
-                                         const std::string& bench) {
-  const InstructionCount* c = m.instructions->find(bench);
-  if (!c || !c->error.empty() || c->per_iteration <= 0) return std::nullopt;
-  double per_op = c->per_iteration;
+struct MicroInstructions {
+  std::optional<double> per_op;
+  std::string why_not;  // set when per_op is not
+};
+
+// Instructions per op of a micro benchmark: per iteration ÷ items per iteration, as its time per
+// op is, scaled to the rule's counter when it has one. The items come from the instruction
+// counts (gatebench micro --instructions records them), else from the micro time run; a count
+// with neither is not attributable: per iteration it would be a whole batch, not one op.
+MicroInstructions micro_instructions(const ReportModel& m, const AttributionRule& rule,
+                                     const InstructionCount& c) {
+  if (!c.error.empty()) return {std::nullopt, c.name + ": not counted (" + c.error + ")"};
+  if (c.per_iteration <= 0) return {std::nullopt, c.name + ": no instructions counted"};
   const MicroRow* row = nullptr;
   for (const auto& r : m.micro_rows)
-    if (r.bench->name == bench) row = &r;
-  if (row && row->cpu_ns > 0 && row->items_per_second) {
-    const double items = std::round(*row->items_per_second * row->cpu_ns / 1e9);
-    if (items >= 1) per_op /= items;
+    if (r.bench->name == c.name && r.cpu_ns > 0) row = &r;
+  std::optional<double> items = c.items_per_iteration;
+  if (!items && row) {
+    items = 1;
+    if (row->items_per_second) {
+      const double n = std::round(*row->items_per_second * row->cpu_ns / 1e9);
+      if (n >= 1) items = n;
+    }
   }
-  if (rule.counter.empty()) return per_op;
-  const auto part = counter_of(m, bench, rule.counter);
-  if (!part || !row || row->cpu_ns <= 0) return std::nullopt;
-  return per_op * std::min(1.0, *part / row->cpu_ns);
+  if (!items)
+    return {std::nullopt, c.name +
+                              ": not attributable: the count is per iteration and no items per "
+                              "iteration are known (re-count with gatebench micro --instructions, "
+                              "which records them, or give the time run as --micro)"};
+  const double per_op = c.per_iteration / *items;
+  if (rule.counter.empty()) return {per_op, ""};
+  const auto part = counter_of(m, c.name, rule.counter);
+  if (!part || !row)
+    return {std::nullopt, c.name + ": not attributable: its " + rule.counter +
+                              " share of CPU time comes from the time run (--micro)"};
+  return {per_op * std::min(1.0, *part / row->cpu_ns), ""};
 }
 
 void fill_instructions(const ReportModel& m, const AttributionRule& rule, Attribution& a) {
@@ -246,16 +264,23 @@ void fill_instructions(const ReportModel& m, const AttributionRule& rule, Attrib
   if (!m.instructions) return;
   for (const auto& pattern : rule.micro_patterns) {
     const RE2 re(pattern, RE2::Quiet);
-    for (const auto& c : m.instructions->benchmarks) {
-      if (!RE2::PartialMatch(c.name, re)) continue;
-      if (auto v = micro_instructions(m, rule, c.name)) {
-        a.micro_ir.emplace_back(c.name, *v);
-        a.micro_ir_scaled = !rule.counter.empty();
-      }
-      break;
+    const auto c =
+        std::find_if(m.instructions->benchmarks.begin(), m.instructions->benchmarks.end(),
+                     [&](const InstructionCount& ic) { return RE2::PartialMatch(ic.name, re); });
+    if (c == m.instructions->benchmarks.end()) {
+      a.micro_ir_missing.push_back("no instruction count matches " + pattern);
+      continue;
     }
+    const MicroInstructions v = micro_instructions(m, rule, *c);
+    if (!v.per_op) {
+      a.micro_ir_missing.push_back(v.why_not);
+      continue;
+    }
+    a.micro_ir.emplace_back(c->name, *v.per_op);
+    a.micro_ir_scaled = !rule.counter.empty();
   }
-  if (!a.micro_ir.empty() || rule.micro_patterns.empty()) {
+  // A sum over part of the hot paths would pass the rest off as remainder: none then.
+  if (a.micro_ir_missing.empty()) {
     double sum = 0;
     for (const auto& [name, v] : a.micro_ir) sum += v;
     a.micro_ir_sum = sum;
@@ -370,6 +395,7 @@ ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
   if (macro) {
     for (const auto& s : macro->scenarios) m.scenarios.push_back({&s, cpu_us_per_request(s)});
     fill_handshakes(m);
+    m.cache_hits = cache_hit_rows(*macro);
   }
   if (macro || macro_instructions) fill_attribution(m, rules);
   return m;

@@ -10,6 +10,8 @@
 
 #include "tools/src/macro_instructions.hpp"
 #include "tools/src/micro_counters.hpp"
+#include "tools/src/report_cache.hpp"
+#include "tools/src/report_mix.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -68,6 +70,9 @@ struct Attribution {
   std::optional<double> scenario_ir, baseline_ir, difference_ir;
   std::vector<std::pair<std::string, double>> micro_ir;  // benchmark, instructions per op
   bool micro_ir_scaled = false;  // a counter rule: scaled by the counter's share of CPU time
+  // Why a hot path of the rule has no instructions per op (no count matches, the count failed,
+  // or its items per iteration are unknown); any entry leaves the sum and remainder unset.
+  std::vector<std::string> micro_ir_missing;
   std::optional<double> micro_ir_sum;
   std::optional<double> remainder_ir;     // difference_ir - micro_ir_sum
   std::optional<double> remainder_share;  // remainder_ir / difference_ir, when it is positive
@@ -98,6 +103,10 @@ struct ReportModel {
   std::vector<ScenarioCost> scenarios;
   std::vector<Attribution> attribution;
   std::vector<HandshakeRow> handshakes;
+  std::vector<CacheHitRow> cache_hits;  // scenarios with a cache check
+  // Statuses per template of request mixes, from the rounds' load files when they are there
+  // (load_mix_statuses; filled by `gatebench report`, which knows where macro.json lies).
+  std::map<std::string, TemplateStatuses> mix_statuses;
 };
 
 std::vector<AttributionRule> default_attribution_rules();

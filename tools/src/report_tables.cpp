@@ -1,5 +1,6 @@
 #include "tools/src/report_tables.hpp"
 
+#include <cstdio>
 #include <set>
 
 #include "tools/src/format.hpp"
@@ -126,16 +127,42 @@ ReportTable reasons(const ReportModel& m) {
   return t;
 }
 
-// counts.<template>.as_expected / .unexpected of scenarios whose mix has an attack template.
+// What one row of the mix table adds up: a template, a class of templates or the whole mix.
+struct MixSum {
+  double ok = 0, bad = 0;
+  StatusCounts statuses;
+  bool have_statuses = true;  // every template summed had its statuses
+  double requests() const { return ok + bad; }
+  void add(const MixSum& o) {
+    ok += o.ok;
+    bad += o.bad;
+    for (const auto& [code, n] : o.statuses) statuses[code] += n;
+    have_statuses = have_statuses && o.have_statuses;
+  }
+};
+
+std::string statuses_text(const MixSum& sum) {
+  if (!sum.have_statuses) return "–";
+  std::string out;
+  for (const auto& [code, n] : sum.statuses)
+    out += (out.empty() ? "" : ", ") + code + ": " + fmt_count(n);
+  return out.empty() ? "–" : out;
+}
+
+// counts.<template>.as_expected / .unexpected of scenarios whose mix has an attack template, per
+// template, per class (attack, benign) and in all, with each one's share of the requests and,
+// when the rounds' load files were read, its statuses.
 ReportTable request_mix(const ReportModel& m) {
   ReportTable t{
       "Request mix (waf-mix)",
-      "Per template, summed over the rounds: an attack template (expected 403) is blocked "
-      "as expected or missed; benign traffic is served as expected or wrongly blocked. A "
+      "Per template, per class and in all, summed over the ok rounds: an attack template "
+      "(expected 403) is blocked as expected or missed; benign traffic is served as expected or "
+      "wrongly blocked. Requests are the responses counted, share is of the whole mix; statuses "
+      "come from the rounds' gatebench-load files (– when they are not beside macro.json). A "
       "mix of more than 12 templates lists only those with unexpected answers.",
       {"scenario", "template", "kind", "blocked as expected", "missed", "served as expected",
-       "wrongly blocked"},
-      {false, false, false, true, true, true, true},
+       "wrongly blocked", "requests", "share", "statuses"},
+      {false, false, false, true, true, true, true, true, true, false},
       {}};
   const std::string suffix = ".as_expected";
   for (const auto& sc : m.scenarios) {
@@ -150,23 +177,50 @@ ReportTable request_mix(const ReportModel& m) {
       any_attack = any_attack || is_attack_template(templates.back());
     }
     if (!any_attack) continue;
-    double totals[4] = {0, 0, 0, 0};
+    const auto found = m.mix_statuses.find(s.name);
+    std::vector<MixSum> sums;
+    MixSum classes[2], all;  // attack, benign
+    std::size_t class_templates[2] = {0, 0};
     for (const auto& name : templates) {
-      const double ok = number_at(s.counts, (name + ".as_expected").c_str()).value_or(0);
-      const double bad = number_at(s.counts, (name + ".unexpected").c_str()).value_or(0);
-      const bool attack = is_attack_template(name);
-      totals[attack ? 0 : 2] += ok;
-      totals[attack ? 1 : 3] += bad;
-      if (templates.size() > kTemplatesListedInFull && bad == 0) continue;
-      const std::string a = fmt_count(ok), b = fmt_count(bad);
-      t.rows.push_back(attack ? std::vector<std::string>{s.name, name, "attack", a, b, "", ""}
-                              : std::vector<std::string>{s.name, name, "benign", "", "", a, b});
+      MixSum sum;
+      sum.ok = number_at(s.counts, (name + ".as_expected").c_str()).value_or(0);
+      sum.bad = number_at(s.counts, (name + ".unexpected").c_str()).value_or(0);
+      sum.have_statuses = found != m.mix_statuses.end() && found->second.contains(name);
+      if (sum.have_statuses) sum.statuses = found->second.at(name);
+      const int c = is_attack_template(name) ? 0 : 1;
+      classes[c].add(sum);
+      ++class_templates[c];
+      all.add(sum);
+      sums.push_back(std::move(sum));
     }
-    const std::string all = templates.size() > kTemplatesListedInFull
-                                ? "all " + std::to_string(templates.size()) + " templates"
-                                : std::string("all");
-    t.rows.push_back({s.name, all, "", fmt_count(totals[0]), fmt_count(totals[1]),
-                      fmt_count(totals[2]), fmt_count(totals[3])});
+    auto share = [&](const MixSum& x) {
+      return all.requests() > 0 ? fmt_percent(x.requests() / all.requests(), false) : "–";
+    };
+    auto row = [&](const std::string& label, int c, const MixSum& x) {
+      const std::string a = fmt_count(x.ok), b = fmt_count(x.bad);
+      std::vector<std::string> r = {s.name, label, c == 0 ? "attack" : "benign"};
+      for (const auto& cell :
+           c == 0 ? std::vector<std::string>{a, b, "", ""} : std::vector<std::string>{"", "", a, b})
+        r.push_back(cell);
+      for (const auto& cell : {fmt_count(x.requests()), share(x), statuses_text(x)})
+        r.push_back(cell);
+      t.rows.push_back(std::move(r));
+    };
+    for (std::size_t i = 0; i < templates.size(); ++i) {
+      if (templates.size() > kTemplatesListedInFull && sums[i].bad == 0) continue;
+      row(templates[i], is_attack_template(templates[i]) ? 0 : 1, sums[i]);
+    }
+    for (int c = 0; c < 2; ++c)
+      if (class_templates[c] > 0)
+        row("all " + std::to_string(class_templates[c]) + (c == 0 ? " attack" : " benign") +
+                (class_templates[c] == 1 ? " template" : " templates"),
+            c, classes[c]);
+    const std::string label = templates.size() > kTemplatesListedInFull
+                                  ? "all " + std::to_string(templates.size()) + " templates"
+                                  : std::string("all");
+    t.rows.push_back({s.name, label, "", fmt_count(classes[0].ok), fmt_count(classes[0].bad),
+                      fmt_count(classes[1].ok), fmt_count(classes[1].bad),
+                      fmt_count(all.requests()), share(all), statuses_text(all)});
   }
   return t;
 }
@@ -246,29 +300,46 @@ ReportTable handshakes(const ReportModel& m) {
   return t;
 }
 
+// The driver's own spelling of a range (its reasons print "[0.95, 1]" with %g).
+std::string range_text(const std::pair<double, double>& r) {
+  char text[64];
+  std::snprintf(text, sizeof text, "[%g, %g]", r.first, r.second);
+  return text;
+}
+
+std::string rounds_list(const std::vector<int>& rounds) {
+  std::string out = rounds.size() == 1 ? "round " : "rounds ";
+  for (std::size_t i = 0; i < rounds.size(); ++i)
+    out += (i > 0 ? ", " : "") + std::to_string(rounds[i]);
+  return out;
+}
+
 ReportTable cache_hits(const ReportModel& m) {
   ReportTable t{"Cache hit ratio",
                 "Scenarios with a cache check: responses whose cache-status header carried a hit "
                 "value over every response counted (median over the ok rounds [interval]), the "
-                "range the scenario expects (a round outside it fails), and each round's ratio.",
-                {"scenario", "status", "hit ratio", "expected", "rounds"},
-                {false, false, true, false, false},
+                "range the scenario expects, the verdict (missed: a round outside the range, "
+                "which fails it; not counted: a round whose load counted no response with the "
+                "header) and each round's ratio.",
+                {"scenario", "status", "hit ratio", "expected", "verdict", "rounds"},
+                {false, false, true, false, false, false},
                 {}};
   auto ratio = [](const std::optional<double>& v) { return v ? fmt_fixed(*v, 4) : "–"; };
-  for (const auto& sc : m.scenarios) {
-    const MacroScenario& s = *sc.scenario;
-    if (!s.expect_hit_ratio && !s.hit_ratio) continue;
+  for (const auto& row : m.cache_hits) {
+    const MacroScenario& s = *row.scenario;
     std::string rounds;
-    for (const auto& r : s.rounds)
+    for (const auto& r : row.rounds) {
       rounds += (rounds.empty() ? "" : ", ") + std::to_string(r.round) + ": " + ratio(r.hit_ratio);
-    std::string median = ratio(s.hit_ratio);
-    if (const MacroInterval* iv = s.interval("hit_ratio"); iv && s.hit_ratio)
-      median += " [" + fmt_fixed(iv->lo, 4) + ", " + fmt_fixed(iv->hi, 4) + "]";
-    t.rows.push_back({s.name, s.status, median,
-                      s.expect_hit_ratio ? "[" + fmt_sig(s.expect_hit_ratio->first) + ", " +
-                                               fmt_sig(s.expect_hit_ratio->second) + "]"
-                                         : "–",
-                      rounds.empty() ? "–" : rounds});
+      if (r.verdict == CacheVerdict::missed || r.verdict == CacheVerdict::not_counted)
+        rounds += std::string(" ") + verdict_text(r.verdict);
+    }
+    std::string median = ratio(row.hit_ratio);
+    if (row.interval)
+      median += " [" + fmt_fixed(row.interval->lo, 4) + ", " + fmt_fixed(row.interval->hi, 4) + "]";
+    std::string verdict = verdict_text(row.verdict);
+    if (!row.verdict_rounds.empty()) verdict += " (" + rounds_list(row.verdict_rounds) + ")";
+    t.rows.push_back({s.name, s.status, median, row.expected ? range_text(*row.expected) : "–",
+                      verdict, rounds.empty() ? "–" : rounds});
   }
   return t;
 }
@@ -317,6 +388,7 @@ ReportTable attribution_in_instructions(const ReportModel& m) {
     std::vector<std::string> paths;
     for (const auto& [name, v] : a.micro_ir)
       paths.push_back(name + " " + (a.micro_ir_scaled ? "≈" : "") + fmt_count(v));
+    paths.insert(paths.end(), a.micro_ir_missing.begin(), a.micro_ir_missing.end());
     if (a.rule.micro_patterns.empty()) paths.push_back("no micro benchmark covers it");
     const std::string diff = a.difference_ir ? instructions(a.scenario_ir) + " − " +
                                                    instructions(a.baseline_ir) + " = " +

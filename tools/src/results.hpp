@@ -36,6 +36,10 @@ struct MicroRun {
 struct InstructionCount {
   std::string name;
   double per_iteration = 0.0;
+  // Items the benchmark counts per iteration (SetItemsProcessed; 1 when it counts none), from a
+  // short native run of the same binary: per op = per iteration ÷ this. None in files written
+  // before the field existed.
+  std::optional<double> items_per_iteration;
   std::string error;  // non-empty: no count (benchmark skipped, or the method's check failed)
   nlohmann::json detail = nlohmann::json::object();  // raw measurement points, kept for audit
 };
