@@ -204,8 +204,9 @@ TEST(AttributionInstructions, WithoutMacroJsonTheInstructionRowsStillShow) {
 }
 
 // gatebench report --instructions (or gatebench attribution) without --micro: a batched benchmark
-// (1,000 addresses per iteration) is divided by the items its instruction count records, and
-// without them its row is not attributable rather than a whole batch taken for one op.
+// (1,000 items per iteration here; cidr/gatecore/list_1k counts 65,536) is divided by the items
+// its instruction count records, and without them its row is not attributable rather than a
+// whole batch taken for one op.
 struct BatchedInputs {
   json instructions = {{"schema", "gatebench.instructions/1"},
                        {"env", json::object()},

@@ -94,8 +94,8 @@ def main():
     with open("attribution_instructions.json", "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    # Batched as the real benchmark is (1,000 addresses per iteration): 600 per op, which only
-    # items_per_iteration tells without a --micro time run.
+    # Batched as the real benchmark is (it counts 65,536 addresses per iteration, 1,000 here):
+    # 600 per op, which only items_per_iteration tells without a --micro time run.
     micro = {"schema": "gatebench.instructions/1", "env": {},
              "benchmarks": [{"name": "cidr/gatecore/list_1k", "instructions_per_iteration": 600000,
                              "items_per_iteration": 1000}]}
