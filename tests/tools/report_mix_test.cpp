@@ -18,8 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-// 100 attacks (sqli 70, one of them missed; xss 30) and 300 benign requests (get 200, two wrongly
-// blocked; post 100) over two rounds.
+// 100 attacks (sqli 70, one of them missed; xss 30; traversal drawn in neither round) and 300
+// benign requests (get 200, two wrongly blocked; post 100) over two rounds.
 json macro_doc() {
   auto round = [](int n) {
     return json{{"round", n},
@@ -44,6 +44,8 @@ json macro_doc() {
                {"sqli.unexpected", 1},
                {"xss.as_expected", 30},
                {"xss.unexpected", 0},
+               {"traversal.as_expected", 0},
+               {"traversal.unexpected", 0},
                {"get.as_expected", 198},
                {"get.unexpected", 2},
                {"post.as_expected", 100},
@@ -59,7 +61,7 @@ json load_file(int round) {
   return {{"schema", "gatebench.load/1"},
           {"templates",
            {t("sqli", sqli), t("xss", {{"403", 15}}), t("get", {{"200", 99}, {"403", 1}}),
-            t("post", {{"200", 50}})}}};
+            t("post", {{"200", 50}}), t("traversal", json::object())}}};
 }
 
 struct MixRun {
@@ -93,6 +95,7 @@ TEST(ReportMix, StatusesSummedOverTheRoundsFiles) {
   EXPECT_EQ(mix.at("sqli").at("200"), 1.0);
   EXPECT_EQ(mix.at("get").at("403"), 2.0);
   EXPECT_EQ(mix.at("post").at("200"), 100.0);
+  EXPECT_TRUE(mix.at("traversal").empty());  // no response, but its statuses are known
 }
 
 TEST(ReportMix, RowsPerTemplatePerClassAndInAll) {
@@ -103,7 +106,8 @@ TEST(ReportMix, RowsPerTemplatePerClassAndInAll) {
         "wrongly blocked | requests | share | statuses |",
         "| waf-mix | sqli | attack | 69 | 1 |  |  | 70 | 17.5% | 200: 1, 403: 69 |",
         "| waf-mix | get | benign |  |  | 198 | 2 | 200 | 50.0% | 200: 198, 403: 2 |",
-        "| waf-mix | all 2 attack templates | attack | 99 | 1 |  |  | 100 | 25.0% | 200: 1, 403: "
+        "| waf-mix | traversal | attack | 0 | 0 |  |  | 0 | 0.0% | – |",
+        "| waf-mix | all 3 attack templates | attack | 99 | 1 |  |  | 100 | 25.0% | 200: 1, 403: "
         "99 |",
         "| waf-mix | all 2 benign templates | benign |  |  | 298 | 2 | 300 | 75.0% | 200: 298, "
         "403: 2 |",
@@ -119,7 +123,7 @@ TEST(ReportMix, NoStatusesUnlessEveryOkRoundHasItsFile) {
   EXPECT_TRUE(load_mix_statuses(*set.macro, run.dir).empty());
   const std::string md = markdown(run);
   EXPECT_NE(
-      md.find("| waf-mix | all 2 attack templates | attack | 99 | 1 |  |  | 100 | 25.0% | – |"),
+      md.find("| waf-mix | all 3 attack templates | attack | 99 | 1 |  |  | 100 | 25.0% | – |"),
       std::string::npos)
       << md;
   EXPECT_NE(md.find("| waf-mix | all |  | 99 | 1 | 298 | 2 | 400 | 100.0% | – |"),

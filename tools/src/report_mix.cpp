@@ -63,8 +63,10 @@ std::map<std::string, TemplateStatuses> load_mix_statuses(const MacroRun& run,
       const auto statuses = round_statuses(r, macro_dir);
       complete = statuses.has_value();
       if (!complete) break;
-      for (const auto& [name, counts] : *statuses)
-        for (const auto& [code, n] : counts) sum[name][code] += n;
+      for (const auto& [name, counts] : *statuses) {
+        StatusCounts& into = sum[name];  // a template with no response still has its statuses
+        for (const auto& [code, n] : counts) into[code] += n;
+      }
     }
     if (complete && !sum.empty()) out[s.name] = std::move(sum);
   }
