@@ -23,9 +23,12 @@ within 10 instructions (what a count moves by with time inside the run).
 
 options:
   --instructions FILE   micro instruction counts (gatebench micro --instructions,
-                        gatebench.instructions/1): the micro column
-  --micro FILE          Google Benchmark JSON of the same suite: items per iteration, and the
-                        server_ns counter that the new-connection row scales by
+                        gatebench.instructions/1, with their items per iteration): the micro
+                        column
+  --micro FILE          Google Benchmark JSON of the same suite: items per iteration of counts
+                        written without them, and the server_ns counter that the
+                        new-connection row scales by; a hot path with neither is listed as not
+                        attributable, and its row has no remainder
   --attribution FILE    rules as for gatebench report (default: the built-in rules)
   --top K               functions listed per row (default 6)
   -o, --out FILE        write the Markdown here instead of standard output
