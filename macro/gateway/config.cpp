@@ -57,7 +57,7 @@ void parse_listeners(const Field& root, Config& cfg) {
   if (arr.size() == 0) arr.fail("expected at least one listener");
   for (std::size_t i = 0; i < arr.size(); ++i) {
     Field l = arr.at(i);
-    l.allow_keys({"protocol", "address", "port", "role"});
+    l.allow_keys({"protocol", "address", "port", "role", "http2"});
     ListenerConfig lc;
     std::string proto = l.string_or("protocol", "http");
     if (proto != "http" && proto != "https") {
@@ -69,6 +69,8 @@ void parse_listeners(const Field& root, Config& cfg) {
       l.child("role").fail("expected \"proxy\" or \"decision\"");
     }
     lc.decision = role == "decision";
+    lc.http2 = l.boolean_or("http2", lc.https && !lc.decision);
+    if (lc.http2 && lc.decision) l.child("http2").fail("a decision listener speaks HTTP/1.1 only");
     lc.address = l.string_or("address", "127.0.0.1");
     lc.port = static_cast<std::uint16_t>(l.required("port").integer(1, 65535));
     lc.addr.sin_family = AF_INET;
@@ -229,7 +231,8 @@ std::shared_ptr<const Config> config_from(const Field& root) {
   if (root.has("limits")) {
     Field lim = root.child("limits");
     lim.allow_keys({"max_header_bytes", "client_header_timeout_ms", "client_body_timeout_ms",
-                    "keepalive_timeout_ms", "send_timeout_ms", "max_connections_per_worker"});
+                    "keepalive_timeout_ms", "send_timeout_ms", "max_connections_per_worker",
+                    "h2_max_concurrent_streams"});
     cfg->max_header_bytes =
         static_cast<std::size_t>(lim.integer_or("max_header_bytes", 8192, 256, 65536));
     cfg->client_header_timeout_ms =
@@ -242,6 +245,8 @@ std::shared_ptr<const Config> config_from(const Field& root) {
         static_cast<std::uint32_t>(lim.integer_or("keepalive_timeout_ms", 60000, 1, 3600000));
     cfg->send_timeout_ms =
         static_cast<std::uint32_t>(lim.integer_or("send_timeout_ms", 30000, 1, 3600000));
+    cfg->h2_max_concurrent_streams =
+        static_cast<std::uint32_t>(lim.integer_or("h2_max_concurrent_streams", 100, 1, 10000));
   }
   long unknown = root.integer_or("unknown_host_status", 421, 400, 599);
   if (unknown != 421 && unknown != 404) {

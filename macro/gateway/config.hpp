@@ -25,6 +25,7 @@ using ConfigError = common::UsageError;
 struct ListenerConfig {
   bool https = false;
   bool decision = false;  // "role": "decision": answers decision requests (decision.hpp)
+  bool http2 = false;     // "http2": ALPN h2 (https) or h2c with prior knowledge (http)
   std::string address;    // IPv4 literal
   std::uint16_t port = 0;
   sockaddr_in addr{};
@@ -94,6 +95,8 @@ struct Config {
   std::uint32_t send_timeout_ms = 30000;
   // Client connections one worker serves at once; one more is answered 503 and closed.
   std::uint32_t max_connections_per_worker = 16384;
+  // SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection.
+  std::uint32_t h2_max_concurrent_streams = 100;
   std::uint16_t unknown_host_status = 421;
   std::vector<HostConfig> hosts;
   int default_host = -1;  // host answering any name not listed elsewhere ("*" in names)

@@ -16,6 +16,7 @@
 #include "macro/gateway/body_cursor.hpp"
 #include "macro/gateway/client_io.hpp"
 #include "macro/gateway/event_tag.hpp"
+#include "macro/gateway/h2_front.hpp"
 #include "macro/gateway/http_head.hpp"
 #include "macro/gateway/policy.hpp"
 #include "macro/gateway/redis_store.hpp"
@@ -28,9 +29,11 @@ struct Listener : Pollable {
   int fd = -1;
   bool https = false;
   bool decision = false;  // a decision listener (decision.hpp): nothing is proxied
+  bool http2 = false;     // h2 by ALPN (https) or by prior knowledge (http)
 };
 
-// kCacheWait: a Redis cache lookup is in flight (redis_store.hpp).
+// kCacheWait: a Redis cache lookup is in flight (redis_store.hpp). kH2: an HTTP/2 connection,
+// whose requests run as stream clients of their own (h2_flow.cpp).
 enum class CState : std::uint8_t {
   kHandshake,
   kReadHead,
@@ -38,8 +41,11 @@ enum class CState : std::uint8_t {
   kCacheWait,
   kLocal,
   kProxy,
-  kLinger
+  kLinger,
+  kH2
 };
+
+struct Client;
 
 // Allocated once per connection object (sizes from max_header_bytes, which only a restart changes).
 struct ClientBuffers {
@@ -56,6 +62,7 @@ struct ClientBuffers {
   std::vector<char> redis_value;  // a Redis reply's entry (the reply is freed after its callback)
   CaptureBuffer capture;
   std::unique_ptr<CacheCandidate> candidate;
+  std::unique_ptr<H2Front> h2;  // an HTTP/2 connection's session (h2_front.hpp)
 };
 
 struct ClientConn {
@@ -64,6 +71,12 @@ struct ClientConn {
   bool dead = false;
   bool close_after = false;  // no further request on this connection
   bool decision = false;     // accepted on a decision listener
+  bool h2c = false;          // a plain listener that takes the HTTP/2 preface (prior knowledge)
+  bool driving = false;      // inside drive(): a stream's progress does not drive it again
+  // A stream client: one HTTP/2 stream's request on the connection `parent`; its reads and
+  // writes go through the parent's H2Front instead of a socket (io.fd is -1).
+  H2Stream* stream = nullptr;
+  Client* parent = nullptr;
   CState state = CState::kReadHead;
   std::uint32_t ip = 0;
   char ip_text[INET_ADDRSTRLEN] = {};

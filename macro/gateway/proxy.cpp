@@ -38,7 +38,8 @@ bool idempotent(std::string_view method) {
 // connection failed (it is closed).
 bool WorkerLoop::send_continue(Client& c) {
   ProxyExchange& px = c.px;
-  if (!c.req.expect_continue || px.sent_continue) return true;
+  // A stream's Expect never reaches the head (h2_front.hpp): no interim answer to send.
+  if (!c.req.expect_continue || px.sent_continue || c.conn.parent != nullptr) return true;
   px.sent_continue = true;
   static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
   iovec civ{const_cast<char*>(kContinue.data()), kContinue.size()};
@@ -155,7 +156,7 @@ bool WorkerLoop::pump_request(Client& c) {
     body.rewind(c.req.head_len);
     if (!send_continue(c)) return true;
     if (!cc.io.readable) return false;
-    IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
+    IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
     if (r.status == IoStatus::kOk) {
       cc.in_len += r.bytes;
       cc.deadline_ms = now_ms_ + host.read_timeout_ms;

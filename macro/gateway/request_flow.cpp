@@ -3,10 +3,12 @@
 // request on the connection (keep-alive, pipelined bytes, lingering close).
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/response_writer.hpp"
+#include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker_loop.hpp"
 #include "micro/core/access_log/write.hpp"
 #include "micro/core/rules/body_fields.hpp"
@@ -17,6 +19,7 @@ namespace gatebench::gateway {
 namespace {
 
 constexpr std::uint32_t kLingerMs = 2000;
+constexpr std::string_view kH2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 bool same_host(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -31,7 +34,11 @@ bool same_host(std::string_view a, std::string_view b) {
 bool WorkerLoop::step_handshake(Client& c) {
   switch (client_handshake(c.conn.io)) {
     case HandshakeStatus::kDone:
-      c.conn.state = CState::kReadHead;
+      if (negotiated_h2(c.conn.io.ssl)) {
+        start_h2(c);
+      } else {
+        c.conn.state = CState::kReadHead;
+      }
       return true;
     case HandshakeStatus::kWouldBlock:
       return false;
@@ -45,7 +52,20 @@ bool WorkerLoop::step_handshake(Client& c) {
 bool WorkerLoop::step_read_head(Client& c) {
   ClientConn& cc = c.conn;
   char* in = c.buffers.in.get();
-  if (cc.in_len > 0) {
+  // h2c with prior knowledge: the preface, once whole, turns the connection into HTTP/2; a
+  // prefix of it is not handed to the HTTP/1 parser (it would answer its first line).
+  bool preface_prefix = false;
+  if (cc.h2c && cc.in_len > 0) {
+    const std::size_t n = std::min(cc.in_len, kH2Preface.size());
+    if (std::string_view(in, n) == kH2Preface.substr(0, n)) {
+      if (n == kH2Preface.size()) {
+        start_h2(c);
+        return true;
+      }
+      preface_prefix = true;
+    }
+  }
+  if (cc.in_len > 0 && !preface_prefix) {
     HeadStatus st =
         parse_request_head(std::string_view(in, cc.in_len), cfg().max_header_bytes, c.req);
     if (st == HeadStatus::kComplete) {
@@ -53,24 +73,13 @@ bool WorkerLoop::step_read_head(Client& c) {
       return true;
     }
     if (st != HeadStatus::kIncomplete) {
-      c.log = {};
-      c.log.start_us = mono_us();
-      cc.host = -1;
-      cc.close_after = true;
-      c.req.method = {};
-      c.req.target = {};
-      c.req.host = {};
-      c.req.user_agent = {};
-      c.req.referer = {};
-      c.req.body = BodyKind::kNone;
-      c.req.head_len = static_cast<std::uint32_t>(cc.in_len);
-      respond(c, c.req.error_status, "text/plain", c.req.error, {});
+      refuse_head(c, c.req.error_status, c.req.error);
       return true;
     }
   }
   if (!cc.io.readable) return false;
   if (cc.in_len == c.buffers.in_cap) return false;  // unreachable: parse reports kTooLarge first
-  IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
+  IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
   if (r.status == IoStatus::kOk) {
     if (cc.in_len == 0) cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
     cc.in_len += r.bytes;
@@ -79,6 +88,23 @@ bool WorkerLoop::step_read_head(Client& c) {
   if (r.status == IoStatus::kWouldBlock) return false;
   close_client(c);  // EOF or error between requests
   return false;
+}
+
+void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view why) {
+  ClientConn& cc = c.conn;
+  c.log = {};
+  c.log.start_us = mono_us();
+  cc.host = -1;
+  cc.close_after = true;
+  c.req.method = {};
+  c.req.target = {};
+  c.req.host = {};
+  c.req.user_agent = {};
+  c.req.referer = {};
+  c.req.body = BodyKind::kNone;
+  c.req.is_head = false;
+  c.req.head_len = static_cast<std::uint32_t>(cc.in_len);
+  respond(c, status, "text/plain", why, {});
 }
 
 void WorkerLoop::begin_request(Client& c) {
@@ -159,7 +185,7 @@ bool WorkerLoop::step_read_body(Client& c) {
   }
   if (!send_continue(c)) return true;
   if (!cc.io.readable) return false;
-  IoResult r = client_read(cc.io, in + cc.in_len, c.buffers.in_cap - cc.in_len);
+  IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
   if (r.status == IoStatus::kOk) {
     cc.in_len += r.bytes;  // the deadline stays: it bounds the whole body
     return true;
@@ -290,7 +316,7 @@ bool WorkerLoop::step_linger(Client& c) {
   // After an error response on a connection with unread input, read and drop what the client
   // still sends so close() does not reset the connection before it read the response.
   if (!c.conn.io.readable) return false;
-  IoResult r = client_read(c.conn.io, c.buffers.in.get(), c.buffers.in_cap);
+  IoResult r = read_client(c, c.buffers.in.get(), c.buffers.in_cap);
   if (r.status == IoStatus::kOk) return true;
   if (r.status == IoStatus::kWouldBlock) return false;
   close_client(c);
@@ -328,6 +354,10 @@ void WorkerLoop::finish_request(Client& c) {
   end_generation_use(c);
   cc.out_body = {};
   cc.out_body_borrowed = false;
+  if (cc.parent != nullptr) {
+    end_stream(c);  // one request per stream
+    return;
+  }
   if (cc.close_after) {
     bool unread_input = c.req.body != BodyKind::kNone && !c.px.req_body.complete;
     if (cc.state == CState::kLocal &&

@@ -23,12 +23,19 @@ constexpr const char* kTls12Ciphers =
 constexpr const char* kTls13Suites =
     "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256";
 
-int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+// What SSL_set_app_data marks on a connection of an h2 listener (the context is shared).
+char h2_marker;
+
+int select_alpn(SSL* ssl, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned int inlen, void*) {
   static const unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  // The server's order decides (SSL_select_next_proto walks its first list): h2 when offered.
+  static const unsigned char kH2First[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  const bool h2 = SSL_get_app_data(ssl) == &h2_marker;
   unsigned char* selected = nullptr;
-  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof kHttp11, in, inlen) ==
-      OPENSSL_NPN_NEGOTIATED) {
+  if (SSL_select_next_proto(&selected, outlen, h2 ? kH2First : kHttp11,
+                            h2 ? sizeof kH2First : sizeof kHttp11, in,
+                            inlen) == OPENSSL_NPN_NEGOTIATED) {
     *out = selected;
     return SSL_TLSEXT_ERR_OK;
   }
@@ -37,6 +44,17 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const un
 }
 
 }  // namespace
+
+void offer_h2(SSL* ssl) {
+  SSL_set_app_data(ssl, &h2_marker);
+}
+
+bool negotiated_h2(const SSL* ssl) {
+  const unsigned char* p = nullptr;
+  unsigned len = 0;
+  SSL_get0_alpn_selected(ssl, &p, &len);
+  return len == 2 && p[0] == 'h' && p[1] == '2';
+}
 
 SslCtxPtr make_server_tls(const Config& config) {
   if (config.certificates.empty()) return nullptr;

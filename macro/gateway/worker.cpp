@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker_loop.hpp"
 
 namespace gatebench::gateway {
@@ -104,6 +105,7 @@ void WorkerLoop::open_listeners() {
     l->fd = fd;
     l->https = lc.https;
     l->decision = lc.decision;
+    l->http2 = lc.http2;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = l.get();
@@ -177,6 +179,7 @@ int WorkerLoop::poll_timeout_ms() const {
 void WorkerLoop::reap() {
   for (Client* c : dead_clients_) free_clients_.push_back(c);
   dead_clients_.clear();
+  dead_fronts_.clear();
   ups_.reap();
 }
 
@@ -252,13 +255,20 @@ void WorkerLoop::begin_stop() {
     ::close(l->fd);
     l->fd = -1;
   }
-  // Idle keep-alive clients go now; busy ones close after their current response.
+  // Idle keep-alive clients go now; busy ones close after their current response. An HTTP/2
+  // connection gets GOAWAY: the streams it carries finish, no new one starts.
   std::vector<Client*> idle;
+  std::vector<Client*> h2;
   for (Client* c : live_) {
     if (c->conn.state == CState::kReadHead && c->conn.in_len == 0) idle.push_back(c);
+    if (c->conn.state == CState::kH2) h2.push_back(c);
     c->conn.close_after = true;
   }
   for (Client* c : idle) close_client(*c);
+  for (Client* c : h2) {
+    c->buffers.h2->shutdown();
+    drive(*c);
+  }
   ups_.close_idle(*gen_);
 }
 
@@ -314,6 +324,13 @@ void WorkerLoop::close_client(Client& c) {
   if (c.px.redis_lookup != nullptr) c.px.redis_lookup->store->cancel(c);
   if (c.px.up != nullptr) release_upconn(c, false);
   end_generation_use(c);
+  if (c.conn.stream != nullptr) {
+    // Cut before its response was complete: the client must not take it for a whole one.
+    c.conn.parent->buffers.h2->reset_stream(*c.conn.stream, NGHTTP2_INTERNAL_ERROR);
+    c.conn.stream->user = nullptr;
+    c.conn.stream = nullptr;
+  }
+  if (c.buffers.h2) detach_streams(c);
   if (c.conn.io.ssl != nullptr) {
     // close_notify (best effort, non-blocking): a session freed without it is dropped from
     // the server's session cache.
@@ -321,7 +338,7 @@ void WorkerLoop::close_client(Client& c) {
     SSL_free(c.conn.io.ssl);
     c.conn.io.ssl = nullptr;
   }
-  ::close(c.conn.io.fd);
+  if (c.conn.io.fd >= 0) ::close(c.conn.io.fd);
   c.conn.io.fd = -1;
   c.conn.dead = true;
   Client* last = live_.back();
@@ -358,6 +375,7 @@ void WorkerLoop::on_accept(Listener& l) {
     cc.io.fd = fd;
     cc.https = l.https;
     cc.decision = l.decision;
+    cc.h2c = !l.https && l.http2;
     cc.ip = ntohl(peer.sin_addr.s_addr);
     inet_ntop(AF_INET, &peer.sin_addr, cc.ip_text, sizeof cc.ip_text);
     cc.ip_len = static_cast<std::uint8_t>(strlen(cc.ip_text));
@@ -366,6 +384,7 @@ void WorkerLoop::on_accept(Listener& l) {
       cc.io.ssl = SSL_new(gen_->pub->tls.get());
       SSL_set_fd(cc.io.ssl, fd);
       SSL_set_accept_state(cc.io.ssl);
+      if (l.http2) offer_h2(cc.io.ssl);
       cc.state = CState::kHandshake;
     }
     epoll_event ev{};
@@ -397,6 +416,15 @@ void WorkerLoop::on_upstream(UpConn& u, std::uint32_t ev) {
 }
 
 void WorkerLoop::drive(Client& c) {
+  Client* parent = c.conn.parent;
+  c.conn.driving = true;
+  drive_steps(c);
+  c.conn.driving = false;
+  // A stream's progress leaves frames to send (or room to read) on its connection.
+  if (parent != nullptr && !parent->conn.dead && !parent->conn.driving) drive(*parent);
+}
+
+void WorkerLoop::drive_steps(Client& c) {
   for (;;) {
     if (c.conn.dead) return;
     bool progressed = false;
@@ -427,6 +455,9 @@ void WorkerLoop::drive(Client& c) {
       }
       case CState::kLinger:
         progressed = step_linger(c);
+        break;
+      case CState::kH2:
+        progressed = step_h2(c);
         break;
     }
     if (!progressed) return;

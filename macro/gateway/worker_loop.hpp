@@ -1,6 +1,7 @@
-// The worker's event loop and its request state machine. One class over three files by seam:
+// The worker's event loop and its request state machine. One class over files by seam:
 // worker.cpp (the loop, accepting, connection lifetimes, generations), request_flow.cpp (reading
-// a head, policy, local responses, the end of a request) and proxy.cpp (the upstream exchange).
+// a head, policy, local responses, the end of a request), proxy.cpp (the upstream exchange) and
+// h2_flow.cpp (HTTP/2 connections, whose streams run the same machine as stream clients).
 #pragma once
 
 #include <sys/uio.h>
@@ -13,6 +14,7 @@
 
 #include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/connection.hpp"
+#include "macro/gateway/h2_front.hpp"
 #include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/upstream_pool.hpp"
@@ -29,7 +31,7 @@ inline constexpr std::size_t kSpareBufferedClients = 64;
 inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
 inline constexpr std::size_t kDecisionOutCap = 8192;
 
-class WorkerLoop {
+class WorkerLoop : private H2Handler {
  public:
   WorkerLoop(int index, SharedState& shared);
   ~WorkerLoop();
@@ -59,6 +61,7 @@ class WorkerLoop {
   void end_generation_use(Client& c);
   std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
   void drive(Client& c);
+  void drive_steps(Client& c);
 
   // Request state machine (request_flow.cpp).
   bool step_handshake(Client& c);
@@ -74,6 +77,20 @@ class WorkerLoop {
   void log_request(const Client& c);
   void respond(Client& c, std::uint16_t status, std::string_view content_type,
                std::string_view body, std::string_view extra_headers);
+  // A head that cannot be served (bad, too large): answered and logged, the connection closes.
+  void refuse_head(Client& c, std::uint16_t status, std::string_view why);
+
+  // HTTP/2 (h2_flow.cpp).
+  void start_h2(Client& c);
+  bool step_h2(Client& c);
+  void start_stream(Client& parent, H2Stream& s);
+  void end_stream(Client& c);
+  void detach_streams(Client& c);
+  IoResult stream_write(Client& c, const iovec* iov, int cnt);
+  void on_ready(H2Front& front, H2Stream& s) override;
+  void on_closed(H2Front& front, H2Stream& s) override;
+  // A client's request bytes: the socket's, or a stream client's body from its H2Front.
+  IoResult read_client(Client& c, char* buf, std::size_t len);
 
   // Decision listeners (decision_flow.cpp).
   void begin_decision(Client& c);
@@ -109,6 +126,7 @@ class WorkerLoop {
   void upstream_failed(Client& c, std::uint16_t status);
 
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
+    if (c.conn.parent != nullptr) return stream_write(c, iov, cnt);
     return client_writev(c.conn.io, iov, cnt,
                          std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
   }
@@ -132,6 +150,8 @@ class WorkerLoop {
   std::vector<Client*> free_clients_;
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
+  // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
+  std::vector<std::unique_ptr<H2Front>> dead_fronts_;
   UpstreamConns ups_;
 
   std::unique_ptr<AccessLogSink> log_;

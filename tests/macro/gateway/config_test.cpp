@@ -38,9 +38,26 @@ TEST(Config, MinimalFileLoads) {
   EXPECT_EQ(cfg->hosts[0].body_overflow, gw::BodyOverflow::kReject);
   EXPECT_FALSE(cfg->hosts[0].inspects_bodies());  // no rules, nothing to inspect for
   EXPECT_EQ(cfg->client_body_timeout_ms, 60000u);
+  EXPECT_FALSE(cfg->listeners[0].http2);  // a plain listener stays HTTP/1.1 unless told
+  EXPECT_EQ(cfg->h2_max_concurrent_streams, 100u);
   EXPECT_FALSE(cfg->hosts[0].features->any());
   EXPECT_EQ(gw::find_host(*cfg, "A.TEST:8080"), 0);
   EXPECT_EQ(gw::find_host(*cfg, "other"), 0);  // "*" catches the rest
+}
+
+TEST(Config, Http2PerListener) {
+  auto cfg = gw::parse_config(
+      R"({"listeners": [{"port": 80, "http2": true}, {"port": 443, "protocol": "https"},
+                        {"port": 444, "protocol": "https", "http2": false}],
+          "tls": {"certificates": [{"cert": "/dev/null", "key": "/dev/null"}]},
+          "limits": {"h2_max_concurrent_streams": 7},
+          "hosts": [{"names": ["*"], "upstream": "127.0.0.1:81"}]})",
+      "t.json");
+  ASSERT_EQ(cfg->listeners.size(), 3u);
+  EXPECT_TRUE(cfg->listeners[0].http2);  // h2c with prior knowledge
+  EXPECT_TRUE(cfg->listeners[1].http2);  // https offers h2 by default
+  EXPECT_FALSE(cfg->listeners[2].http2);
+  EXPECT_EQ(cfg->h2_max_concurrent_streams, 7u);
 }
 
 TEST(Config, FindHostWithoutDefault) {
@@ -71,6 +88,13 @@ TEST(Config, ErrorsNameTheField) {
        "/listeners/0/protocol: expected \"http\" or \"https\""},
       {R"({"listeners": [{"port": 80, "protocol": "https"}], "hosts": []})",
        "/tls: required by the https listener"},
+      {R"({"listeners": [{"port": 80, "http2": "yes"}], "hosts": []})",
+       "/listeners/0/http2: expected"},
+      {R"({"listeners": [{"port": 80, "role": "decision", "http2": true}], "hosts": []})",
+       "/listeners/0/http2: a decision listener speaks HTTP/1.1 only"},
+      {with_host(R"({"names": ["a"], "upstream": "1.2.3.4:80"})",
+                 R"(, "limits": {"h2_max_concurrent_streams": 0})"),
+       "/limits/h2_max_concurrent_streams: expected an integer from 1 to 10000"},
       {"{" + kListener + R"(, "hosts": []})", "/hosts: expected at least one proxy host"},
       {with_host(R"({"names": ["a"], "upstream": "nocolon"})"),
        R"(/hosts/0/upstream: expected "host:port")"},

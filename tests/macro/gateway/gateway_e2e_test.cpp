@@ -489,8 +489,10 @@ class TlsE2E : public GatewayE2E {
   void start_tls() {
     port_ = gwtest::free_port();
     config_path_ = dir_.path() / "gw.json";
+    // HTTP/1.1 only: the client below offers h2 too, and these tests read HTTP/1.1 (the h2
+    // side of a TLS listener is h2_e2e_test.cpp's).
     dir_.file("gw.json", R"({"workers": 2, "listeners": [{"protocol": "https", "port": )" +
-                             std::to_string(port_) + R"(}],
+                             std::to_string(port_) + R"(, "http2": false}],
       "tls": {"certificates": [{"cert": "ec.crt", "key": "ec.key"}, {"cert": "rsa.crt", "key": "rsa.key"}]},
       "hosts": [)" + host(R"("*")", R"(, "security_headers": "strict")") +
                              "]}");
