@@ -136,6 +136,12 @@ bool Placement::remote_load() const {
   return false;
 }
 
+bool Placement::spans_hosts() const {
+  std::set<std::string> names;
+  for (const auto& [role, list] : roles) names.insert(list.begin(), list.end());
+  return names.size() > 1;
+}
+
 std::vector<const Host*> Placement::ssh_hosts() const {
   std::set<std::string> names;
   for (const auto& [role, list] : roles)
@@ -184,9 +190,6 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
     }
     if (list.size() > 1 && role != "load")
       throw UsageError("--place: " + role + "=" + names + ": only the load runs on several hosts");
-    if (role != "load" && p.hosts.at(list.front()).kind == HostKind::ssh)
-      throw UsageError("--place: " + role + "=" + list.front() +
-                       ": services run on a local host so far; only the load runs over ssh");
     p.roles[role] = list;
   }
   // Unplaced roles run here: the file's only local host, or the one named "local".
@@ -210,6 +213,16 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
         throw UsageError(
             file->path + ": " + common::pointer_token("hosts") + common::pointer_token(h.name) +
             "/address: missing; the load on another host reaches the " + role + " there");
+    }
+  }
+  if (p.spans_hosts()) {
+    // Every service is reached at its host's address by some role on another host.
+    for (const char* role : {"backend", "gateway", "control"}) {
+      const Host& h = p.host_of(role);
+      if (h.address.empty())
+        throw UsageError(file->path + ": " + common::pointer_token("hosts") +
+                         common::pointer_token(h.name) +
+                         "/address: missing; roles on other hosts reach the " + role + " there");
     }
   }
   return p;

@@ -44,6 +44,9 @@ struct Placement {
   std::vector<const Host*> load_hosts() const;
   // Some load host is reached over ssh: the services must be reachable from it.
   bool remote_load() const;
+  // The roles run on more than one host: services listen on all their addresses and reach the
+  // other hosts' services at those hosts' addresses.
+  bool spans_hosts() const;
   // Hosts reached over ssh, each once, in name order.
   std::vector<const Host*> ssh_hosts() const;
 };

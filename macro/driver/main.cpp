@@ -21,6 +21,8 @@
 #include "macro/driver/options.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/remote_sampler.hpp"
+#include "macro/driver/remote_service.hpp"
 #include "macro/driver/round_order.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/runner.hpp"
@@ -110,26 +112,50 @@ void print_table(const nlohmann::json& report) {
 // --dry-run with --hosts: every command the hosts would see, in order, per host. The same code
 // as the real run records them instead of running them.
 void print_remote_commands(const Placement& placement, const std::vector<ScenarioPlan>& plans,
-                           const Options& options) {
-  bool fanout = false;
-  for (const auto& plan : plans) fanout = fanout || plan.load.fanout;
-  if (!fanout) return;
+                           const Options& options, const std::string& configs_dir) {
+  bool remote_work = false;
+  for (const auto& plan : plans) {
+    remote_work = remote_work || plan.load.fanout;
+    for (const auto& service : plan.services) remote_work = remote_work || !service.host.empty();
+  }
+  if (!remote_work) return;
   RemoteHosts remote(
       placement, plans.front().load.exe.empty() ? "gatebench-load" : plans.front().load.exe, true);
+  remote.set_configs_dir(configs_dir);
   const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
   for (const auto& plan : plans) {
-    if (!plan.skip_reason.empty() || !plan.load.fanout) continue;
+    if (!plan.skip_reason.empty()) continue;
     std::optional<double> rate;
     if (plan.load.mode == LoadMode::rate) rate = plan.load.rate;
+    std::set<std::string> service_hosts;
     auto run = [&](const std::string& label, double duration) {
+      // The services' sampling loops start before the load (measure.cpp); PGID stands for the
+      // groups their wrappers print.
+      for (const auto& host : service_hosts) {
+        const Host& on = placement.hosts.at(host);
+        RemoteSampler sampler(remote.ready(on), "PGID", options.sample_interval_s,
+                              remote.remote_dir(on, plan.run_dir, out_dir), plan.run_dir, label,
+                              std::chrono::steady_clock::now());
+        sampler.finish();
+      }
+      if (!plan.load.fanout) return;
       LoadFanout load(remote, plan, plan.load, out_dir, label, duration, rate);
       load.collect("");
     };
     try {
+      for (const auto& service : plan.services) {
+        if (service.host.empty()) continue;
+        start_remote_service(remote, plan, service);
+        service_hosts.insert(service.host);
+      }
       if (options.warmup_s > 0) run("warmup", options.warmup_s);
       run("measure", options.duration_s);
+      for (auto it = plan.services.rbegin(); it != plan.services.rend(); ++it)
+        if (!it->host.empty()) remote.ready(placement.hosts.at(it->host)).stop_group(0);
     } catch (const Outcome& outcome) {
       std::printf("  %s: %s\n", plan.scenario.name.c_str(), outcome.reason.c_str());
+    } catch (const RemoteError& e) {
+      std::printf("  %s: %s\n", plan.scenario.name.c_str(), e.what());
     }
   }
   remote.close();
@@ -211,6 +237,7 @@ int run(const std::vector<std::string>& args) {
   CpuLayout layout;
   std::optional<HostsFile> hosts_file;
   std::optional<Placement> placement;
+  std::string configs_dir;
   try {
     parsed = parse_options(args);
     if (!parsed) {
@@ -221,6 +248,7 @@ int run(const std::vector<std::string>& args) {
     const std::string scenario_dir = o.scenario_dir.empty()
                                          ? (fs::path(source_dir()) / "macro" / "scenarios").string()
                                          : o.scenario_dir;
+    configs_dir = fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
     std::vector<Scenario> all = load_scenarios(scenario_dir);
     std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, o.scenarios));
     if (o.list) {
@@ -282,7 +310,8 @@ int run(const std::vector<std::string>& args) {
     }
     std::printf("\n");
     for (const auto& plan : rounds[0]) std::printf("%s\n", describe_plan(plan, options).c_str());
-    if (placement && !rounds[0].empty()) print_remote_commands(*placement, rounds[0], options);
+    if (placement && !rounds[0].empty())
+      print_remote_commands(*placement, rounds[0], options, configs_dir);
     return 0;
   }
 
@@ -316,6 +345,7 @@ int run(const std::vector<std::string>& args) {
   std::optional<RemoteHosts> remote;
   if (placement) {
     remote.emplace(*placement, Toolbox(options.bin_dir).find("gatebench-load").value_or(""), false);
+    remote->set_configs_dir(configs_dir);
     context.remote = &*remote;
   }
 

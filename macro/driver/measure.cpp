@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include "macro/driver/container_sampler.hpp"
@@ -18,6 +19,7 @@
 #include "macro/driver/load_json.hpp"
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/remote_sampler.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/stop_signal.hpp"
 #include "macro/driver/wrk_output.hpp"
@@ -89,9 +91,57 @@ std::optional<double> runnable_seconds(pid_t pid) {
   return static_cast<double>(total_ns) / 1e9;
 }
 
+// The services of one ssh host: one sampling loop there (remote_sampler.hpp), its samples
+// turned into the same trees and series as this machine's once the run is over.
+struct RemoteTrees {
+  std::string host;
+  std::unique_ptr<RemoteSampler> stream;
+  std::vector<long> target_groups;
+  std::map<std::string, std::vector<long>> role_groups;
+  CpuSeries target_cpu;
+  std::map<std::string, CpuSeries> role_cpu, name_cpu;
+  TreeUsage usage;
+
+  static std::vector<pid_t> pids(const std::vector<long>& groups) {
+    return {groups.begin(), groups.end()};
+  }
+
+  void finish(std::ofstream& csv) {
+    const std::vector<RemoteSample> samples = stream->finish();
+    if (samples.empty()) return;
+    TreeSampler target(pids(target_groups), true, false);
+    std::map<std::string, TreeSampler> roles;
+    for (const auto& [role, groups] : role_groups)
+      roles.emplace(role, TreeSampler(pids(groups), false, false));
+    const double t0 = samples.front().t_s;
+    target.start(samples.front().processes, t0);
+    target_cpu.add(t0, 0);
+    for (auto& [role, sampler] : roles) {
+      sampler.start(samples.front().processes, t0);
+      role_cpu[role].add(t0, 0);
+    }
+    for (std::size_t i = 1; i < samples.size(); ++i) {
+      const RemoteSample& rs = samples[i];
+      const TreeSample ts = target.sample(rs.processes, rs.t_s, true);
+      target_cpu.add(rs.t_s, target.cpu_seconds());
+      for (const auto& [name, cpu] : target.cpu_seconds_by_name()) name_cpu[name].add(rs.t_s, cpu);
+      csv << ts.t_s << ",target@" << host << ',' << ts.processes << ',' << ts.cpu_percent << ','
+          << ts.pss_mb << ',' << ts.rss_mb << '\n';
+      for (auto& [role, sampler] : roles) {
+        const TreeSample r = sampler.sample(rs.processes, rs.t_s, false);
+        role_cpu[role].add(rs.t_s, sampler.cpu_seconds());
+        csv << r.t_s << ',' << role << '@' << host << ',' << r.processes << ',' << r.cpu_percent
+            << ',' << r.pss_mb << ',' << r.rss_mb << '\n';
+      }
+    }
+    usage = target.usage(samples.back().t_s - t0);
+  }
+};
+
 // The samplers of one run: the measured target's trees, each role's trees, and their cumulative
 // CPU over time.
 struct Sampling {
+  std::vector<RemoteTrees> remote;
   std::optional<TreeSampler> target;
   std::map<std::string, TreeSampler> roles;
   std::optional<ContainerSampler> containers;
@@ -157,6 +207,43 @@ struct Sampling {
   }
 };
 
+// One sampling loop per ssh host that runs services, started before the load and waited for
+// until its first sample arrived, so the measured window is covered from its start.
+void start_remote_sampling(Sampling& sampling, const ScenarioPlan& plan, const RunContext& ctx,
+                           const Services& services, const std::string& label, double interval_s,
+                           std::chrono::steady_clock::time_point start) {
+  if (ctx.remote == nullptr) return;
+  const auto all = services.remote_groups([](const ServicePlan&) { return true; });
+  const auto targets = services.remote_groups([](const ServicePlan& s) { return s.sample; });
+  for (const auto& [host, groups] : all) {
+    RemoteTrees r;
+    r.host = host;
+    if (auto it = targets.find(host); it != targets.end()) r.target_groups = it->second;
+    for (Role role : {Role::backend, Role::gateway}) {
+      const auto of_role =
+          services.remote_groups([role](const ServicePlan& s) { return s.role == role; });
+      if (auto it = of_role.find(host); it != of_role.end())
+        r.role_groups[std::string(role_name(role))] = it->second;
+    }
+    const Host& on = ctx.remote->placement().hosts.at(host);
+    try {
+      r.stream = std::make_unique<RemoteSampler>(
+          ctx.remote->ready(on), group_pattern(groups), interval_s,
+          ctx.remote->remote_dir(on, plan.run_dir, ctx.out_dir), plan.run_dir, label, start);
+    } catch (const RemoteError& e) {
+      throw Outcome{Status::failed, "sampling on " + std::string(e.what())};
+    }
+    sampling.remote.push_back(std::move(r));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const RemoteSampler& stream = *sampling.remote.back().stream;
+    while (!stream.started()) {
+      if (!sleep_unless_stopped(std::chrono::milliseconds(10))) throw Interrupted{};
+      if (std::chrono::steady_clock::now() > deadline)
+        throw Outcome{Status::failed, "sampling on " + host + ": not started within 5 s"};
+    }
+  }
+}
+
 }  // namespace
 
 Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadPlan& load_plan,
@@ -173,6 +260,14 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   child.cwd = plan.run_dir;
   child.cpus = load_plan.cpus.cpus;
 
+  // The run's clock starts before anything is spawned: the samplers on other hosts are placed
+  // on it, and they begin before the load does.
+  const uint64_t start_ns = monotonic_ns();
+  const auto start = std::chrono::steady_clock::now();
+  const double full_every = std::max(0.01, ctx.options.sample_interval_s);
+  Sampling sampling;
+  if (spec.sample)
+    start_remote_sampling(sampling, plan, ctx, services, spec.label, full_every, start);
   ChildProcess load;
   std::optional<LoadFanout> fanout;
   if (load_plan.fanout && ctx.remote != nullptr) {
@@ -189,9 +284,6 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   }
   // The generator whose CPU is the load role's and whose writes show progress: the local one.
   const pid_t load_pid = fanout ? fanout->local_pid() : load.pid();
-  const uint64_t start_ns = monotonic_ns();
-  const auto start = std::chrono::steady_clock::now();
-  Sampling sampling;
   if (spec.sample) {
     sampling.target.emplace(services.groups([](const ServicePlan& s) { return s.sample; }));
     for (Role role : {Role::backend, Role::gateway}) {
@@ -215,7 +307,6 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
     sampling.take_machine(0);
   }
-  const double full_every = std::max(0.01, ctx.options.sample_interval_s);
   const double limit_s = spec.duration_s + 30;
   std::optional<uint64_t> last_writes;
   double last_progress_t = 0;
@@ -289,6 +380,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     m.load.new_connections = load_plan.close;
   }
   if (!spec.sample) return m;
+  for (auto& r : sampling.remote) r.finish(sampling.csv);
 
   // The window in the driver's seconds since the generator was spawned.
   double w0 = std::max(0.0, elapsed - spec.duration_s), w1 = elapsed;
@@ -322,13 +414,24 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     usage = sampling.target->usage(elapsed);
     usage.cpu_by_process.clear();
     m.cpu_s_by_role["target"] = sampling.target_cpu.between(w0, w1);
-    usage.cpu_percent = percent(m.cpu_s_by_role["target"]);
     for (const auto& [name, series] : sampling.name_cpu)
       usage.cpu_by_process[name] = percent(series.between(w0, w1));
-    for (const auto& [name, series] : sampling.role_cpu) {
+    for (const auto& [name, series] : sampling.role_cpu)
       m.cpu_s_by_role[name] = series.between(w0, w1);
-      m.cpu_by_role[name] = percent(m.cpu_s_by_role[name]);
+    // Services on ssh hosts: their trees there over the same window; memory peaks add up (each
+    // host's peak, an upper bound of the peak of the sum when a target spans hosts).
+    for (const auto& r : sampling.remote) {
+      m.cpu_s_by_role["target"] += r.target_cpu.between(w0, w1);
+      for (const auto& [name, series] : r.name_cpu)
+        usage.cpu_by_process[name] += percent(series.between(w0, w1));
+      for (const auto& [name, series] : r.role_cpu) m.cpu_s_by_role[name] += series.between(w0, w1);
+      usage.peak_mb += r.usage.peak_mb;
+      usage.peak_rss_mb += r.usage.peak_rss_mb;
+      usage.max_processes += r.usage.max_processes;
     }
+    usage.cpu_percent = percent(m.cpu_s_by_role["target"]);
+    for (const auto& [name, cpu_s] : m.cpu_s_by_role)
+      if (name != "target") m.cpu_by_role[name] = percent(cpu_s);
   }
   m.target = usage;
   if (fanout) {
@@ -354,7 +457,9 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   // (a 500 ms run has only that) over its own length.
   for (double t = w0; w1 - t > 0.01; t += 1) {
     const double end = std::min(t + 1, w1);
-    m.target_cpu_per_second.push_back(100 * sampling.target_cpu.between(t, end) / (end - t));
+    double cpu_s = sampling.target_cpu.between(t, end);
+    for (const auto& r : sampling.remote) cpu_s += r.target_cpu.between(t, end);
+    m.target_cpu_per_second.push_back(100 * cpu_s / (end - t));
   }
   return m;
 }

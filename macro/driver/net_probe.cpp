@@ -30,6 +30,15 @@ sockaddr_in loopback(int port) {
   return addr;
 }
 
+// An IPv4 address as the hosts file gives it; loopback for anything else (a host name is not
+// resolved here: the probes must not wait for DNS).
+sockaddr_in ipv4(const std::string& address, int port) {
+  sockaddr_in addr = loopback(port);
+  in_addr parsed{};
+  if (inet_pton(AF_INET, address.c_str(), &parsed) == 1) addr.sin_addr = parsed;
+  return addr;
+}
+
 int remaining_ms(std::chrono::steady_clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
@@ -45,9 +54,10 @@ bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadli
   }
 }
 
-bool connect_until(const Socket& s, int port, std::chrono::steady_clock::time_point deadline) {
+bool connect_until(const Socket& s, const std::string& address, int port,
+                   std::chrono::steady_clock::time_point deadline) {
   if (s.fd < 0) return false;
-  sockaddr_in addr = loopback(port);
+  sockaddr_in addr = ipv4(address, port);
   if (connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
   if (errno != EINPROGRESS) return false;
   if (!wait_for(s.fd, POLLOUT, deadline)) return false;
@@ -69,24 +79,24 @@ bool port_free(int port) {
   return bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
 }
 
-bool tcp_connects(int port, std::chrono::milliseconds timeout) {
+bool tcp_connects(int port, std::chrono::milliseconds timeout, const std::string& address) {
   Socket s;
-  return connect_until(s, port, std::chrono::steady_clock::now() + timeout);
+  return connect_until(s, address, port, std::chrono::steady_clock::now() + timeout);
 }
 
 std::optional<HttpReply> http_get(int port, const std::string& path,
                                   const std::vector<std::string>& headers,
-                                  std::chrono::milliseconds timeout) {
+                                  std::chrono::milliseconds timeout, const std::string& address) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Socket s;
-  if (!connect_until(s, port, deadline)) return std::nullopt;
+  if (!connect_until(s, address, port, deadline)) return std::nullopt;
   std::string request = "GET " + path + " HTTP/1.1\r\n";
   bool has_host = false;
   for (const auto& h : headers) {
     has_host |= h.size() >= 5 && strncasecmp(h.c_str(), "host:", 5) == 0;
     request += h + "\r\n";
   }
-  if (!has_host) request += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  if (!has_host) request += "Host: " + address + ":" + std::to_string(port) + "\r\n";
   request += "Connection: close\r\n\r\n";
   size_t sent = 0;
   while (sent < request.size()) {
@@ -139,9 +149,9 @@ std::optional<HttpReply> http_get(int port, const std::string& path,
   return reply;
 }
 
-std::optional<int> http_status(int port, const std::string& path,
-                               std::chrono::milliseconds timeout) {
-  auto reply = http_get(port, path, {}, timeout);
+std::optional<int> http_status(int port, const std::string& path, std::chrono::milliseconds timeout,
+                               const std::string& address) {
+  auto reply = http_get(port, path, {}, timeout, address);
   if (!reply) return std::nullopt;
   return reply->status;
 }

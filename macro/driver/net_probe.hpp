@@ -1,5 +1,6 @@
 #pragma once
-// Loopback checks around service start: is a port free, is a service accepting / answering.
+// Checks around service start: is a port free here, is a service accepting / answering (over
+// loopback, or at the IPv4 address of the host it runs on).
 #include <chrono>
 #include <optional>
 #include <string>
@@ -11,13 +12,14 @@ namespace gatebench::macro {
 // True when nothing listens on 127.0.0.1:port (a bind succeeds).
 bool port_free(int port);
 
-// True when a TCP connection to 127.0.0.1:port is accepted within `timeout`.
-bool tcp_connects(int port, std::chrono::milliseconds timeout);
+// True when a TCP connection to address:port is accepted within `timeout`.
+bool tcp_connects(int port, std::chrono::milliseconds timeout,
+                  const std::string& address = "127.0.0.1");
 
-// Sends "GET path HTTP/1.1" to 127.0.0.1:port and returns the response status code, or nothing
+// Sends "GET path HTTP/1.1" to address:port and returns the response status code, or nothing
 // when there is no complete status line within `timeout`.
-std::optional<int> http_status(int port, const std::string& path,
-                               std::chrono::milliseconds timeout);
+std::optional<int> http_status(int port, const std::string& path, std::chrono::milliseconds timeout,
+                               const std::string& address = "127.0.0.1");
 
 struct HttpReply {
   int status = 0;
@@ -28,6 +30,7 @@ struct HttpReply {
 // head only. Nothing on connection failure, timeout or a malformed head.
 std::optional<HttpReply> http_get(int port, const std::string& path,
                                   const std::vector<std::string>& headers,
-                                  std::chrono::milliseconds timeout);
+                                  std::chrono::milliseconds timeout,
+                                  const std::string& address = "127.0.0.1");
 
 }  // namespace gatebench::macro

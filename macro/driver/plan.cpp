@@ -1,7 +1,10 @@
 #include "macro/driver/plan.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -49,25 +52,27 @@ std::string render(const std::string& text, const Variables& vars, const std::st
   }
 }
 
-// ${address.<role>}: where the other roles reach a role's services; ${listen.<role>}: where they
-// bind. On one host both are loopback. With the load on another host the services listen on every
-// address of theirs (the driver's readiness probes connect over loopback) and are reached at
-// their host's address from the hosts file; services on one host reach each other over loopback.
-void add_address_vars(Variables& vars, const Placement* placement) {
-  const bool remote = placement != nullptr && placement->remote_load();
-  for (const char* role : {"backend", "gateway", "control"}) {
-    vars[std::string("address.") + role] = "127.0.0.1";
-    vars[std::string("listen.") + role] = remote ? "0.0.0.0" : "127.0.0.1";
+// ${address.<role>}: where a role's services are reached from the host the template is rendered
+// for; ${listen.<role>}: where they bind. On one host both are loopback. With roles on several
+// hosts every service listens on all its addresses (the driver's probes connect to the host's
+// address, or loopback here), roles on the same host reach each other over loopback and the
+// others at their host's address from the hosts file.
+void add_address_vars(Variables& vars, const Placement* placement, const std::string& from_role) {
+  const bool spread = placement != nullptr && placement->spans_hosts();
+  for (const char* role : {"backend", "gateway", "control", "load"}) {
+    std::string address = "127.0.0.1";
+    if (spread && placement->host_of(role).name != placement->host_of(from_role).name)
+      address = placement->host_of(role).address;
+    vars[std::string("address.") + role] = address;
+    if (std::string_view(role) != "load")
+      vars[std::string("listen.") + role] = spread ? "0.0.0.0" : "127.0.0.1";
   }
-  vars["address.load"] = remote ? placement->host_of("load").address : "127.0.0.1";
 }
 
 // The --place role of the service the load connects to (the one probed on the load's port).
 std::string load_target_role(const Scenario& s) {
-  for (const ServiceSpec& service : s.services) {
-    if (service.ready.port != s.load.port) continue;
-    return service.name == "control" ? "control" : std::string(role_name(service.role));
-  }
+  for (const ServiceSpec& service : s.services)
+    if (service.ready.port == s.load.port) return place_role(service);
   return std::string(role_name(s.target_role()));
 }
 
@@ -78,6 +83,26 @@ std::string safe_dir_name(const std::string& name) {
 }
 
 }  // namespace
+
+const std::string& session_name() {
+  static const std::string name =
+      "gb-" + std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+  return name;
+}
+
+bool own_binary(const std::string& binary) {
+  return binary == "gatebench-gateway" || binary == "gatebench-control" ||
+         binary == "gatebench-load";
+}
+
+std::string ServicePlan::remote_path(const std::string& local, const std::string& run_dir) const {
+  if (remote_dir.empty()) return local;
+  return (fs::path(remote_dir) / fs::path(local).lexically_relative(run_dir)).lexically_normal();
+}
+
+std::string place_role(const ServiceSpec& service) {
+  return service.name == "control" ? "control" : std::string(role_name(service.role));
+}
 
 std::string shell_join(const std::string& exe, const std::vector<std::string>& args) {
   auto quote = [](const std::string& word) {
@@ -183,7 +208,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       plan.ports[name] = shifted;
       vars["port." + name] = std::to_string(shifted);
     }
-    add_address_vars(vars, placement);
+    // The load's and the controller's view; each service renders with its own host's below.
+    add_address_vars(vars, placement, "load");
     for (Role role : {Role::load, Role::backend, Role::gateway}) {
       vars["cpus." + std::string(role_name(role))] = layout.of(role).to_string();
       vars["workers." + std::string(role_name(role))] = std::to_string(layout.usable(role));
@@ -231,19 +257,38 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     for (size_t i = 0; i < s.services.size(); ++i) {
       const ServiceSpec& spec = s.services[i];
       const std::string field = "/services/" + std::to_string(i);
+      Variables svars = vars;
+      add_address_vars(svars, placement, place_role(spec));
       ServicePlan service;
       service.name = spec.name;
       service.role = spec.role;
       service.sample = spec.sample;
       service.binary = spec.binary;
-      service.exe = need(spec.binary);
+      const Host* on = placement != nullptr ? &placement->host_of(place_role(spec)) : nullptr;
+      if (on != nullptr && on->kind == HostKind::ssh) {
+        // Rendered for the host it runs on: its run directory and configs there.
+        service.host = on->name;
+        service.address = on->address;
+        const std::string session = on->workdir + "/" + session_name();
+        service.remote_dir =
+            session + "/" + fs::path(out_dir).filename().string() + "/" + safe_dir_name(s.name);
+        svars["run_dir"] = service.remote_dir;
+        svars["configs"] = session + "/configs";
+        for (const char* v : {"tls.cert", "tls.key"})
+          if (svars.contains(v)) svars[v] = service.remote_path(svars[v], plan.run_dir);
+        service.copy_binary = own_binary(spec.binary);
+        // A system binary is looked up on its host when the service starts.
+        service.exe = service.copy_binary ? need(spec.binary) : spec.binary;
+      } else {
+        service.exe = need(spec.binary);
+      }
       for (size_t a = 0; a < spec.args.size(); ++a) {
         service.args.push_back(
-            render(spec.args[a], vars, s.file, field + "/args/" + std::to_string(a)));
+            render(spec.args[a], svars, s.file, field + "/args/" + std::to_string(a)));
       }
       for (const auto& [name, value] : spec.env) {
         service.env[name] =
-            render(value, vars, s.file, field + "/env" + common::pointer_token(name));
+            render(value, svars, s.file, field + "/env" + common::pointer_token(name));
       }
       for (size_t c = 0; c < spec.configs.size(); ++c) {
         const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
@@ -251,7 +296,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
             read_template(configs_dir, spec.configs[c].template_name, s.file, cfield);
         service.configs.emplace_back(
             (fs::path(plan.run_dir) / spec.configs[c].output).string(),
-            render(text, vars, s.file, cfield + " " + spec.configs[c].template_name));
+            render(text, svars, s.file, cfield + " " + spec.configs[c].template_name));
       }
       for (const auto& dir : spec.dirs)
         service.dirs.push_back((fs::path(plan.run_dir) / dir).string());
@@ -274,10 +319,12 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     load.fanout = placement != nullptr &&
                   (placement->remote_load() || placement->roles.at("load").size() > 1);
     std::string host = ls.host;
-    // A generator on another host reaches the target at its host's address, not at loopback.
-    if (placement != nullptr && placement->remote_load() &&
-        (host == "127.0.0.1" || host == "localhost"))
-      host = placement->host_of(load_target_role(s)).address;
+    // A generator on another host than the target reaches it at its host's address.
+    if (placement != nullptr && (host == "127.0.0.1" || host == "localhost")) {
+      const Host& target = placement->host_of(load_target_role(s));
+      if (placement->remote_load() || target.name != placement->host_of("load").name)
+        host = target.address;
+    }
     load.url = ls.scheme + "://" + host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
     for (size_t h = 0; h < ls.headers.size(); ++h) {
       load.headers.push_back(
@@ -366,9 +413,9 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
     for (const auto& [path, content] : svc.configs) out << "    config " << path << "\n";
     for (const auto& [name, value] : svc.env) out << "    env    " << name << "=" << value << "\n";
     out << "    run    " << shell_join(svc.exe.empty() ? svc.binary : svc.exe, svc.args) << "\n";
-    out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http")
-        << "://127.0.0.1:" << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s
-        << "s\n";
+    if (!svc.host.empty()) out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
+    out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http") << "://" << svc.address << ":"
+        << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s << "s\n";
   }
   const LoadPlan& load = plan.load;
   const std::string json = (std::filesystem::path(plan.run_dir) / "load.json").string();

@@ -33,6 +33,17 @@ struct ServicePlan {
   double ready_timeout_s = 10;
   CpuSet cpus;
   std::string stdout_path, stderr_path;
+  // --place put it on an ssh host (docs/multi-host.md): `host` names it, `address` is where the
+  // controller probes it, `remote_dir` its run directory there (its configs and arguments are
+  // rendered with that directory); `exe` is then the local binary copied there when
+  // `copy_binary`, else `binary` is looked up on the host. Empty `host`: here, probed on loopback.
+  std::string host;
+  std::string address = "127.0.0.1";
+  std::string remote_dir;
+  bool copy_binary = false;
+
+  // This service's path on its host for a path under the local run directory.
+  std::string remote_path(const std::string& local, const std::string& run_dir) const;
 };
 
 struct LoadPlan {
@@ -84,14 +95,26 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
 
 // Throws ScenarioError (a template missing or using an unknown variable) naming file and field.
 // `placement` (--hosts/--place) decides the addresses services listen on and are reached at
-// (${listen.<role>}, ${address.<role>}) and whether the load fans out; null: all on this host.
+// (${listen.<role>}, ${address.<role>}), which services run on ssh hosts and whether the load
+// fans out; null: all on this host. A service on an ssh host gets the run directory
+// <workdir>/<session_name()>/<out_dir's name>/<scenario> there, and ${configs} is
+// <workdir>/<session_name()>/configs (RemoteHosts copies the configs directory there).
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
                                      const std::string& configs_dir, const std::string& out_dir,
                                      const Placement* placement = nullptr);
 
+// The session directory's name on every ssh host, the same for the whole driver run.
+const std::string& session_name();
+// The project's own binaries, copied to an ssh host that runs them (others must be installed).
+bool own_binary(const std::string& binary);
+
 // Human-readable plan: commands, pinning, ports, configs, load runs.
 std::string describe_plan(const ScenarioPlan& plan, const Options& options);
+
+// The --place role a service runs as: "control" for the service named control (the gateway's
+// control plane), its scenario role otherwise.
+std::string place_role(const ServiceSpec& service);
 
 // A command line as a shell would need it typed.
 std::string shell_join(const std::string& exe, const std::vector<std::string>& args);

@@ -33,6 +33,18 @@ void prepare_tls(const ScenarioPlan& plan, Progress& progress) {
   }
 }
 
+namespace {
+
+// Where the service probed on `port` is reached from here: its host's address when --place put
+// it on an ssh host.
+std::string address_of(const ScenarioPlan& plan, int port) {
+  for (const auto& service : plan.services)
+    if (service.ready_port == port) return service.address;
+  return "127.0.0.1";
+}
+
+}  // namespace
+
 void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& load) {
   Variables vars = plan.vars;
   bool any = false;
@@ -50,7 +62,8 @@ void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& loa
         cookie_header += (cookie_header.empty() ? "" : "; ") + name + "=" + value;
       }
       if (!cookie_header.empty()) headers.push_back("Cookie: " + cookie_header);
-      auto reply = http_get(plan.ports.at(step.port), path, headers, std::chrono::seconds(5));
+      auto reply = http_get(plan.ports.at(step.port), path, headers, std::chrono::seconds(5),
+                            address_of(plan, plan.ports.at(step.port)));
       trail += " GET " + path + " -> " + (reply ? std::to_string(reply->status) : "no reply");
       if (!reply) break;
       for (const auto& [name, value] : reply->headers) {

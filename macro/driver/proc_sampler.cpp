@@ -112,7 +112,7 @@ uint64_t pss_bytes(const ProcInfo& process) {
 void TreeSampler::start(const std::vector<ProcInfo>& snapshot, double t_s) {
   seen_.clear();
   for (const ProcInfo* p : select_trees(snapshot, groups_)) {
-    seen_[p->pid] = Seen{process_name(*p), p->cpu_ticks, p->cpu_ticks};
+    seen_[p->pid] = Seen{name_of(*p), p->cpu_ticks, p->cpu_ticks};
   }
   last_t_ = t_s;
   last_total_ = total_ticks();
@@ -133,10 +133,10 @@ TreeSample TreeSampler::sample(const std::vector<ProcInfo>& snapshot, double t_s
   uint64_t rss = 0;
   for (const ProcInfo* p : select_trees(snapshot, groups_)) {
     auto it = seen_.find(p->pid);
-    if (it == seen_.end()) it = seen_.emplace(p->pid, Seen{process_name(*p), 0, 0}).first;
+    if (it == seen_.end()) it = seen_.emplace(p->pid, Seen{name_of(*p), 0, 0}).first;
     it->second.last = std::max(it->second.last, p->cpu_ticks);
     rss += p->rss_bytes;
-    if (with_memory_ && with_memory) pss += pss_bytes(*p);
+    if (with_memory_ && with_memory) pss += pss_of(*p);
     ++out.processes;
   }
   uint64_t total = total_ticks();

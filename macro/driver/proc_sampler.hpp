@@ -16,6 +16,7 @@ struct ProcInfo {
   std::string comm;
   uint64_t cpu_ticks = 0;  // utime + stime, all threads
   uint64_t rss_bytes = 0;
+  uint64_t pss = 0;  // read on another host with the stat line (remote_sampler.hpp); 0: not read
 };
 
 // One pass over /proc/[pid]/stat. Processes that vanish mid-scan are skipped.
@@ -60,8 +61,10 @@ struct TreeSample {
 // Accumulates one role's trees between start() and usage().
 class TreeSampler {
  public:
-  explicit TreeSampler(std::vector<pid_t> groups, bool with_memory = true)
-      : groups_(std::move(groups)), with_memory_(with_memory) {}
+  // `local` false: the snapshots come from another host, so process names are the comm and PSS
+  // the snapshot's own (RSS when absent), never this machine's /proc.
+  explicit TreeSampler(std::vector<pid_t> groups, bool with_memory = true, bool local = true)
+      : groups_(std::move(groups)), with_memory_(with_memory), local_(local) {}
 
   void start(const std::vector<ProcInfo>& snapshot, double t_s);
   // `with_memory` false skips the PSS reads (smaps_rollup), the costly part of a sample.
@@ -82,8 +85,14 @@ class TreeSampler {
   };
   uint64_t total_ticks() const;
 
+  std::string name_of(const ProcInfo& p) const { return local_ ? process_name(p) : p.comm; }
+  uint64_t pss_of(const ProcInfo& p) const {
+    return local_ ? pss_bytes(p) : (p.pss > 0 ? p.pss : p.rss_bytes);
+  }
+
   std::vector<pid_t> groups_;
   bool with_memory_;
+  bool local_;
   std::map<pid_t, Seen> seen_;
   double last_t_ = 0;
   uint64_t last_total_ = 0;

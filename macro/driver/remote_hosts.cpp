@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "macro/driver/plan.hpp"
+#include "macro/driver/run_support.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -39,7 +40,7 @@ HostEnv parse_host_env(const std::string& output) {
 
 RemoteHosts::RemoteHosts(const Placement& placement, std::string load_exe, bool dry_run)
     : placement_(placement), load_exe_(std::move(load_exe)), dry_run_(dry_run) {
-  session_ = "gb-" + std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+  session_ = session_name();
   // Sockets need short paths (108 bytes): under /tmp, not under the results directory.
   control_dir_ = (fs::temp_directory_path() / ("gbssh-" + std::to_string(getpid()))).string();
   if (!dry_run_) {
@@ -72,7 +73,14 @@ SshHost& RemoteHosts::ready(const Host& host) {
              .first;
   }
   SshHost& ssh = *it->second;
-  if (prepared_.contains(host.name)) return ssh;
+  if (prepared_.contains(host.name)) {
+    if (ssh.alive()) return ssh;
+    // The connection was lost: a new one, and the session's files checked again.
+    prepared_.erase(host.name);
+    configs_copied_.erase(host.name);
+    std::erase_if(service_exes_,
+                  [&](const auto& e) { return e.first.starts_with(host.name + " "); });
+  }
   ssh.connect(15s);
   const std::string session = session_dir(host);
   HostEnv env = parse_host_env(
@@ -94,6 +102,45 @@ SshHost& RemoteHosts::ready(const Host& host) {
   return ssh;
 }
 
+std::string RemoteHosts::service_exe(const Host& host, const std::string& binary,
+                                     const std::string& exe, bool copy) {
+  SshHost& ssh = ready(host);
+  const std::string session = session_dir(host);
+  if (!configs_copied_.contains(host.name) && !configs_dir_.empty()) {
+    // The templates' ${configs}: rule files and the like, read by the services there.
+    ssh.run("rm -rf " + shell_join(session + "/configs", {}), 15s);
+    ssh.copy_to({configs_dir_}, session, 120s, true);
+    if (fs::path(configs_dir_).filename() != "configs")
+      ssh.run("mv " + shell_join(session + "/" + fs::path(configs_dir_).filename().string(),
+                                 {session + "/configs"}),
+              15s);
+    configs_copied_.insert(host.name);
+  }
+  const std::string key = host.name + " " + binary;
+  if (auto it = service_exes_.find(key); it != service_exes_.end()) return it->second;
+  std::string program;
+  if (copy) {
+    ssh.copy_to({exe}, session + "/bin", 120s);
+    program = session + "/bin/" + fs::path(exe).filename().string();
+    try {
+      ssh.run(shell_join(program, {"--help"}) + " >/dev/null", 15s);
+    } catch (const RemoteError& e) {
+      throw RemoteError(std::string(e.what()) + " (" + binary + " does not run on " + host.name +
+                        ": its libraries, docs/multi-host.md)");
+    }
+  } else {
+    try {
+      program = last_line(ssh.run("command -v " + shell_join(binary, {}), 15s));
+    } catch (const RemoteError&) {
+      throw RemoteError(host.name + ": " + binary + " not installed there (command -v " + binary +
+                        " found nothing)");
+    }
+    if (ssh.dry_run()) program = binary;
+  }
+  service_exes_[key] = program;
+  return program;
+}
+
 void RemoteHosts::close() {
   for (auto& [name, ssh] : hosts_) {
     if (prepared_.contains(name)) {
@@ -107,6 +154,8 @@ void RemoteHosts::close() {
   }
   hosts_.clear();
   prepared_.clear();
+  configs_copied_.clear();
+  service_exes_.clear();
   if (!dry_run_) {
     std::error_code ec;
     fs::remove_all(control_dir_, ec);

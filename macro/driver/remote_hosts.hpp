@@ -38,6 +38,13 @@ class RemoteHosts {
   // The run directory on `host` for a local run directory under `out_dir`.
   std::string remote_dir(const Host& host, const std::string& local_run_dir,
                          const std::string& out_dir) const;
+  // The configs directory, copied to <session>/configs of a host that runs a service.
+  void set_configs_dir(std::string dir) { configs_dir_ = std::move(dir); }
+  // For a service on `host`: the configs directory copied there (once per host), and the
+  // program to run: the local `exe` copied into <session>/bin when `copy` (once; checked with
+  // --help), else `binary` as `command -v` finds it there. Throws RemoteError naming the host.
+  std::string service_exe(const Host& host, const std::string& binary, const std::string& exe,
+                          bool copy);
   // Removes the session directories and closes the connections; never throws.
   void close();
 
@@ -56,6 +63,9 @@ class RemoteHosts {
   std::map<std::string, std::unique_ptr<SshHost>> hosts_;
   std::map<std::string, HostEnv> envs_;  // of the hosts ready() reached
   std::set<std::string> prepared_;       // connected, session directory and binaries in place
+  std::string configs_dir_;
+  std::set<std::string> configs_copied_;             // host names
+  std::map<std::string, std::string> service_exes_;  // "host binary" -> the program there
   std::map<std::string, std::vector<std::string>> dry_log_;
 };
 

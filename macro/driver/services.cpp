@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "macro/driver/net_probe.hpp"
+#include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/stop_signal.hpp"
 
@@ -25,6 +26,7 @@ Services::~Services() {
 }
 
 void Services::start(const ServicePlan& service) {
+  if (!service.host.empty()) return start_remote(service);
   ctx_.progress.phase("start " + service.name);
   SpawnSpec spec;
   spec.exe = service.exe;
@@ -58,7 +60,7 @@ void Services::start(const ServicePlan& service) {
     spec.cpus.clear();
   }
   try {
-    running_.push_back({&service, ChildProcess::spawn(spec), container});
+    running_.push_back({&service, ChildProcess::spawn(spec), container, 0});
   } catch (const SpawnError& e) {
     throw Outcome{Status::failed, service.name + ": " + e.what()};
   }
@@ -90,8 +92,52 @@ void Services::start(const ServicePlan& service) {
   }
 }
 
+void Services::start_remote(const ServicePlan& service) {
+  ctx_.progress.phase("start " + service.name + " on " + service.host);
+  if (ctx_.remote == nullptr)
+    throw Outcome{Status::failed, service.name + ": placed on " + service.host + " without hosts"};
+  try {
+    running_.push_back({&service, start_remote_service(*ctx_.remote, plan_, service), "", 0});
+  } catch (const RemoteError& e) {
+    throw Outcome{Status::failed, service.name + " on " + e.what()};
+  }
+  RunningService& running = running_.back();
+  const auto deadline =
+      Clock::now() + std::chrono::milliseconds(std::llround(service.ready_timeout_s * 1000));
+  const std::string log = remote_service_log(service);
+  for (;;) {
+    if (stop_requested()) throw Interrupted{};
+    if (auto status = running.process.exit_status())
+      throw Outcome{Status::failed,
+                    remote_service_failure(*ctx_.remote, service, *status, "before it was ready")};
+    if (running.remote_pgid == 0) running.remote_pgid = parse_remote_pgid(read_text(log));
+    // Probed from here at its host's address, as the load reaches it.
+    const bool ready =
+        running.remote_pgid > 0 &&
+        (service.ready_http.empty()
+             ? tcp_connects(service.ready_port, std::chrono::milliseconds(200), service.address)
+             : http_status(service.ready_port, service.ready_http, std::chrono::milliseconds(1000),
+                           service.address)
+                   .has_value());
+    if (ready) return;
+    if (Clock::now() >= deadline) {
+      throw Outcome{Status::failed, service.name + " on " + service.host + " not ready on " +
+                                        service.address + ":" + std::to_string(service.ready_port) +
+                                        " within " + std::to_string(service.ready_timeout_s) +
+                                        " s"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+}
+
 void Services::check_alive() {
   for (auto& s : running_) {
+    if (!s.plan->host.empty()) {
+      if (auto status = s.process.exit_status())
+        throw Outcome{Status::failed,
+                      remote_service_failure(*ctx_.remote, *s.plan, *status, "during the run")};
+      continue;
+    }
     if (auto status = s.process.exit_status()) {
       throw Outcome{Status::failed,
                     s.plan->name + " " + describe_wait_status(*status) +
@@ -116,6 +162,13 @@ void Services::stop_all() {
   std::string left;
   while (!running_.empty()) {
     RunningService& s = running_.back();
+    if (!s.plan->host.empty()) {
+      if (!stop_remote_service(*ctx_.remote, *s.plan, s.process))
+        left += (left.empty() ? "" : ", ") + s.plan->name + " on " + s.plan->host +
+                " (not confirmed: the host could not be reached)";
+      running_.pop_back();
+      continue;
+    }
     bool gone = s.container.empty() || remove_container(*ctx_.engine, s.container);
     gone = s.process.stop() && gone;
     if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;

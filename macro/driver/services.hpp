@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,8 +17,9 @@ namespace gatebench::macro {
 
 struct RunningService {
   const ServicePlan* plan;
-  ChildProcess process;
+  ChildProcess process;   // the service, or the ssh client running it on its host
   std::string container;  // container runtime: the container's name
+  long remote_pgid = 0;   // on an ssh host (plan->host): its process group there
 };
 
 class Services {
@@ -40,17 +42,29 @@ class Services {
   // killed or was not running.
   std::optional<int> stop_one(const std::string& name, std::chrono::milliseconds grace);
 
-  // Process groups of the running services for which `select` holds.
+  // Process groups of the running services here for which `select` holds.
   template <typename Select>
   std::vector<pid_t> groups(Select select) const {
     std::vector<pid_t> out;
     for (const auto& s : running_)
-      if (select(*s.plan)) out.push_back(s.process.pid());
+      if (s.plan->host.empty() && select(*s.plan)) out.push_back(s.process.pid());
+    return out;
+  }
+  // The same for the services on ssh hosts: their process groups there, per host name.
+  template <typename Select>
+  std::map<std::string, std::vector<long>> remote_groups(Select select) const {
+    std::map<std::string, std::vector<long>> out;
+    for (const auto& s : running_)
+      if (!s.plan->host.empty() && s.remote_pgid > 0 && select(*s.plan))
+        out[s.plan->host].push_back(s.remote_pgid);
     return out;
   }
   const std::vector<RunningService>& running() const { return running_; }
 
  private:
+  // A service on an ssh host: started there, probed from here at the host's address.
+  void start_remote(const ServicePlan& service);
+
   const ScenarioPlan& plan_;
   const RunContext& ctx_;
   std::vector<RunningService> running_;

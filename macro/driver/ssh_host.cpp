@@ -25,6 +25,16 @@ std::string ssh_exe() {
   return common::find_on_path("ssh");
 }
 
+// `env K=V ... exe args` when the command has an environment of its own.
+std::string program(const RemoteCommand& c) {
+  if (c.env.empty()) return shell_join(c.exe, c.args);
+  std::vector<std::string> words;
+  for (const auto& [name, value] : c.env) words.push_back(name + "=" + value);
+  words.push_back(c.exe);
+  words.insert(words.end(), c.args.begin(), c.args.end());
+  return shell_join("env", words);
+}
+
 }  // namespace
 
 std::string remote_wrapper(const RemoteCommand& c) {
@@ -34,8 +44,7 @@ std::string remote_wrapper(const RemoteCommand& c) {
     // dash's kill takes no "--": -N is the group N. The group gets 2 s between TERM and KILL.
     << "trap 'kill -TERM -$p 2>/dev/null; i=0; while kill -0 -$p 2>/dev/null && [ $i -lt 20 ]; "
        "do sleep 0.1; i=$((i+1)); done; kill -KILL -$p 2>/dev/null; exit 129' HUP INT TERM; "
-    << "setsid " << shell_join(c.exe, c.args) << " >" << quote(c.stdout_path) << " 2>"
-    << quote(c.stderr_path)
+    << "setsid " << program(c) << " >" << quote(c.stdout_path) << " 2>" << quote(c.stderr_path)
     << " </dev/null & p=$!; echo \"gatebench-pgid $p\"; wait $p; s=$?; "
     // The shell's `times`: the reaped program's CPU (second line), read by parse_remote_cpu_s.
     << "echo gatebench-times; times; exit $s";
@@ -226,8 +235,9 @@ std::string SshHost::run(const std::string& script, std::chrono::milliseconds ti
 }
 
 void SshHost::copy_to(const std::vector<std::string>& local_files, const std::string& remote_dir,
-                      std::chrono::milliseconds timeout) {
+                      std::chrono::milliseconds timeout, bool recursive) {
   std::vector<std::string> a = {"-q", "-p"};
+  if (recursive) a.push_back("-r");
   for (auto& o : connection_options()) a.push_back(o);
   a.insert(a.end(), {"-o", "ControlMaster=no"});
   a.insert(a.end(), local_files.begin(), local_files.end());
@@ -243,8 +253,8 @@ void SshHost::copy_from(const std::string& remote_file, const std::string& local
   exec(dry_run() ? "scp" : common::find_on_path("scp"), a, timeout, "scp of " + remote_file);
 }
 
-ChildProcess SshHost::start(const RemoteCommand& command, const std::string& local_log) {
-  const std::vector<std::string> args = ssh_args(remote_wrapper(command), true);
+ChildProcess SshHost::spawn_ssh(const std::vector<std::string>& args, const std::string& out,
+                                const std::string& err) {
   if (dry_run()) {
     dry_log_->push_back(shell_join("ssh", args));
     return ChildProcess();
@@ -252,8 +262,8 @@ ChildProcess SshHost::start(const RemoteCommand& command, const std::string& loc
   SpawnSpec spec;
   spec.exe = ssh_exe();
   spec.args = args;
-  spec.out = Stream::to_file(local_log);
-  spec.err = Stream::to_file(local_log);
+  spec.out = Stream::to_file(out);
+  spec.err = Stream::to_file(err);
   try {
     return ChildProcess::spawn(spec);
   } catch (const SpawnError& e) {
@@ -261,9 +271,25 @@ ChildProcess SshHost::start(const RemoteCommand& command, const std::string& loc
   }
 }
 
+ChildProcess SshHost::start(const RemoteCommand& command, const std::string& local_log) {
+  return spawn_ssh(ssh_args(remote_wrapper(command), true), local_log, local_log);
+}
+
+bool SshHost::alive() {
+  if (!connected_ || dry_run()) return connected_;
+  if (master_.exit_status()) {
+    connected_ = false;
+    // A socket left by the dead master would keep a new one from listening there.
+    std::error_code ec;
+    fs::remove(control_path_, ec);
+  }
+  return connected_;
+}
+
 bool SshHost::stop_group(long pgid) {
-  if (pgid <= 1) return true;
-  const std::string g = std::to_string(pgid);
+  if (pgid <= 1 && !dry_run()) return true;
+  // A dry run records the command with the group the wrapper would have printed.
+  const std::string g = pgid > 1 ? std::to_string(pgid) : "PGID";
   // Exit 0 once nothing of the group is left; 1 when even SIGKILL did not empty it.
   const std::string script = "kill -TERM -" + g + " 2>/dev/null; i=0; while kill -0 -" + g +
                              " 2>/dev/null; do i=$((i+1)); if [ $i -eq 30 ]; then kill -KILL -" +

@@ -5,6 +5,7 @@
 // the ssh session ends, so a controller that dies leaves nothing running there. In a dry run every
 // command is recorded, in order, and nothing is contacted.
 #include <chrono>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,7 +26,8 @@ struct RemoteCommand {
   std::string exe;
   std::vector<std::string> args;
   std::string cwd;
-  std::string stdout_path, stderr_path;  // remote
+  std::string stdout_path, stderr_path;    // remote
+  std::map<std::string, std::string> env;  // added to the host's environment
 };
 
 class SshHost {
@@ -50,9 +52,9 @@ class SshHost {
   // clean-up (`interruptible` false: runs to its end or its timeout even then).
   std::string run(const std::string& script, std::chrono::milliseconds timeout,
                   bool interruptible = true);
-  // scp, keeping modes (an executable stays executable).
+  // scp, keeping modes (an executable stays executable); `recursive`: directories too.
   void copy_to(const std::vector<std::string>& local_files, const std::string& remote_dir,
-               std::chrono::milliseconds timeout);
+               std::chrono::milliseconds timeout, bool recursive = false);
   void copy_from(const std::string& remote_file, const std::string& local_file,
                  std::chrono::milliseconds timeout);
 
@@ -64,6 +66,9 @@ class SshHost {
   ChildProcess start(const RemoteCommand& command, const std::string& local_log);
   // SIGTERM to the remote group, up to 3 s, then SIGKILL; true when nothing of it is left.
   bool stop_group(long pgid);
+  // The shared connection is up (its master still runs); false after a lost connection, and
+  // connect() then opens a new one.
+  bool alive();
 
   // The argument vectors, for tests and the dry run.
   std::vector<std::string> ssh_args(const std::string& script, bool tty) const;
@@ -72,6 +77,9 @@ class SshHost {
  private:
   std::vector<std::string> connection_options() const;
   std::string destination() const;
+  // The ssh client with `args`, its stdout and stderr into local files (recorded in a dry run).
+  ChildProcess spawn_ssh(const std::vector<std::string>& args, const std::string& out,
+                         const std::string& err);
   CaptureResult exec(const std::string& exe, const std::vector<std::string>& args,
                      std::chrono::milliseconds timeout, const std::string& what,
                      bool interruptible = true);

@@ -4,7 +4,7 @@
 vcl 4.1;
 
 backend default {
-    .host = "127.0.0.1";
+    .host = "${address.backend}";
     .port = "${port.backend}";
 }
 

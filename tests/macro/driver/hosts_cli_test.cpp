@@ -48,7 +48,7 @@ TEST_F(HostsCli, BadHostsOrPlacementExitTwoNamingWhatIsWrong) {
       {{"--hosts", dir_ + "/bad.json"}, dir_ + "/bad.json: /hosts/a/port"},
       {{"--hosts", dir_ + "/none.json"}, dir_ + "/none.json"},
       {{"--hosts", hosts(), "--place", "load=nsz"}, "--place: load=nsz: no host 'nsz'"},
-      {{"--hosts", hosts(), "--place", "gateway=nsa"}, "only the load runs over ssh"},
+      {{"--hosts", hosts(), "--place", "gateway=nsa+nsb"}, "only the load runs on several hosts"},
       {{"--hosts", hosts(), "--place", "load=nsa", "--load", "wrk"}, "needs --load gatebench"},
       {{"--hosts", hosts(), "--runtime", "podman"}, "--hosts: only with --runtime process"}};
   for (const auto& [args, message] : cases) {
@@ -95,6 +95,36 @@ TEST_F(HostsCli, DryRunPrintsEachHostsCommandsInOrderAndContactsNothing) {
   EXPECT_NE(nsa.find("--start-at "), std::string::npos) << nsa;
   EXPECT_NE(nsa.find("<unix-ms>"), std::string::npos) << nsa;
   EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(HostsCli, DryRunPrintsTheCommandsOfAGatewayOnAnSshHost) {
+  const CaptureResult r =
+      run_driver({"--dry-run", "--scenarios", "gateway-default", "--hosts", hosts(), "--place",
+                  "gateway=nsa", "--warmup", "0", "--duration", "1s", "--out", dir_ + "/out"});
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  const std::string& text = r.output;
+  // The load here reaches the gateway at nsa's address; the gateway is probed there too.
+  EXPECT_NE(text.find("http://10.77.255.254:18081/"), std::string::npos) << text;
+  EXPECT_NE(text.find("ready  http://10.77.255.254:18081/"), std::string::npos) << text;
+  // Rendered for its host: its run directory there, the configs copied next to it.
+  EXPECT_NE(text.find("--config /tmp/gb-remote/gb-"), std::string::npos) << text;
+  const auto remote = text.find("host nsa (ssh root@10.77.255.254, port 22):");
+  ASSERT_NE(remote, std::string::npos) << text;
+  const std::string nsa = text.substr(remote);
+  std::size_t at = 0;
+  for (const char* step :
+       {"ssh -M -N", "mkdir -p /tmp/gb-remote/gb-", "scp -q -p -r", "/configs", "gatebench-gateway",
+        "gatebench-gateway --help", "gateway.json", "tls.crt", "ssh -tt", "setsid ", "/proc/uptime",
+        "kill -TERM -PGID", "rm -rf", "ssh -O exit"}) {
+    const auto next = nsa.find(step, at);
+    ASSERT_NE(next, std::string::npos) << step << " after " << at << " in\n" << nsa;
+    at = next;
+  }
+  // nginx-baseline's proxy is the gateway role too: nginx is looked up there, not copied.
+  EXPECT_NE(nsa.find("command -v nginx"), std::string::npos) << nsa;
+  // The backend and the control plane stay here: nothing of theirs goes to nsa.
+  EXPECT_EQ(nsa.find("gatebench-control"), std::string::npos) << nsa;
+  EXPECT_EQ(nsa.find("backend.conf"), std::string::npos) << nsa;
 }
 
 }  // namespace

@@ -119,6 +119,17 @@ TEST(Place, RolesGoWhereTheyAreNamedAndTheRestRunsOnTheLocalHost) {
   EXPECT_FALSE(make_placement(nullptr, "").remote_load());
 }
 
+TEST(Place, ServicesGoToSshHostsToo) {
+  const HostsFile f = parse_hosts(kHosts, "h.json");
+  const Placement p = make_placement(&f, "gateway=nsa,backend=nsb");
+  EXPECT_EQ(p.host_of("gateway").name, "nsa");
+  EXPECT_EQ(p.host_of("backend").name, "nsb");
+  EXPECT_EQ(p.host_of("load").name, "here");
+  EXPECT_FALSE(p.remote_load());
+  EXPECT_TRUE(p.spans_hosts());
+  EXPECT_FALSE(make_placement(&f, "load=here").spans_hosts());
+}
+
 TEST(Place, BadSpecsSayWhatIsWrong) {
   EXPECT_EQ(place_error("load"), "--place: expected ROLE=HOST, got 'load'");
   EXPECT_EQ(place_error("cache=here"),
@@ -128,7 +139,10 @@ TEST(Place, BadSpecsSayWhatIsWrong) {
   EXPECT_EQ(place_error("load=nsa+nsa"), "--place: load=nsa+nsa: 'nsa' twice");
   EXPECT_EQ(place_error("gateway=here+nsa"),
             "--place: gateway=here+nsa: only the load runs on several hosts");
-  EXPECT_NE(place_error("gateway=nsa").find("only the load runs over ssh"), std::string::npos);
+  // Services on an ssh host are reached from the others at their host's address.
+  EXPECT_EQ(place_error("gateway=nsa", R"({"hosts": {"nsa": {"kind": "ssh", "address": "x"},
+                                          "here": {"kind": "local"}}})"),
+            "h.json: /hosts/here/address: missing; roles on other hosts reach the backend there");
   // The load on another host has to reach the services: their host needs an address.
   EXPECT_EQ(place_error("load=nsa", R"({"hosts": {"nsa": {"kind": "ssh", "address": "10.77.0.2"},
                                        "here": {"kind": "local"}}})"),

@@ -35,6 +35,8 @@ constexpr int kSshOffset = -6100;
 constexpr int kTwoOffset = -6200;
 constexpr int kKillOffset = -6300;
 constexpr int kRefusedOffset = -6400;
+constexpr int kGatewayOffset = -6500;
+constexpr int kLostOffset = -6600;
 
 bool ok(const std::vector<std::string>& argv) {
   SpawnSpec spec;
@@ -63,7 +65,7 @@ class SshNamespace {
   SshNamespace() {
     // Unique per test process: names of at most 15 characters, a /30 of 10.77.0.0/16.
     const int n = static_cast<int>(getpid() % 16000);
-    ns_ = "gbh20-" + std::to_string(n);
+    ns_ = "gb-h20-" + std::to_string(n);
     veth_host_ = "gbh20h" + std::to_string(n);
     veth_ns_ = "gbh20n" + std::to_string(n);
     const int a = 4 * n;
@@ -138,6 +140,8 @@ class SshNamespace {
     return path;
   }
   std::string workdir() const { return dir_ + "/remote"; }
+  // The link here goes down: the host is gone from the network, its processes stay.
+  bool cut() const { return ok({"ip", "link", "set", veth_host_, "down"}); }
   const std::string& dir() const { return dir_; }
 
  private:
@@ -146,26 +150,9 @@ class SshNamespace {
   bool made_run_sshd_ = false;
 };
 
-// The shipped scenarios with the listen addresses of nginx-baseline's proxy and of the gateway
-// as template variables (${listen.gateway}), for templates that still name loopback.
-std::string scenario_copy(const std::string& to) {
-  const fs::path from = fs::path(source_dir()) / "macro" / "scenarios";
-  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-  const std::pair<const char*, std::string> edits[] = {
-      {"nginx-proxy.conf", "listen ${listen.gateway}:${port.proxy}"},
-      {"gateway.json", "\"address\": \"${listen.gateway}\", \"port\": ${port.proxy}}"}};
-  const std::pair<const char*, const char*> loopback[] = {
-      {"nginx-proxy.conf", "listen 127.0.0.1:${port.proxy}"},
-      {"gateway.json", "\"address\": \"127.0.0.1\", \"port\": ${port.proxy}}"}};
-  for (std::size_t i = 0; i < 2; ++i) {
-    const std::string path = to + "/configs/" + edits[i].first;
-    std::string text = read_text(path);
-    const auto at = text.find(loopback[i].second);
-    if (at != std::string::npos)
-      text.replace(at, std::string(loopback[i].second).size(), edits[i].second);
-    std::ofstream(path, std::ios::trunc) << text;
-  }
-  return to;
+// The shipped scenarios: their listeners bind ${listen.<role>} (template_addresses_test).
+std::string shipped_scenarios() {
+  return (fs::path(source_dir()) / "macro" / "scenarios").string();
 }
 
 std::string skip_reason() {
@@ -202,7 +189,7 @@ bool nothing_left_on_the_host(const SshNamespace& host) {
 std::vector<std::string> driver_args(const SshNamespace& host, const std::string& scenarios,
                                      const std::string& place, int offset, const std::string& out,
                                      const std::string& duration = "1s") {
-  return {"--scenario-dir", scenario_copy(host.dir() + "/scenarios"),
+  return {"--scenario-dir", shipped_scenarios(),
           "--scenarios",    scenarios,
           "--hosts",        host.hosts_file({"nsa"}),
           "--place",        place,
@@ -215,17 +202,25 @@ std::vector<std::string> driver_args(const SshNamespace& host, const std::string
           "--out",          out};
 }
 
+// gateway-default and its baseline nginx-baseline in one 1 s round placed by `place`: the driver
+// exited 0 and its macro.json (null when it did not get that far; the failures are recorded).
+nlohmann::json run_both(const SshNamespace& host, const std::string& place, int offset,
+                        const std::string& out) {
+  const CaptureResult r = run_driver(driver_args(host, "gateway-default", place, offset, out), 90s);
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.output;
+  if (!fs::exists(out + "/macro.json")) return nullptr;
+  nlohmann::json report = read_json(out + "/macro.json");
+  EXPECT_EQ(report["scenarios"].size(), 2u);
+  return report;
+}
+
 TEST(MultiHost, NginxBaselineAndGatewayDefaultWithTheLoadOverSsh) {
   if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
-  const CaptureResult r =
-      run_driver(driver_args(host, "gateway-default", "load=nsa", kSshOffset, out), 90s);
-  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
-  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
-  const nlohmann::json report = read_json(out + "/macro.json");
-  ASSERT_EQ(report["scenarios"].size(), 2u);
+  const nlohmann::json report = run_both(host, "load=nsa", kSshOffset, out);
+  ASSERT_TRUE(report.is_object());
   for (const auto& s : report["scenarios"]) {
     SCOPED_TRACE(s["name"].get<std::string>());
     EXPECT_EQ(s["status"], "ok") << s["reason"];
@@ -344,6 +339,96 @@ TEST(MultiHost, AnUnreachableHostFailsTheScenarioNamingIt) {
   }
   EXPECT_TRUE(processes_mentioning(dir).empty());
   fs::remove_all(dir);
+}
+
+// Processes on the host (its work directory in their command line) that are not ssh's.
+std::vector<std::string> services_on_the_host(const SshNamespace& host) {
+  std::vector<std::string> out;
+  for (const auto& p : processes_mentioning(host.workdir()))
+    if (p.find(": " + host.workdir()) != std::string::npos ||
+        p.find("nginx: master") != std::string::npos)
+      out.push_back(p);
+  return out;
+}
+
+TEST(MultiHost, GatewayOnAnSshHostWithTheLoadHere) {
+  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  const std::string out = host.dir() + "/out";
+  // nginx-baseline's proxy and gateway-default's gateway (the gateway role) run in the namespace;
+  // the backend, the control plane and the load here.
+  const nlohmann::json report = run_both(host, "gateway=nsa", kGatewayOffset, out);
+  ASSERT_TRUE(report.is_object());
+  for (const auto& s : report["scenarios"]) {
+    const std::string name = s["name"];
+    SCOPED_TRACE(name);
+    EXPECT_EQ(s["status"], "ok") << s["reason"];
+    EXPECT_EQ(s["errors"], 0);
+    const std::string dir = out + "/round-1/" + name;
+    // Every request the generator counted is the scenario's.
+    const auto load = read_json(dir + "/load-measure.json");
+    EXPECT_GT(load["requests"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["requests"].get<uint64_t>(), load["requests"].get<uint64_t>());
+    // The load here went to the namespace's address; the service was started there.
+    EXPECT_NE(read_text(dir + "/load-measure.cmd").find("http://10.77."), std::string::npos);
+    const std::string service = name == "gateway-default" ? "gateway" : "proxy";
+    EXPECT_EQ(read_text(dir + "/" + service + ".cmd").rfind("on nsa: ", 0), 0u);
+    // Sampled there: the target's CPU and memory from the host's /proc.
+    const auto& round = s["rounds"][0];
+    EXPECT_GT(round["cpu_us_per_request"]["target"].get<double>(), 0) << round.dump();
+    EXPECT_GT(s["peak_mb"].get<double>(), 0) << s.dump();
+    EXPECT_TRUE(fs::exists(dir + "/samples-measure-nsa.txt"));
+    // Its output was pulled back.
+    EXPECT_TRUE(fs::exists(dir + "/" + service + ".stderr"));
+  }
+  const auto& nsa = report["env"]["hosts"]["nsa"];
+  EXPECT_EQ(nsa["roles"], nlohmann::json::array({"gateway"}));
+  EXPECT_TRUE(!fs::exists(host.workdir()) || fs::is_empty(host.workdir()));
+  EXPECT_TRUE(nothing_left_on_the_host(host)) << joined(processes_mentioning(host.workdir()));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+}
+
+TEST(MultiHost, ALostConnectionFailsTheScenarioNamingTheHostAndLeavesNothing) {
+  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  const std::string out = host.dir() + "/out";
+  fs::create_directories(out);
+  SpawnSpec spec;
+  spec.exe = GATEBENCH_MACRO_EXE;
+  spec.args = driver_args(host, "nginx-baseline", "gateway=nsa", kLostOffset, out, "30s");
+  spec.out = Stream::to_file(out + "/driver.stdout");
+  spec.err = Stream::to_file(out + "/driver.stderr");
+  ChildProcess driver = ChildProcess::spawn(spec);
+  // The proxy runs in the namespace and the load here: then the link goes down.
+  bool measuring = false;
+  for (int i = 0; i < 300 && !measuring; ++i) {
+    std::this_thread::sleep_for(100ms);
+    measuring = !services_on_the_host(host).empty() &&
+                fs::exists(out + "/round-1/nginx-baseline/load-measure.cmd");
+  }
+  ASSERT_TRUE(measuring) << read_text(out + "/driver.stderr");
+  ASSERT_TRUE(host.cut());
+  const auto status = driver.wait_for(60s);
+  ASSERT_TRUE(status.has_value()) << read_text(out + "/driver.stderr");
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1) << read_text(out + "/driver.stderr");
+  const nlohmann::json report = read_json(out + "/macro.json");
+  ASSERT_EQ(report["scenarios"].size(), 1u);
+  const auto& s = report["scenarios"][0];
+  EXPECT_EQ(s["status"], "failed");
+  const std::string reason = s["reason"];
+  EXPECT_NE(reason.find("proxy on nsa: ssh connection failed or lost"), std::string::npos)
+      << reason;
+  // sshd hangs up the session within its ClientAlive limit (6 s); the wrapper kills the group.
+  bool gone = false;
+  for (int i = 0; i < 150 && !gone; ++i) {
+    gone = services_on_the_host(host).empty();
+    if (!gone) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(gone) << joined(services_on_the_host(host));
+  EXPECT_TRUE(processes_mentioning(out).empty()) << joined(processes_mentioning(out));
+  for (const auto& p : services_on_the_host(host)) ::kill(std::stoi(p), SIGKILL);
 }
 
 }  // namespace

@@ -73,9 +73,9 @@ TEST(SshHost, DryRunRecordsEveryCommandInOrderAndContactsNothing) {
     host.connect(10s);
     host.run("mkdir -p /w", 10s);
     host.copy_to({"/bin/gatebench-load"}, "/w/bin", 10s);
-    ChildProcess none =
-        host.start({"/w/bin/gatebench-load", {"-d", "1s", "http://x/"}, "/w", "/w/out", "/w/err"},
-                   "/tmp/never-written");
+    ChildProcess none = host.start(
+        {"/w/bin/gatebench-load", {"-d", "1s", "http://x/"}, "/w", "/w/out", "/w/err", {}},
+        "/tmp/never-written");
     EXPECT_EQ(none.pid(), -1);
     host.copy_from("/w/load.json", "/tmp/load.json", 10s);
   }  // disconnects
@@ -121,7 +121,8 @@ TEST(RemoteWrapper, AHangUpKillsTheProgramsGroup) {
                         {"-c", "sleep 30 & sleep 30"},
                         dir.string(),
                         (dir / "out").string(),
-                        (dir / "err").string()};
+                        (dir / "err").string(),
+                        {}};
   SpawnSpec spec;
   spec.exe = "sh";
   spec.args = {"-c", remote_wrapper(command)};
@@ -154,12 +155,20 @@ TEST(RemoteWrapper, TheProgramsExitStatusIsTheWrappers) {
                         {"-c", "echo to-err >&2; exit 3"},
                         dir.string(),
                         (dir / "out").string(),
-                        (dir / "err").string()};
+                        (dir / "err").string(),
+                        {}};
   const CaptureResult r = run_sh(remote_wrapper(command));
   ASSERT_TRUE(WIFEXITED(r.status));
   EXPECT_EQ(WEXITSTATUS(r.status), 3);
   EXPECT_GT(parse_remote_pgid(r.output), 1);
   EXPECT_EQ(read_text((dir / "err").string()), "to-err\n");
+  // A service's environment goes in front of its program.
+  RemoteCommand with_env = command;
+  with_env.args = {"-c", "echo \"$GB_A $GB_B\" >&2"};
+  with_env.env = {{"GB_A", "one"}, {"GB_B", "two words"}};
+  const CaptureResult e = run_sh(remote_wrapper(with_env));
+  EXPECT_EQ(WEXITSTATUS(e.status), 0) << e.output;
+  EXPECT_EQ(read_text((dir / "err").string()), "one two words\n");
   // A run directory that is not there: 126, before anything starts.
   RemoteCommand missing = command;
   missing.cwd = (dir / "nope").string();
