@@ -290,7 +290,7 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   for (const auto& [path, object] : derived) {
     const std::string file = path.string();
     const JsonField f(object, file);
-    f.allow_only({"name", "description", "order", "over", "load"});
+    f.allow_only({"name", "description", "order", "over", "load", "max_error_rate"});
     std::vector<std::string> over = f.child("over").strings();
     if (over.empty()) f.child("over").fail("expected a non-empty array of scenario names");
     object_at(f, "load");
@@ -307,6 +307,17 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
       merged["load"].update(object.at("load"));
       // A derived scenario compares with the same derivation of the nginx baseline.
       merged["baseline"] = name + "/nginx-baseline";
+      // Its latency baseline is the same derivation of the base's, when the file expands that
+      // one too; a plain scenario's latency under another load would compare nothing.
+      if (merged.contains("latency_baseline") && merged["latency_baseline"].is_string()) {
+        const std::string latency = merged["latency_baseline"].get<std::string>();
+        if (std::find(over.begin(), over.end(), latency) != over.end())
+          merged["latency_baseline"] = name + "/" + latency;
+        else
+          merged.erase("latency_baseline");
+      }
+      // The expansions' error budget: the file's, else the base's.
+      if (object.contains("max_error_rate")) merged["max_error_rate"] = object["max_error_rate"];
       Scenario s = parse_object(merged, file + " (over " + over[i] + ")");
       s.file = file;
       s.group = name;
