@@ -79,7 +79,6 @@ class SshNamespace {
     sshd_.stop(2000ms);
     ok({"ip", "link", "del", veth_host_});
     ok({"ip", "netns", "del", ns_});
-    if (made_run_sshd_) fs::remove("/run/sshd");
     fs::remove_all(dir_);
   }
 
@@ -106,7 +105,9 @@ class SshNamespace {
         << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
         << "Subsystem sftp /usr/lib/openssh/sftp-server\n"
         << "ClientAliveInterval 2\nClientAliveCountMax 3\nLogLevel ERROR\n";
-    if (!fs::exists("/run/sshd")) made_run_sshd_ = fs::create_directory("/run/sshd");
+    // sshd's privilege-separation directory stays: the sshd of a test running beside this one
+    // (ctest -j2) needs it for each new connection.
+    fs::create_directories("/run/sshd");
     SpawnSpec spec;
     spec.exe = "ip";
     spec.args = {"netns", "exec", ns_, "/usr/sbin/sshd", "-D", "-e", "-f", dir_ + "/sshd_config"};
@@ -147,7 +148,6 @@ class SshNamespace {
  private:
   std::string ns_, veth_host_, veth_ns_, here_, there_, dir_;
   ChildProcess sshd_;
-  bool made_run_sshd_ = false;
 };
 
 // The shipped scenarios: their listeners bind ${listen.<role>} (template_addresses_test).
