@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <strings.h>
@@ -30,12 +31,23 @@ sockaddr_in loopback(int port) {
   return addr;
 }
 
-// An IPv4 address as the hosts file gives it; loopback for anything else (a host name is not
-// resolved here: the probes must not wait for DNS).
-sockaddr_in ipv4(const std::string& address, int port) {
+// The address as the hosts file gives it: an IPv4 address, or a name resolved to its first IPv4
+// address; nothing when it does not resolve.
+std::optional<sockaddr_in> ipv4(const std::string& address, int port) {
   sockaddr_in addr = loopback(port);
   in_addr parsed{};
-  if (inet_pton(AF_INET, address.c_str(), &parsed) == 1) addr.sin_addr = parsed;
+  if (inet_pton(AF_INET, address.c_str(), &parsed) == 1) {
+    addr.sin_addr = parsed;
+    return addr;
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(address.c_str(), nullptr, &hints, &found) != 0 || found == nullptr)
+    return std::nullopt;
+  addr.sin_addr = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr;
+  freeaddrinfo(found);
   return addr;
 }
 
@@ -56,8 +68,9 @@ bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadli
 
 bool connect_until(const Socket& s, const std::string& address, int port,
                    std::chrono::steady_clock::time_point deadline) {
-  if (s.fd < 0) return false;
-  sockaddr_in addr = ipv4(address, port);
+  const std::optional<sockaddr_in> to = ipv4(address, port);
+  if (s.fd < 0 || !to) return false;
+  sockaddr_in addr = *to;
   if (connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
   if (errno != EINPROGRESS) return false;
   if (!wait_for(s.fd, POLLOUT, deadline)) return false;

@@ -46,6 +46,11 @@ TEST(NetProbe, PortFreeBusyAndProbes) {
   ASSERT_TRUE(up);
   EXPECT_FALSE(port_free(port));
   EXPECT_EQ(http_status(port, "/", 2000ms), 204);
+  // At a host's address from a hosts file: a literal, a name, and a name that does not resolve
+  // (never loopback instead).
+  EXPECT_TRUE(tcp_connects(port, 500ms, "127.0.0.1"));
+  EXPECT_EQ(http_status(port, "/", 2000ms, "localhost"), 204);
+  EXPECT_FALSE(tcp_connects(port, 500ms, "no-such-host.invalid"));
   EXPECT_TRUE(server.stop(1000ms));
 }
 
