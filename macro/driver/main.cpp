@@ -150,8 +150,10 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
       }
       if (options.warmup_s > 0) run("warmup", options.warmup_s);
       run("measure", options.duration_s);
-      for (auto it = plan.services.rbegin(); it != plan.services.rend(); ++it)
-        if (!it->host.empty()) remote.ready(placement.hosts.at(it->host)).stop_group(0);
+      for (auto it = plan.services.rbegin(); it != plan.services.rend(); ++it) {
+        ChildProcess never_started;
+        if (!it->host.empty()) stop_remote_service(remote, *it, never_started);
+      }
     } catch (const Outcome& outcome) {
       std::printf("  %s: %s\n", plan.scenario.name.c_str(), outcome.reason.c_str());
     } catch (const RemoteError& e) {

@@ -96,20 +96,21 @@ std::string remote_service_failure(RemoteHosts& remote, const ServicePlan& servi
 }
 
 bool stop_remote_service(RemoteHosts& remote, const ServicePlan& service, ChildProcess& client) {
-  if (client.pid() <= 0) return true;
+  // A dry run records the commands of a stop; its client never ran.
+  if (client.pid() <= 0 && !remote.dry_run()) return true;
   const long pgid = parse_remote_pgid(read_text(remote_service_log(service)));
   // The wrapper exited after its program (any status but ssh's own 255: a lost connection ends
   // the client while the program may still run there).
-  const auto status = client.exit_status();
+  const auto status = client.pid() > 0 ? client.exit_status() : std::nullopt;
   const bool exited = status.has_value() && !(WIFEXITED(*status) && WEXITSTATUS(*status) == 255);
-  client.stop(1000ms);
+  if (client.pid() > 0) client.stop(1000ms);
   const Host& host = host_of(remote, service);
   bool gone = true;
   try {
     SshHost& ssh = remote.ready(host);
     // Whether or not the wrapper got to it: the group is checked (and killed) over a command of
     // its own. A wrapper that exited had already waited for its program.
-    if (pgid > 0 && !exited) gone = ssh.stop_group(pgid);
+    if ((pgid > 0 || ssh.dry_run()) && !exited) gone = ssh.stop_group(pgid);
     const std::string dir = run_dir_of(service);
     for (const std::string* local : {&service.stdout_path, &service.stderr_path}) {
       try {
