@@ -115,7 +115,7 @@ TEST_F(HostsCli, DryRunPrintsTheCommandsOfAGatewayOnAnSshHost) {
   for (const char* step :
        {"ssh -M -N", "mkdir -p /tmp/gb-remote/gb-", "scp -q -p -r", "/configs", "gatebench-gateway",
         "gatebench-gateway --help", "gateway.json", "tls.crt", "ssh -tt", "setsid ", "/proc/uptime",
-        "kill -TERM -PGID", "rm -rf", "ssh -O exit"}) {
+        "kill -TERM -PGID", "gateway.stderr", "rm -rf", "ssh -O exit"}) {
     const auto next = nsa.find(step, at);
     ASSERT_NE(next, std::string::npos) << step << " after " << at << " in\n" << nsa;
     at = next;
