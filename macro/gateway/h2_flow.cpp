@@ -63,11 +63,12 @@ bool WorkerLoop::step_h2(Client& c) {
     close_client(c);  // GOAWAY sent or received and no stream left, or a fatal error
     return false;
   }
-  // Idle: no stream open. Streams carry their own deadlines (header, body, upstream, send).
-  if (f.open_streams() > 0) {
-    cc.deadline_ms = 0;
-  } else if (cc.deadline_ms == 0) {
-    cc.deadline_ms = now_ms_ + cfg().keepalive_timeout_ms;
+  // Stream clients carry their own deadlines (header, body, upstream, send) and start_stream
+  // clears the connection's; once none is served the connection's runs again: the idle timeout,
+  // or the header timeout while a stream's header block is still incomplete.
+  if (cc.deadline_ms == 0 && !f.serving()) {
+    cc.deadline_ms = now_ms_ + (f.open_streams() > 0 ? cfg().client_header_timeout_ms
+                                                     : cfg().keepalive_timeout_ms);
   }
   return false;
 }

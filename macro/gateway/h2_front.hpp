@@ -107,6 +107,13 @@ class H2Front {
   // after a fatal error: the connection should close once produce() returns 0.
   bool alive() const;
   std::size_t open_streams() const { return open_; }
+  // Whether a stream is being served by the handler (its `user` set).
+  bool serving() const {
+    for (const auto& s : store_) {
+      if (s->user != nullptr) return true;
+    }
+    return false;
+  }
   // Every stream object, open or spare (those with `user` set are being served).
   const std::vector<std::unique_ptr<H2Stream>>& streams() const { return store_; }
 

@@ -209,6 +209,22 @@ TEST_F(H2E2E, BrokenFramesEndTheConnectionWithGoaway) {
   EXPECT_EQ(c->streams[1].status, 200);
 }
 
+TEST_F(H2E2E, AnIncompleteHeaderBlockMeetsTheHeaderTimeout) {
+  start(host(R"("*")"), R"(, "client_header_timeout_ms": 300)");
+  auto c = connect_h2c();
+  c->ack_settings = false;
+  const std::string block = c->headers_frame(1, RawH2::get("a.test", "/"), true).substr(9);
+  // HEADERS without END_HEADERS, and the CONTINUATION never comes.
+  ASSERT_TRUE(c->send(c->preface_bytes() + RawH2::frame(1, 0x1, 1, block)));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(c->run([&] { return c->eof; }, 2000)) << gateway_->output();
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, std::chrono::milliseconds(250));
+  EXPECT_LT(waited, std::chrono::milliseconds(1500));
+  EXPECT_FALSE(c->goaway);  // timed out, not refused
+  EXPECT_TRUE(upstream_.requests().empty());
+}
+
 TEST_F(H2E2E, DeadUpstreamIs502OnItsStreamsOnly) {
   const int dead = gwtest::free_port();
   start(host(R"("dead.test")", "", dead) + "," + host(R"("*")"));

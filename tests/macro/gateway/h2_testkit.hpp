@@ -100,7 +100,7 @@ class RawH2 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     while (!until()) {
       if (!parse_frames()) return until();
-      if (eof) return until();
+      if (eof || until()) return until();
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                             deadline - std::chrono::steady_clock::now())
                             .count();
@@ -137,6 +137,7 @@ class RawH2 {
   std::uint32_t goaway_code = 0;
   std::int32_t goaway_last = -1;
   bool eof = false;
+  bool ack_settings = true;          // false: a frame of its own would break an open header block
   int last_error = 0;                // SSL_get_error of the read that ended the connection
   std::uint32_t max_concurrent = 0;  // the server's SETTINGS_MAX_CONCURRENT_STREAMS
 
@@ -189,7 +190,7 @@ class RawH2 {
                   static_cast<std::uint8_t>(payload[i + 1]);
               if (ident == 3) max_concurrent = be32(payload, i + 2);
             }
-            send(frame(4, 1, 0, ""));
+            if (ack_settings) send(frame(4, 1, 0, ""));
           }
           break;
         case 7:  // GOAWAY
