@@ -1,6 +1,6 @@
-// The shipped HTTP/2 scenarios (nginx, haproxy and h2o terminating TLS with ALPN h2, many streams
-// per connection and one) run in --quick through the real executables: every one that can run
-// measures without errors, and one whose server is not installed is skipped saying so.
+// The shipped HTTP/2 scenarios (nginx, haproxy, h2o and the gateway terminating TLS with ALPN h2,
+// many streams per connection and one) run in --quick through the real executables: every one that
+// can run measures without errors, and one whose server is not installed is skipped saying so.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -21,19 +21,25 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18443) plus this: apart from the other tests'.
+// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
 constexpr int kOffset = 4000;
 
-constexpr const char* kScenarios[] = {
-    "nginx-h2-baseline", "nginx-h2-one-stream", "haproxy-h2", "haproxy-h2-one-stream", "h2o-h2",
-    "h2o-h2-one-stream"};
+constexpr const char* kScenarios[] = {"nginx-h2-baseline",
+                                      "nginx-h2-one-stream",
+                                      "haproxy-h2",
+                                      "haproxy-h2-one-stream",
+                                      "h2o-h2",
+                                      "h2o-h2-one-stream",
+                                      "gateway-h2",
+                                      "gateway-h2-protected"};
 
 TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
   Toolbox tools;
-  for (const char* tool : {"nginx", "openssl", "gatebench-load"}) {
+  for (const char* tool :
+       {"nginx", "openssl", "gatebench-load", "gatebench-gateway", "gatebench-control"}) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
-  for (int port : {18080, 18443}) {
+  for (int port : {18080, 18081, 18443, 18101, 18102}) {
     if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
   }
   std::string list;
@@ -67,7 +73,7 @@ TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
     EXPECT_EQ(round["errors"].get<std::uint64_t>(), 0u);
     ++measured;
   }
-  EXPECT_GE(measured, 2);  // the nginx scenarios at least
+  EXPECT_GE(measured, 4);  // the nginx and gateway scenarios at least
   EXPECT_TRUE(processes_mentioning(out).empty());
   fs::remove_all(out);
 }
