@@ -31,7 +31,8 @@ constexpr const char* kScenarios[] = {"nginx-h2-baseline",
                                       "h2o-h2",
                                       "h2o-h2-one-stream",
                                       "gateway-h2",
-                                      "gateway-h2-protected"};
+                                      "gateway-h2-protected",
+                                      "gateway-h2-one-stream"};
 
 TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
   Toolbox tools;
