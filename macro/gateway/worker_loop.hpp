@@ -27,6 +27,8 @@ inline constexpr std::size_t kOutCap = kRespCap + 4096;
 // Closed connections' objects kept with their buffers for the next accepts; the buffers of the
 // others are released on the tick, so a worker's memory follows its connections, not its peak.
 inline constexpr std::size_t kSpareBufferedClients = 64;
+// Beyond those, as many as were in use at the peak of this window or the one before.
+inline constexpr std::uint64_t kPeakWindowMs = 1000;
 // A described request rebuilt as a head (decision.hpp), and the decision's own answer.
 inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
 inline constexpr std::size_t kDecisionOutCap = 8192;
@@ -163,6 +165,10 @@ class WorkerLoop : private H2Handler {
   std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
+  // Clients in use at the peak of the current and the previous window (release_spare_buffers).
+  std::size_t current_peak_ = 0;
+  std::size_t previous_peak_ = 0;
+  std::uint64_t peak_window_end_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
   CacheCounters& cache_counters_;
