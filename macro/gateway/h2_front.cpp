@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "micro/core/rules/request_ascii.hpp"
+
 namespace gatebench::gateway {
 namespace {
 
@@ -387,10 +389,7 @@ H2Front::HeadResult H2Front::submit_head(H2Stream& s) {
     const http1::HeaderLine& l = rh.fields.lines[i];
     if (hop_by_hop(l)) continue;
     char* name = names_.data() + at;
-    for (std::size_t k = 0; k < l.name_len; ++k) {
-      const char ch = base[l.line_off + k];
-      name[k] = ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch;
-    }
+    rules::lower_into({base + l.line_off, l.name_len}, name);
     at += l.name_len;
     nv_.push_back({reinterpret_cast<std::uint8_t*>(name),
                    reinterpret_cast<std::uint8_t*>(const_cast<char*>(base + l.value_off)),
