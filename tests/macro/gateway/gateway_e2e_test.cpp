@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "macro/common/child_process.hpp"
+#include "tests/macro/gateway/gateway_fixture.hpp"
 #include "tests/macro/gateway/gateway_testkit.hpp"
 
 using gwtest::Conn;
@@ -18,7 +19,7 @@ namespace {
 
 constexpr const char* kSecret = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
-class GatewayE2E : public ::testing::Test {
+class GatewayE2E : public gwtest::GatewayFixture {
  protected:
   // Starts the gateway with `hosts` (a JSON array body) and optional extra top-level fields.
   void start(const std::string& hosts, const std::string& extra = "", bool wait = true,
@@ -39,27 +40,11 @@ class GatewayE2E : public ::testing::Test {
                              R"(, "limits": {"max_header_bytes": 4096}, "hosts": [)" + hosts +
                              "]}");
   }
-  std::string host(const std::string& names, const std::string& features = "",
-                   int upstream_port = -1) const {
-    return R"({"names": [)" + names + R"(], "upstream": "127.0.0.1:)" +
-           std::to_string(upstream_port < 0 ? upstream_.port() : upstream_port) + "\"" + features +
-           "}";
-  }
   Response get(const std::string& host_name, const std::string& path, const std::string& extra = "",
                const char* source = nullptr) {
     return fetch(port_, get_request(host_name, path, extra), source);
   }
-  void TearDown() override {
-    if (gateway_) {
-      EXPECT_EQ(gateway_->stop(), 0) << gateway_->output();
-    }
-  }
-
-  gwtest::TempDir dir_;
-  gwtest::Upstream upstream_;
-  std::unique_ptr<gwtest::Process> gateway_;
   std::filesystem::path config_path_;
-  int port_ = 0;
 };
 
 TEST_F(GatewayE2E, ProxiesAndRewritesHopByHopAndForwardedHeaders) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "macro/common/child_process.hpp"
+#include "tests/macro/gateway/gateway_fixture.hpp"
 #include "tests/macro/gateway/gateway_testkit.hpp"
 #include "tests/macro/gateway/h2_testkit.hpp"
 
@@ -16,7 +17,7 @@ using gwtest::RawH2;
 
 namespace {
 
-class H2E2E : public ::testing::Test {
+class H2E2E : public gwtest::GatewayFixture {
  protected:
   // `listeners`: the JSON array's members after the h2c one (which is always first, port_).
   void start(const std::string& hosts, const std::string& limits = "",
@@ -35,26 +36,10 @@ class H2E2E : public ::testing::Test {
         (dir_.path() / "gateway.log").string());
     ASSERT_TRUE(gwtest::wait_port(port_)) << gateway_->output();
   }
-  std::string host(const std::string& names, const std::string& features = "",
-                   int upstream_port = -1) const {
-    return R"({"names": [)" + names + R"(], "upstream": "127.0.0.1:)" +
-           std::to_string(upstream_port < 0 ? upstream_.port() : upstream_port) + "\"" + features +
-           "}";
-  }
   std::unique_ptr<RawH2> connect_h2c() {
     auto c = std::make_unique<RawH2>(gwtest::connect_to(port_));
     return c;
   }
-  void TearDown() override {
-    if (gateway_) {
-      EXPECT_EQ(gateway_->stop(), 0) << gateway_->output();
-    }
-  }
-
-  gwtest::TempDir dir_;
-  gwtest::Upstream upstream_;
-  std::unique_ptr<gwtest::Process> gateway_;
-  int port_ = 0;
   int plain_port_ = 0;
 };
 
