@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -101,6 +102,7 @@ std::vector<std::string> container_run_args(const ContainerEngine& engine,
                                             const ContainerRun& run) {
   std::vector<std::string> a = {"run", "--rm", "--name", run.name, "--network", "host"};
   if (!run.cpus.empty()) a.insert(a.end(), {"--cpuset-cpus", run.cpus.to_string()});
+  if (run.timeout_s > 0) a.insert(a.end(), {"--timeout", std::to_string(run.timeout_s)});
   for (const auto& v : run.volumes) a.insert(a.end(), {"-v", v + ":" + v});
   for (const auto& [name, value] : run.env) a.insert(a.end(), {"-e", name + "=" + value});
   a.insert(a.end(), engine.extra_args.begin(), engine.extra_args.end());
@@ -108,6 +110,13 @@ std::vector<std::string> container_run_args(const ContainerEngine& engine,
   a.push_back(run.exe);
   a.insert(a.end(), run.args.begin(), run.args.end());
   return a;
+}
+
+int container_timeout_s(double ready_timeouts_s, std::size_t services, double warmup_s,
+                        double duration_s, int load_runs) {
+  const double builds_s = 120.0 * static_cast<double>(services);
+  const double runs_s = (warmup_s > 0 ? warmup_s + 30 : 0) + load_runs * (duration_s + 30);
+  return static_cast<int>(std::ceil(builds_s + ready_timeouts_s + runs_s + 60));
 }
 
 bool remove_container(const ContainerEngine& engine, const std::string& name) {

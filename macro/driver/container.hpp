@@ -1,6 +1,7 @@
 #pragma once
 // The container runtime (--runtime podman|docker): images made from the host's binaries, services
 // run with host networking and --cpuset-cpus, CPU and memory from the engine's stats.
+#include <cstddef>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -35,7 +36,16 @@ struct ContainerRun {
   std::map<std::string, std::string> env;
   std::vector<std::string> volumes;  // host directories mounted at the same path
   CpuSet cpus;
+  // > 0: the engine kills the container after this many seconds. A container outlives its
+  // attached client (a driver killed with SIGKILL cannot stop it); this bounds what is left.
+  int timeout_s = 0;
 };
+
+// The longest a scenario run can keep its first container: every service's image build (120 s
+// each at most) and readiness timeout, the warm-up and `load_runs` measured runs with the
+// driver's limit of duration + 30 s each, and 60 s for the stop.
+int container_timeout_s(double ready_timeouts_s, std::size_t services, double warmup_s,
+                        double duration_s, int load_runs);
 
 // Arguments of the engine for an attached `run --rm` (the engine client is the driver's child, its
 // output the service's output).

@@ -28,10 +28,10 @@ SearchOutcome search_max_throughput(const MeasureFn& measure, double slo_p99_us,
            m.load.rps >= 0.95 * offered;
   };
   double lo = 0, hi = capacity.load.rps, offered = capacity.load.rps;
-  for (int i = 1; i <= 8; ++i) {
+  for (int i = 1; i <= kSearchRates; ++i) {
     const std::string label = "search-" + std::to_string(i);
     bool pass = false;
-    for (int attempt = 0; attempt < 2 && !pass; ++attempt) {
+    for (int attempt = 0; attempt < kSearchAttempts && !pass; ++attempt) {
       progress.phase("search: " + std::to_string(static_cast<long long>(offered)) + " req/s" +
                          (attempt > 0 ? " (again)" : ""),
                      step_s);

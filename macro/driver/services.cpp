@@ -11,6 +11,7 @@
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
+#include "macro/driver/search.hpp"
 #include "macro/driver/stop_signal.hpp"
 
 namespace gatebench::macro {
@@ -53,6 +54,11 @@ void Services::start(const ServicePlan& service) {
     run.env = service.env;
     run.cpus = service.cpus;
     run.volumes = {plan_.run_dir, plan_.vars.at("configs")};
+    double ready_s = 0;
+    for (const auto& s : plan_.services) ready_s += s.ready_timeout_s;
+    run.timeout_s = container_timeout_s(ready_s, plan_.services.size(), ctx_.options.warmup_s,
+                                        ctx_.options.duration_s,
+                                        plan_.load.mode == LoadMode::search ? kSearchMaxRuns : 1);
     // The engine client is the driver's child; the service runs in the container.
     spec.exe = ctx_.engine->exe;
     spec.args = container_run_args(*ctx_.engine, run);

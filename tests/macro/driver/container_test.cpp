@@ -38,6 +38,7 @@ TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
   run.env = {{"GOMAXPROCS", "2"}};
   run.volumes = {"/out/direct"};
   run.cpus = parse_cpu_set("2-3");
+  run.timeout_s = 215;
   std::vector<std::string> expected = {"run",
                                        "--rm",
                                        "--name",
@@ -46,6 +47,8 @@ TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
                                        "host",
                                        "--cpuset-cpus",
                                        "2-3",
+                                       "--timeout",
+                                       "215",
                                        "-v",
                                        "/out/direct:/out/direct",
                                        "-e",
@@ -57,6 +60,16 @@ TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
                                        "-c",
                                        "/out/direct/backend.conf"};
   EXPECT_EQ(container_run_args(engine, run), expected);
+}
+
+// Two services (10 s and 5 s to be ready), 5 s warm-up, one 20 s run: 2 image builds of 120 s,
+// 15 s, 35 s, 50 s and 60 s for the stop.
+TEST(ContainerTimeout, CoversBuildsReadinessWarmupRunsAndStop) {
+  EXPECT_EQ(container_timeout_s(15, 2, 5, 20, 1), 240 + 15 + 35 + 50 + 60);
+  // No warm-up adds nothing for it; a search's 17 runs each get duration + 30 s.
+  EXPECT_EQ(container_timeout_s(10, 1, 0, 2, 17), 120 + 10 + 17 * 32 + 60);
+  // Fractions round up: the bound is never below the sum.
+  EXPECT_EQ(container_timeout_s(0.5, 1, 0, 0.2, 1), 211);
 }
 
 }  // namespace
