@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "macro/driver/children.hpp"
+#include "macro/driver/run_support.hpp"
 #include "macro/driver/toolbox.hpp"
 
 namespace gatebench::macro {
@@ -20,15 +21,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string last_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  }
-  return last;
-}
 
 bool succeeded(const CaptureResult& r) {
   return !r.timed_out && !r.interrupted && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
@@ -90,7 +82,8 @@ std::string ensure_image(const ContainerEngine& engine, const std::string& exe,
     throw ContainerError(std::string("image context for ") + exe + ": " + e.what());
   }
   CaptureResult r = run_capture(
-      engine.exe, {"build", "-q", "-t", tag, "-f", engine.containerfile, context.string()}, 120s);
+      engine.exe, {"build", "-q", "-t", tag, "-f", engine.containerfile, context.string()},
+      kImageBuildTimeout);
   if (!succeeded(r)) {
     throw ContainerError(engine.name + " build of " + tag + " failed: " + last_line(r.output));
   }
@@ -114,8 +107,10 @@ std::vector<std::string> container_run_args(const ContainerEngine& engine,
 
 int container_timeout_s(double ready_timeouts_s, std::size_t services, double warmup_s,
                         double duration_s, int load_runs) {
-  const double builds_s = 120.0 * static_cast<double>(services);
-  const double runs_s = (warmup_s > 0 ? warmup_s + 30 : 0) + load_runs * (duration_s + 30);
+  const double builds_s =
+      static_cast<double>(kImageBuildTimeout.count()) * static_cast<double>(services);
+  const double runs_s =
+      (warmup_s > 0 ? warmup_s + kLoadRunGraceS : 0) + load_runs * (duration_s + kLoadRunGraceS);
   return static_cast<int>(std::ceil(builds_s + ready_timeouts_s + runs_s + 60));
 }
 

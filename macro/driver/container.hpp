@@ -1,6 +1,7 @@
 #pragma once
 // The container runtime (--runtime podman|docker): images made from the host's binaries, services
 // run with host networking and --cpuset-cpus, CPU and memory from the engine's stats.
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <stdexcept>
@@ -15,6 +16,9 @@ namespace gatebench::macro {
 struct ContainerError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The longest an image build may take; a slower one fails the scenario.
+inline constexpr std::chrono::seconds kImageBuildTimeout{120};
 
 struct ContainerEngine {
   std::string name;  // "podman" or "docker"
@@ -41,9 +45,9 @@ struct ContainerRun {
   int timeout_s = 0;
 };
 
-// The longest a scenario run can keep its first container: every service's image build (120 s
-// each at most) and readiness timeout, the warm-up and `load_runs` measured runs with the
-// driver's limit of duration + 30 s each, and 60 s for the stop.
+// The longest a scenario run can keep its first container: every service's image build
+// (kImageBuildTimeout each) and readiness timeout, the warm-up and `load_runs` measured runs with
+// the driver's limit of duration + kLoadRunGraceS each, and 60 s for the stop.
 int container_timeout_s(double ready_timeouts_s, std::size_t services, double warmup_s,
                         double duration_s, int load_runs);
 

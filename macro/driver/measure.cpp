@@ -307,7 +307,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
     sampling.take_machine(0);
   }
-  const double limit_s = spec.duration_s + 30;
+  const double limit_s = spec.duration_s + kLoadRunGraceS;
   std::optional<uint64_t> last_writes;
   double last_progress_t = 0;
   double elapsed = 0;

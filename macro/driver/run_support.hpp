@@ -16,6 +16,9 @@ struct Outcome {
 // A stop signal arrived.
 struct Interrupted {};
 
+// A load run that has not ended this long after its duration fails the scenario.
+inline constexpr double kLoadRunGraceS = 30;
+
 std::string read_text(const std::string& path);
 // Creates the parent directories; throws Outcome failed when the file cannot be written.
 void write_text(const std::string& path, const std::string& content);
