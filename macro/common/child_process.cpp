@@ -325,6 +325,10 @@ int exit_code(int wait_status) {
   return 1;
 }
 
+bool CaptureResult::succeeded() const {
+  return !timed_out && !interrupted && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 CaptureResult capture(SpawnSpec spec, const CaptureOptions& options) {
   char out_path[] = "/tmp/gatebench-capture-XXXXXX";
   const int fd = mkstemp(out_path);

@@ -86,6 +86,8 @@ struct CaptureResult {
   std::string errors;  // stderr, unless merged into output
   bool timed_out = false;
   bool interrupted = false;
+  // Ran to its end and exited with status 0.
+  bool succeeded() const;
 };
 
 struct CaptureOptions {

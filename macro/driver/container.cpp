@@ -22,10 +22,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool succeeded(const CaptureResult& r) {
-  return !r.timed_out && !r.interrupted && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-}
-
 // The shared libraries of `exe` by absolute path, as the dynamic loader resolves them here.
 std::vector<std::string> shared_libraries(const std::string& exe) {
   auto ldd = Toolbox().find("ldd");
@@ -33,7 +29,7 @@ std::vector<std::string> shared_libraries(const std::string& exe) {
   CaptureResult r = run_capture(*ldd, {exe}, 10s);
   std::vector<std::string> libs;
   // A static binary (caddy) makes ldd fail with "not a dynamic executable": no libraries.
-  if (!succeeded(r)) return libs;
+  if (!r.succeeded()) return libs;
   std::istringstream in(r.output);
   std::string word;
   while (in >> word) {
@@ -82,18 +78,24 @@ std::string ensure_image(const ContainerEngine& engine, const std::string& exe,
     throw ContainerError(std::string("image context for ") + exe + ": " + e.what());
   }
   CaptureResult r = run_capture(
-      engine.exe, {"build", "-q", "-t", tag, "-f", engine.containerfile, context.string()},
+      engine.exe,
+      engine_args(engine, {"build", "-q", "-t", tag, "-f", engine.containerfile, context.string()}),
       kImageBuildTimeout);
-  if (!succeeded(r)) {
+  if (!r.succeeded()) {
     throw ContainerError(engine.name + " build of " + tag + " failed: " + last_line(r.output));
   }
   built[exe] = tag;
   return tag;
 }
 
-std::vector<std::string> container_run_args(const ContainerEngine& engine,
-                                            const ContainerRun& run) {
-  std::vector<std::string> a = {"run", "--rm", "--name", run.name, "--network", "host"};
+std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args) {
+  args.insert(args.begin(), engine.global_args.begin(), engine.global_args.end());
+  return args;
+}
+
+std::vector<std::string> container_run_args(const ContainerEngine& engine, const ContainerRun& run,
+                                            const std::string& verb) {
+  std::vector<std::string> a = {verb, "--rm", "--name", run.name, "--network", "host"};
   if (!run.cpus.empty()) a.insert(a.end(), {"--cpuset-cpus", run.cpus.to_string()});
   if (run.timeout_s > 0) a.insert(a.end(), {"--timeout", std::to_string(run.timeout_s)});
   for (const auto& v : run.volumes) a.insert(a.end(), {"-v", v + ":" + v});
@@ -116,8 +118,8 @@ int container_timeout_s(double ready_timeouts_s, std::size_t services, double wa
 
 bool remove_container(const ContainerEngine& engine, const std::string& name) {
   try {
-    run_capture(engine.exe, {"stop", "-t", "3", name}, 15s);
-    run_capture(engine.exe, {"rm", "-f", name}, 15s);
+    run_capture(engine.exe, engine_args(engine, {"stop", "-t", "3", name}), 15s);
+    run_capture(engine.exe, engine_args(engine, {"rm", "-f", name}), 15s);
   } catch (const SpawnError&) {
     return false;
   }
@@ -128,7 +130,9 @@ bool remove_container(const ContainerEngine& engine, const std::string& name) {
 std::vector<std::string> list_containers(const ContainerEngine& engine, const std::string& prefix) {
   std::vector<std::string> out;
   CaptureResult r = run_capture(
-      engine.exe, {"ps", "-a", "--filter", "name=^" + prefix, "--format", "{{.Names}}"}, 15s);
+      engine.exe,
+      engine_args(engine, {"ps", "-a", "--filter", "name=^" + prefix, "--format", "{{.Names}}"}),
+      15s);
   std::istringstream in(r.output);
   std::string name;
   while (in >> name) {
@@ -206,10 +210,10 @@ std::map<std::string, ContainerStats> container_stats(const ContainerEngine& eng
                                                       const std::vector<std::string>& names) {
   std::map<std::string, ContainerStats> out;
   if (names.empty()) return out;
-  std::vector<std::string> args = {"stats", "--no-stream", "--format", "json"};
+  std::vector<std::string> args = engine_args(engine, {"stats", "--no-stream", "--format", "json"});
   args.insert(args.end(), names.begin(), names.end());
   CaptureResult r = run_capture(engine.exe, args, 10s);
-  if (!succeeded(r)) return out;
+  if (!r.succeeded()) return out;
   try {
     auto j = nlohmann::json::parse(r.output.substr(r.output.find('[')));
     for (const auto& c : j) {

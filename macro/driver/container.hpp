@@ -25,7 +25,12 @@ struct ContainerEngine {
   std::string exe;
   std::string containerfile;            // macro/images/Containerfile
   std::vector<std::string> extra_args;  // $GATEBENCH_ENGINE_ARGS, added to every `run`
+  // Before every command: a remote engine's connection (--remote --url URL [--identity KEY]).
+  std::vector<std::string> global_args;
 };
+
+// The engine's arguments for one command: its global arguments, then `args`.
+std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args);
 
 // Builds (once per driver run) an image holding `exe` and its libraries; returns its tag.
 // `work_dir` receives the build context. Throws ContainerError with the engine's last line.
@@ -51,9 +56,11 @@ struct ContainerRun {
 int container_timeout_s(double ready_timeouts_s, std::size_t services, double warmup_s,
                         double duration_s, int load_runs);
 
-// Arguments of the engine for an attached `run --rm` (the engine client is the driver's child, its
-// output the service's output).
-std::vector<std::string> container_run_args(const ContainerEngine& engine, const ContainerRun& run);
+// Arguments of the engine (without its global ones) for an attached `run --rm` (the engine client
+// is the driver's child, its output the service's output), or with `verb` "create" the same
+// container created and not started.
+std::vector<std::string> container_run_args(const ContainerEngine& engine, const ContainerRun& run,
+                                            const std::string& verb = "run");
 
 // Stops (3 s grace) and removes a container; true when it is gone afterwards.
 bool remove_container(const ContainerEngine& engine, const std::string& name);

@@ -29,7 +29,7 @@ TEST(ContainerStats, MemoryUsage) {
 
 TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
   ContainerEngine engine{
-      "podman", "/usr/bin/podman", "/x/Containerfile", {"--ulimit", "nofile=65536"}};
+      "podman", "/usr/bin/podman", "/x/Containerfile", {"--ulimit", "nofile=65536"}, {}};
   ContainerRun run;
   run.name = "gb-1-direct-backend";
   run.image = "localhost/gatebench-nginx:latest";
@@ -60,6 +60,30 @@ TEST(ContainerRun, ArgumentsKeepPathsAndPinning) {
                                        "-c",
                                        "/out/direct/backend.conf"};
   EXPECT_EQ(container_run_args(engine, run), expected);
+}
+
+// A remote engine's connection goes before every command; the verb is the caller's.
+TEST(ContainerRun, RemoteEngineArgumentsLeadEveryCommand) {
+  ContainerEngine engine{"podman", "/usr/bin/podman", "", {}, {"--remote", "--url", "unix:///s"}};
+  EXPECT_EQ(engine_args(engine, {"ps", "-a"}),
+            (std::vector<std::string>{"--remote", "--url", "unix:///s", "ps", "-a"}));
+  ContainerRun run;
+  run.name = "gb-1-x-gateway";
+  run.image = "localhost/gatebench-gatebench-gateway:latest";
+  run.exe = "/b/gatebench-gateway";
+  run.timeout_s = 60;
+  const std::vector<std::string> expected = {"create",
+                                             "--rm",
+                                             "--name",
+                                             "gb-1-x-gateway",
+                                             "--network",
+                                             "host",
+                                             "--timeout",
+                                             "60",
+                                             "localhost/gatebench-gatebench-gateway:latest",
+                                             "/b/gatebench-gateway"};
+  // container_run_args leaves the globals to whoever runs it (engine_args).
+  EXPECT_EQ(container_run_args(engine, run, "create"), expected);
 }
 
 // Two services (10 s and 5 s to be ready), 5 s warm-up, one 20 s run: 2 image builds of 120 s,

@@ -401,7 +401,7 @@ TEST(Run, AFailingScenarioStillYieldsMacroJson) {
 TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
   if (auto reason = podman_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (auto reason = skip_reason(kPodmanOffset); !reason.empty()) GTEST_SKIP() << reason;
-  const ContainerEngine engine{"podman", *Toolbox().find("podman"), "", {}};
+  const ContainerEngine engine{"podman", *Toolbox().find("podman"), "", {}, {}};
   const std::string out = unique_dir("podman");
   fs::remove_all(out);
   fs::create_directories(out);
