@@ -10,7 +10,7 @@ namespace gatebench::macro {
 // One host of a multi-host run (docs/multi-host.md): where it is and the machine it is.
 struct HostEnv {
   std::string name;
-  std::string kind;  // "local" or "ssh"
+  std::string kind;  // "local", "ssh" or "podman"
   std::string address;
   std::vector<std::string> roles;  // what --place put there
   std::string cpu_model;

@@ -44,12 +44,32 @@ Host parse_host(const JsonField& f, const std::string& name, const fs::path& bas
     if (f.has("address")) h.address = plain_string(f.child("address"), "an address");
     return h;
   }
-  if (kind != "ssh") f.child("kind").fail("expected \"local\" or \"ssh\", got \"" + kind + "\"");
-  f.allow_only({"kind", "address", "user", "port", "key", "options", "workdir"});
-  h.kind = HostKind::ssh;
-  h.address = plain_string(f.child("address"), "an address");
-  if (f.has("user")) h.user = plain_string(f.child("user"), "a user name");
-  h.port = static_cast<int>(f.integer_or("port", 22, 1, 65535));
+  if (kind == "podman") {
+    f.allow_only({"kind", "address", "url", "connection", "key"});
+    h.kind = HostKind::podman;
+    h.address = plain_string(f.child("address"), "an address");
+    if (f.has("url") == f.has("connection"))
+      f.fail(
+          "expected one of \"url\" (the engine's remote API) and \"connection\" (a podman "
+          "system connection name)");
+    if (f.has("url")) {
+      const JsonField url = f.child("url");
+      h.url = plain_string(url, "a URL");
+      if (!h.url.starts_with("unix://") && !h.url.starts_with("ssh://") &&
+          !h.url.starts_with("tcp://"))
+        url.fail("expected unix:///path, ssh://[user@]host[:port]/path or tcp://host:port");
+    } else {
+      h.connection = plain_string(f.child("connection"), "a connection name");
+    }
+  } else if (kind == "ssh") {
+    f.allow_only({"kind", "address", "user", "port", "key", "options", "workdir"});
+    h.kind = HostKind::ssh;
+    h.address = plain_string(f.child("address"), "an address");
+    if (f.has("user")) h.user = plain_string(f.child("user"), "a user name");
+    h.port = static_cast<int>(f.integer_or("port", 22, 1, 65535));
+  } else {
+    f.child("kind").fail("expected \"local\", \"ssh\" or \"podman\", got \"" + kind + "\"");
+  }
   if (f.has("key")) {
     const JsonField key = f.child("key");
     fs::path path = key.string();
@@ -59,6 +79,7 @@ Host parse_host(const JsonField& f, const std::string& name, const fs::path& bas
     if (!fs::is_regular_file(path, ec)) key.fail("no such file: " + path.string());
     h.key = fs::absolute(path).lexically_normal().string();
   }
+  if (h.kind == HostKind::podman) return h;
   const JsonField options = f.child("options");
   if (options.present()) {
     options.expect_array();
@@ -120,6 +141,18 @@ HostsFile load_hosts(const std::string& path) {
   return hosts_from(common::read_json_file(path), path);
 }
 
+const char* host_kind_name(HostKind kind) {
+  switch (kind) {
+    case HostKind::local:
+      return "local";
+    case HostKind::ssh:
+      return "ssh";
+    case HostKind::podman:
+      return "podman";
+  }
+  return "local";
+}
+
 const Host& Placement::host_of(const std::string& role) const {
   return hosts.at(roles.at(role).front());
 }
@@ -142,11 +175,11 @@ bool Placement::spans_hosts() const {
   return names.size() > 1;
 }
 
-std::vector<const Host*> Placement::ssh_hosts() const {
+std::vector<const Host*> Placement::hosts_of_kind(HostKind kind) const {
   std::set<std::string> names;
   for (const auto& [role, list] : roles)
     for (const auto& name : list)
-      if (hosts.at(name).kind == HostKind::ssh) names.insert(name);
+      if (hosts.at(name).kind == kind) names.insert(name);
   std::vector<const Host*> out;
   for (const auto& name : names) out.push_back(&hosts.at(name));
   return out;
@@ -157,7 +190,7 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
   if (file != nullptr) {
     p.hosts = file->hosts;
   } else {
-    p.hosts["local"] = Host{"local", HostKind::local, "", "", 22, "", {}, ""};
+    p.hosts["local"] = Host{"local", HostKind::local, "", "", 22, "", {}, "", "", ""};
   }
   if (!spec.empty() && file == nullptr) throw UsageError("--place: needs --hosts FILE");
   for (std::size_t start = 0; start < spec.size();) {
@@ -188,6 +221,12 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
         throw UsageError("--place: " + role + "=" + names + ": '" + name + "' twice");
       list.push_back(name);
     }
+    if (role == "load")
+      for (const auto& name : list)
+        if (p.hosts.at(name).kind == HostKind::podman)
+          throw UsageError("--place: load=" + names + ": '" + name +
+                           "' is a container engine (kind podman); the load runs on local or ssh "
+                           "hosts");
     if (list.size() > 1 && role != "load")
       throw UsageError("--place: " + role + "=" + names + ": only the load runs on several hosts");
     p.roles[role] = list;

@@ -8,7 +8,7 @@
 
 namespace gatebench::macro {
 
-enum class HostKind { local, ssh };
+enum class HostKind { local, ssh, podman };
 
 struct Host {
   std::string name;
@@ -21,7 +21,14 @@ struct Host {
   std::string key;                       // ssh: identity file, absolute; empty = ssh's default
   std::vector<std::string> ssh_options;  // ssh: "Key=Value", each passed as -o
   std::string workdir = "/tmp/gatebench-remote";  // ssh: binaries and run files go here
+  // podman: the engine's remote API, as `podman --remote --url` (unix://, ssh://, tcp://) or a
+  // connection name of `podman system connection` (one of the two); `key` is then --identity.
+  std::string url;
+  std::string connection;
 };
+
+// "local", "ssh" or "podman".
+const char* host_kind_name(HostKind kind);
 
 struct HostsFile {
   std::string path;  // for messages
@@ -47,8 +54,12 @@ struct Placement {
   // The roles run on more than one host: services listen on all their addresses and reach the
   // other hosts' services at those hosts' addresses.
   bool spans_hosts() const;
-  // Hosts reached over ssh, each once, in name order.
-  std::vector<const Host*> ssh_hosts() const;
+  // The placed hosts of one kind, each once, in name order.
+  std::vector<const Host*> hosts_of_kind(HostKind kind) const;
+  // Hosts reached over ssh.
+  std::vector<const Host*> ssh_hosts() const { return hosts_of_kind(HostKind::ssh); }
+  // Hosts reached through a container engine's remote API.
+  std::vector<const Host*> engine_hosts() const { return hosts_of_kind(HostKind::podman); }
 };
 
 // `spec` is "load=a+b,gateway=here,...": roles not named run on the file's local host (the only

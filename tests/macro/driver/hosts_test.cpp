@@ -48,7 +48,7 @@ TEST(Hosts, ReadsEveryField) {
 TEST(Hosts, ErrorsNameTheFileAndPointer) {
   EXPECT_EQ(error_of(R"({"hosts": {}})"), "h.json: /hosts: expected at least one host");
   EXPECT_EQ(error_of(R"({"hosts": {"a": {"kind": "telnet"}}})"),
-            "h.json: /hosts/a/kind: expected \"local\" or \"ssh\", got \"telnet\"");
+            "h.json: /hosts/a/kind: expected \"local\", \"ssh\" or \"podman\", got \"telnet\"");
   EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "ssh"}}})").find("h.json: /hosts/a/address"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "ssh", "address": "x", "port": 0}}})")
@@ -103,6 +103,37 @@ std::string place_error(const std::string& spec, const char* hosts = kHosts) {
   return "(no error)";
 }
 
+TEST(Hosts, PodmanHostsNameTheEngineByUrlOrConnection) {
+  const HostsFile f = parse_hosts(R"({"hosts": {
+    "pod": {"kind": "podman", "url": "unix:///run/p.sock", "address": "10.77.0.2"},
+    "far": {"kind": "podman", "connection": "lab", "address": "10.77.0.6"}}})",
+                                  "h.json");
+  const Host& pod = f.hosts.at("pod");
+  EXPECT_EQ(pod.kind, HostKind::podman);
+  EXPECT_EQ(pod.url, "unix:///run/p.sock");
+  EXPECT_TRUE(pod.connection.empty());
+  EXPECT_EQ(f.hosts.at("far").connection, "lab");
+  EXPECT_STREQ(host_kind_name(pod.kind), "podman");
+  const std::string one_of = "expected one of \"url\"";
+  EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "podman", "address": "x"}}})").find(one_of),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "podman", "address": "x", "url": "unix:///s",
+                        "connection": "c"}}})")
+                .find("h.json: /hosts/a: " + one_of),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "podman", "address": "x", "url": "/s"}}})")
+                .find("h.json: /hosts/a/url: expected unix:///path"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "podman", "url": "unix:///s"}}})")
+                .find("h.json: /hosts/a/address"),
+            std::string::npos);
+  // ssh's fields are not the engine's.
+  EXPECT_NE(error_of(R"({"hosts": {"a": {"kind": "podman", "address": "x", "url": "unix:///s",
+                        "workdir": "/tmp"}}})")
+                .find("h.json: /hosts/a/workdir: unknown field"),
+            std::string::npos);
+}
+
 TEST(Place, RolesGoWhereTheyAreNamedAndTheRestRunsOnTheLocalHost) {
   const HostsFile f = parse_hosts(kHosts, "h.json");
   const Placement p = make_placement(&f, "load=nsa+nsb");
@@ -152,6 +183,16 @@ TEST(Place, BadSpecsSayWhatIsWrong) {
                 .find("no local host"),
             std::string::npos);
   EXPECT_THROW(make_placement(nullptr, "load=x"), UsageError);
+  // The engine runs services; the load needs a shell on its host.
+  const char* engine = R"({"hosts": {"pod": {"kind": "podman", "url": "unix:///s",
+                          "address": "10.77.0.2"}, "here": {"kind": "local", "address": "y"}}})";
+  EXPECT_NE(place_error("load=pod", engine).find("'pod' is a container engine"), std::string::npos);
+  const HostsFile f = parse_hosts(engine, "h.json");
+  const Placement p = make_placement(&f, "gateway=pod");
+  ASSERT_EQ(p.engine_hosts().size(), 1u);
+  EXPECT_EQ(p.engine_hosts()[0]->name, "pod");
+  EXPECT_TRUE(p.ssh_hosts().empty());
+  EXPECT_TRUE(p.spans_hosts());
 }
 
 }  // namespace
