@@ -62,6 +62,20 @@ TreeUsage ContainerSampler::usage(double elapsed_s, std::map<std::string, double
   return u;
 }
 
+std::map<std::string, double> ContainerSampler::cpu_s_grouped(bool target_by_binary) const {
+  std::map<std::string, double> out;
+  for (const auto* s : services_) {
+    auto first = first_.find(s->container);
+    auto last = last_.find(s->container);
+    if (first == first_.end() || last == last_.end()) continue;
+    if (target_by_binary && !s->plan->sample) continue;
+    const std::string key =
+        target_by_binary ? s->plan->binary : std::string(role_name(s->plan->role));
+    out[key] += last->second.cpu_s - first->second.cpu_s;
+  }
+  return out;
+}
+
 std::vector<std::string> ContainerSampler::names() const {
   std::vector<std::string> out;
   for (const auto* s : services_) out.push_back(s->container);

@@ -21,9 +21,17 @@ class ContainerSampler {
   TreeSample sample(double t_s, double& cpu_s);
   // Mean CPU% of each role's containers between start() and the last sample.
   TreeUsage usage(double elapsed_s, std::map<std::string, double>& by_role) const;
+  // CPU seconds between start() and the last sample: of each role's containers, and of the
+  // target's by binary.
+  std::map<std::string, double> cpu_s_by_role() const { return cpu_s_grouped(false); }
+  std::map<std::string, double> target_cpu_s_by_binary() const { return cpu_s_grouped(true); }
+  double peak_mb() const { return peak_mb_; }
+  int max_containers() const { return max_containers_; }
 
  private:
   std::vector<std::string> names() const;
+  // CPU seconds since start() by role, or of the sampled (target) services by binary.
+  std::map<std::string, double> cpu_s_grouped(bool target_by_binary) const;
   double target_cpu(const std::map<std::string, ContainerStats>& stats) const;
 
   const ContainerEngine& engine_;

@@ -13,6 +13,7 @@
 
 #include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
+#include "macro/driver/engine_service.hpp"
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/instructions.hpp"
@@ -109,6 +110,22 @@ void print_table(const nlohmann::json& report) {
   }
 }
 
+// The engine here that builds the images of the services on engine hosts (and of the container
+// runtime): podman, the Containerfile of the source tree, $GATEBENCH_ENGINE_ARGS for its `run`s.
+ContainerEngine image_builder(const std::string& name = "podman") {
+  ContainerEngine engine;
+  engine.name = name;
+  engine.exe = Toolbox().find(name).value_or(name);
+  engine.containerfile = (fs::path(source_dir()) / "macro" / "images" / "Containerfile").string();
+  // Extra engine arguments (e.g. --security-opt, --ulimit), split on spaces.
+  if (const char* extra = std::getenv("GATEBENCH_ENGINE_ARGS")) {
+    std::istringstream words(extra);
+    std::string word;
+    while (words >> word) engine.extra_args.push_back(word);
+  }
+  return engine;
+}
+
 // --dry-run with --hosts: every command the hosts would see, in order, per host. The same code
 // as the real run records them instead of running them.
 void print_remote_commands(const Placement& placement, const std::vector<ScenarioPlan>& plans,
@@ -122,6 +139,8 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
   RemoteHosts remote(
       placement, plans.front().load.exe.empty() ? "gatebench-load" : plans.front().load.exe, true);
   remote.set_configs_dir(configs_dir);
+  remote.set_image_builder(image_builder(),
+                           (fs::path(options.out_dir) / "images").lexically_normal().string());
   const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
   for (const auto& plan : plans) {
     if (!plan.skip_reason.empty()) continue;
@@ -144,15 +163,22 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
     };
     try {
       for (const auto& service : plan.services) {
-        if (service.host.empty()) continue;
-        start_remote_service(remote, plan, service);
-        service_hosts.insert(service.host);
+        if (service.host_kind == HostKind::podman) {
+          start_engine_service(
+              remote, plan, service,
+              scenario_container_timeout_s(plan, options.warmup_s, options.duration_s));
+        } else if (service.host_kind == HostKind::ssh) {
+          start_remote_service(remote, plan, service);
+          service_hosts.insert(service.host);
+        }
       }
       if (options.warmup_s > 0) run("warmup", options.warmup_s);
       run("measure", options.duration_s);
       for (auto it = plan.services.rbegin(); it != plan.services.rend(); ++it) {
         ChildProcess never_started;
-        if (!it->host.empty()) stop_remote_service(remote, *it, never_started);
+        if (it->host_kind == HostKind::ssh) stop_remote_service(remote, *it, never_started);
+        if (it->host_kind == HostKind::podman)
+          stop_engine_service(remote, plan, *it, never_started);
       }
     } catch (const Outcome& outcome) {
       std::printf("  %s: %s\n", plan.scenario.name.c_str(), outcome.reason.c_str());
@@ -164,9 +190,14 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
   std::printf("remote commands, in order (dry run: no host is contacted)\n");
   for (const auto& [name, commands] : remote.dry_log()) {
     const Host& host = placement.hosts.at(name);
-    std::printf("  host %s (ssh %s%s, port %d):\n", name.c_str(),
-                host.user.empty() ? "" : (host.user + "@").c_str(), host.address.c_str(),
-                host.port);
+    if (host.kind == HostKind::podman)
+      std::printf("  host %s (podman %s):\n", name.c_str(),
+                  host.url.empty() ? ("--connection " + host.connection).c_str()
+                                   : ("--url " + host.url).c_str());
+    else
+      std::printf("  host %s (ssh %s%s, port %d):\n", name.c_str(),
+                  host.user.empty() ? "" : (host.user + "@").c_str(), host.address.c_str(),
+                  host.port);
     for (const auto& command : commands) std::printf("    %s\n", command.c_str());
   }
 }
@@ -332,15 +363,7 @@ int run(const std::vector<std::string>& args) {
   RunContext context{options, progress, out_dir};
   ContainerEngine engine;
   if (options.runtime != "process") {
-    engine.name = options.runtime;
-    engine.exe = Toolbox().find(options.runtime).value_or(options.runtime);
-    engine.containerfile = (fs::path(source_dir()) / "macro" / "images" / "Containerfile").string();
-    // Extra engine arguments (e.g. --security-opt, --ulimit) from the environment, split on spaces.
-    if (const char* extra = std::getenv("GATEBENCH_ENGINE_ARGS")) {
-      std::istringstream words(extra);
-      std::string word;
-      while (words >> word) engine.extra_args.push_back(word);
-    }
+    engine = image_builder(options.runtime);
     context.engine = &engine;
   }
 
@@ -348,6 +371,7 @@ int run(const std::vector<std::string>& args) {
   if (placement) {
     remote.emplace(*placement, Toolbox(options.bin_dir).find("gatebench-load").value_or(""), false);
     remote->set_configs_dir(configs_dir);
+    remote->set_image_builder(image_builder(), (fs::path(out_dir) / "images").string());
     context.remote = &*remote;
   }
 
@@ -383,6 +407,13 @@ int run(const std::vector<std::string>& args) {
   int exit_code = 0;
   if (remote) {
     env.hosts = remote->host_envs(env);
+    // A container the clean-up missed on an engine host is removed now and makes the run fail.
+    if (const auto left = remote->sweep_containers(); !left.empty()) {
+      std::cerr << "gatebench-macro: container(s) were left and have been removed:";
+      for (const auto& name : left) std::cerr << " " << name;
+      std::cerr << "\n";
+      exit_code = 1;
+    }
     remote->close();
   }
   if (context.engine != nullptr && !rounds.empty() && !rounds[0].empty()) {

@@ -138,10 +138,34 @@ struct RemoteTrees {
   }
 };
 
+// The services of one container engine host: the engine's stats (once a second, as for the
+// container runtime), kept as cumulative series placed on the run's clock.
+struct EngineTrees {
+  std::string host;
+  std::unique_ptr<ContainerSampler> sampler;
+  CpuSeries target_cpu;
+  std::map<std::string, CpuSeries> role_cpu, name_cpu;
+
+  void start() {
+    sampler->start();
+    target_cpu.add(0, 0);
+  }
+  void take(double t, std::ofstream& csv) {
+    double cpu_s = 0;
+    const TreeSample s = sampler->sample(t, cpu_s);
+    target_cpu.add(t, cpu_s);
+    for (const auto& [role, cpu] : sampler->cpu_s_by_role()) role_cpu[role].add(t, cpu);
+    for (const auto& [name, cpu] : sampler->target_cpu_s_by_binary()) name_cpu[name].add(t, cpu);
+    csv << t << ",target@" << host << ',' << s.processes << ',' << s.cpu_percent << ',' << s.pss_mb
+        << ",\n";
+  }
+};
+
 // The samplers of one run: the measured target's trees, each role's trees, and their cumulative
 // CPU over time.
 struct Sampling {
   std::vector<RemoteTrees> remote;
+  std::vector<EngineTrees> engines;
   std::optional<TreeSampler> target;
   std::map<std::string, TreeSampler> roles;
   std::optional<ContainerSampler> containers;
@@ -183,6 +207,8 @@ struct Sampling {
     // Exited threads take their schedstat with them: a series must not go down.
     if (auto runnable = runnable_seconds(load_pid)) load_runnable.add(t, *runnable);
     const auto snapshot = full ? scan_proc() : scan_pids(known());
+    if (container_due)
+      for (auto& e : engines) e.take(t, csv);
     if (containers) {
       if (container_due) {
         double cpu_s = 0;
@@ -294,8 +320,22 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     sampling.load_pid = load_pid;
     if (ctx.engine != nullptr) {
       std::vector<const RunningService*> running;
-      for (const auto& s : services.running()) running.push_back(&s);
+      for (const auto& s : services.running())
+        if (s.plan->host.empty()) running.push_back(&s);
       sampling.containers.emplace(*ctx.engine, running);
+    }
+    if (ctx.remote != nullptr) {
+      std::map<std::string, std::vector<const RunningService*>> by_host;
+      for (const auto& s : services.running())
+        if (s.plan->host_kind == HostKind::podman) by_host[s.plan->host].push_back(&s);
+      for (const auto& [host, running] : by_host) {
+        EngineTrees e;
+        e.host = host;
+        e.sampler = std::make_unique<ContainerSampler>(
+            ctx.remote->engine_unconnected(ctx.remote->placement().hosts.at(host)).engine(),
+            running);
+        sampling.engines.push_back(std::move(e));
+      }
     }
     sampling.csv.open((dir / ("samples-" + spec.label + ".csv")).string());
     sampling.csv << "t_s,role,processes,cpu_percent,pss_mb,rss_mb\n";
@@ -303,6 +343,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     sampling.target->start(snapshot, 0);
     for (auto& [name, sampler] : sampling.roles) sampler.start(snapshot, 0);
     if (sampling.containers) sampling.containers->start();
+    for (auto& e : sampling.engines) e.start();
     sampling.target_cpu.add(0, 0);
     for (auto& [name, sampler] : sampling.roles) sampling.role_cpu[name].add(0, 0);
     sampling.take_machine(0);
@@ -433,6 +474,23 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     for (const auto& [name, cpu_s] : m.cpu_s_by_role)
       if (name != "target") m.cpu_by_role[name] = percent(cpu_s);
   }
+  // Services on engine hosts: their containers' stats over the window (interpolated between the
+  // once-a-second samples; the whole run with the container runtime, as above).
+  const double e0 = sampling.containers ? 0 : w0, e1 = sampling.containers ? elapsed : w1;
+  for (const auto& e : sampling.engines) {
+    const double target_s = e.target_cpu.between(e0, e1);
+    m.cpu_s_by_role["target"] += target_s;
+    usage.cpu_percent += percent(target_s);
+    for (const auto& [name, series] : e.name_cpu)
+      usage.cpu_by_process[name] += percent(series.between(e0, e1));
+    for (const auto& [role, series] : e.role_cpu) {
+      const double cpu_s = series.between(e0, e1);
+      m.cpu_s_by_role[role] += cpu_s;
+      m.cpu_by_role[role] += percent(cpu_s);
+    }
+    usage.peak_mb += e.sampler->peak_mb();
+    usage.max_processes += e.sampler->max_containers();
+  }
   m.target = usage;
   if (fanout) {
     m.load_host_cpu_s = fanout->remote_cpu_s();
@@ -459,6 +517,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     const double end = std::min(t + 1, w1);
     double cpu_s = sampling.target_cpu.between(t, end);
     for (const auto& r : sampling.remote) cpu_s += r.target_cpu.between(t, end);
+    for (const auto& e : sampling.engines) cpu_s += e.target_cpu.between(t, end);
     m.target_cpu_per_second.push_back(100 * cpu_s / (end - t));
   }
   return m;

@@ -268,6 +268,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       if (on != nullptr && on->kind == HostKind::ssh) {
         // Rendered for the host it runs on: its run directory and configs there.
         service.host = on->name;
+        service.host_kind = HostKind::ssh;
         service.address = on->address;
         const std::string session = on->workdir + "/" + session_name();
         service.remote_dir =
@@ -279,6 +280,12 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         service.copy_binary = own_binary(spec.binary);
         // A system binary is looked up on its host when the service starts.
         service.exe = service.copy_binary ? need(spec.binary) : spec.binary;
+      } else if (on != nullptr && on->kind == HostKind::podman) {
+        // An image of this machine's binary, run with this machine's paths (copied in).
+        service.host = on->name;
+        service.host_kind = HostKind::podman;
+        service.address = on->address;
+        service.exe = need(spec.binary);
       } else {
         service.exe = need(spec.binary);
       }
@@ -306,7 +313,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       service.ready_port = plan.ports.at(spec.ready.port);
       service.ready_http = spec.ready.http_path;
       service.ready_timeout_s = spec.ready.timeout_s;
-      service.cpus = layout.of(spec.role);
+      // The CPU layout is this machine's: a service on another host runs unpinned there.
+      if (service.host.empty()) service.cpus = layout.of(spec.role);
       service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
       service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
       plan.services.push_back(std::move(service));
@@ -413,7 +421,11 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
     for (const auto& [path, content] : svc.configs) out << "    config " << path << "\n";
     for (const auto& [name, value] : svc.env) out << "    env    " << name << "=" << value << "\n";
     out << "    run    " << shell_join(svc.exe.empty() ? svc.binary : svc.exe, svc.args) << "\n";
-    if (!svc.host.empty()) out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
+    if (svc.host_kind == HostKind::ssh)
+      out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
+    if (svc.host_kind == HostKind::podman)
+      out << "    on     " << svc.host
+          << ", a container through the engine's remote API, with this run directory copied in\n";
     out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http") << "://" << svc.address << ":"
         << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s << "s\n";
   }

@@ -37,7 +37,10 @@ struct ServicePlan {
   // controller probes it, `remote_dir` its run directory there (its configs and arguments are
   // rendered with that directory); `exe` is then the local binary copied there when
   // `copy_binary`, else `binary` is looked up on the host. Empty `host`: here, probed on loopback.
+  // On a container engine host (`host_kind` podman) it runs in a container there, with this
+  // machine's paths and its files copied in (engine_service.hpp): `remote_dir` stays empty.
   std::string host;
+  HostKind host_kind = HostKind::local;
   std::string address = "127.0.0.1";
   std::string remote_dir;
   bool copy_binary = false;

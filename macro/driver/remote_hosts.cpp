@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "macro/driver/plan.hpp"
+#include "macro/driver/run_context.hpp"
 #include "macro/driver/run_support.hpp"
 
 namespace gatebench::macro {
@@ -141,7 +142,32 @@ std::string RemoteHosts::service_exe(const Host& host, const std::string& binary
   return program;
 }
 
+EngineHost& RemoteHosts::engine_unconnected(const Host& host) {
+  auto it = engines_.find(host.name);
+  if (it == engines_.end())
+    it = engines_
+             .emplace(host.name,
+                      std::make_unique<EngineHost>(host, builder_, image_dir_,
+                                                   dry_run_ ? &dry_log_[host.name] : nullptr))
+             .first;
+  return *it->second;
+}
+
+EngineHost& RemoteHosts::engine(const Host& host) {
+  EngineHost& e = engine_unconnected(host);
+  e.connect();
+  return e;
+}
+
+std::vector<std::string> RemoteHosts::sweep_containers() {
+  std::vector<std::string> left;
+  for (auto& [name, e] : engines_)
+    for (const auto& c : e->sweep(container_prefix())) left.push_back(c + " on " + name);
+  return left;
+}
+
 void RemoteHosts::close() {
+  sweep_containers();
   for (auto& [name, ssh] : hosts_) {
     if (prepared_.contains(name)) {
       try {
@@ -153,6 +179,7 @@ void RemoteHosts::close() {
     ssh->disconnect();
   }
   hosts_.clear();
+  engines_.clear();
   prepared_.clear();
   configs_copied_.clear();
   service_exes_.clear();
@@ -172,9 +199,11 @@ std::vector<HostEnv> RemoteHosts::host_envs(const EnvInfo& local) const {
       env.kernel = local.kernel;
     } else if (auto it = envs_.find(name); it != envs_.end()) {
       env = it->second;
+    } else if (auto e = engines_.find(name); e != engines_.end()) {
+      env = e->second->env();
     }
     env.name = name;
-    env.kind = host.kind == HostKind::local ? "local" : "ssh";
+    env.kind = host_kind_name(host.kind);
     env.address = host.address;
     for (const auto& [role, names] : placement_.roles)
       if (std::find(names.begin(), names.end(), name) != names.end()) env.roles.push_back(role);

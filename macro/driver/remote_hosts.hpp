@@ -1,14 +1,16 @@
 #pragma once
-// The ssh hosts of one driver run: connected when first needed, the load generator copied there
-// once, each host's machine described for macro.json, and everything removed at the end. One
-// session directory per driver run on each host (<workdir>/gb-<pid>-<time>), so runs of several
-// drivers on one host do not meet.
+// The other hosts of one driver run: ssh hosts connected when first needed, the load generator
+// copied there once, each host's machine described for macro.json, and everything removed at the
+// end. One session directory per driver run on each ssh host (<workdir>/gb-<pid>-<time>), so runs
+// of several drivers on one host do not meet. Container engine hosts (engine_host.hpp) asked for
+// their machine when first needed, and this driver's containers removed there at the end.
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "macro/driver/engine_host.hpp"
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/ssh_host.hpp"
@@ -45,11 +47,25 @@ class RemoteHosts {
   // --help), else `binary` as `command -v` finds it there. Throws RemoteError naming the host.
   std::string service_exe(const Host& host, const std::string& binary, const std::string& exe,
                           bool copy);
-  // Removes the session directories and closes the connections; never throws.
+  // The engine here that builds the images for engine hosts, and the directory for them.
+  void set_image_builder(ContainerEngine builder, std::string image_dir) {
+    builder_ = std::move(builder);
+    image_dir_ = std::move(image_dir);
+  }
+  // A container engine host, its remote API asked for its machine (once). Throws RemoteError
+  // naming the host.
+  EngineHost& engine(const Host& host);
+  // The same without contacting it (clean-up).
+  EngineHost& engine_unconnected(const Host& host);
+  // Removes this driver's containers still on the engine hosts; "<name> on <host>" of each.
+  std::vector<std::string> sweep_containers();
+  // Removes the session directories, this driver's containers on the engine hosts, and closes
+  // the connections; never throws.
   void close();
 
   // Every host of the placement as macro.json's env.hosts describes it: local hosts from this
-  // machine, ssh hosts from what ready() read there (unreached hosts without machine details).
+  // machine, ssh hosts from what ready() read there, engine hosts from their `info` (unreached
+  // hosts without machine details).
   std::vector<HostEnv> host_envs(const EnvInfo& local) const;
   // The recorded commands of a dry run, per host name.
   const std::map<std::string, std::vector<std::string>>& dry_log() const { return dry_log_; }
@@ -67,6 +83,9 @@ class RemoteHosts {
   std::set<std::string> configs_copied_;             // host names
   std::map<std::string, std::string> service_exes_;  // "host binary" -> the program there
   std::map<std::string, std::vector<std::string>> dry_log_;
+  ContainerEngine builder_;
+  std::string image_dir_;
+  std::map<std::string, std::unique_ptr<EngineHost>> engines_;
 };
 
 // The machine lines a host prints for `uname -sr; nproc; grep -m1 'model name' /proc/cpuinfo`.

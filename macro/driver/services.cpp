@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "macro/driver/engine_service.hpp"
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
@@ -46,19 +47,14 @@ void Services::start(const ServicePlan& service) {
     } catch (const std::exception& e) {
       throw Outcome{Status::skipped, "image for " + service.binary + ": " + e.what()};
     }
-    std::string scenario = plan_.scenario.name;
-    std::replace(scenario.begin(), scenario.end(), '/', '_');
-    container = run.name = container_prefix() + scenario + "-" + service.name;
+    container = run.name = service_container_name(plan_, service);
     run.exe = service.exe;
     run.args = service.args;
     run.env = service.env;
     run.cpus = service.cpus;
     run.volumes = {plan_.run_dir, plan_.vars.at("configs")};
-    double ready_s = 0;
-    for (const auto& s : plan_.services) ready_s += s.ready_timeout_s;
-    run.timeout_s = container_timeout_s(ready_s, plan_.services.size(), ctx_.options.warmup_s,
-                                        ctx_.options.duration_s,
-                                        plan_.load.mode == LoadMode::search ? kSearchMaxRuns : 1);
+    run.timeout_s =
+        scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s);
     // The engine client is the driver's child; the service runs in the container.
     spec.exe = ctx_.engine->exe;
     spec.args = container_run_args(*ctx_.engine, run);
@@ -75,11 +71,8 @@ void Services::start(const ServicePlan& service) {
       Clock::now() + std::chrono::milliseconds(std::llround(service.ready_timeout_s * 1000));
   for (;;) {
     if (stop_requested()) throw Interrupted{};
-    if (auto status = child.exit_status()) {
-      throw Outcome{Status::failed,
-                    service.name + " " + describe_wait_status(*status) +
-                        " before it was ready: " + last_line(read_text(service.stderr_path))};
-    }
+    if (auto status = child.exit_status())
+      throw Outcome{Status::failed, exit_reason(running_.back(), *status, "before it was ready")};
     // A service given long to start (under valgrind) also answers its first request late; a
     // probe that gave up early would send it another one.
     const auto probe_timeout = std::chrono::milliseconds(
@@ -102,8 +95,18 @@ void Services::start_remote(const ServicePlan& service) {
   ctx_.progress.phase("start " + service.name + " on " + service.host);
   if (ctx_.remote == nullptr)
     throw Outcome{Status::failed, service.name + ": placed on " + service.host + " without hosts"};
+  const bool engine = service.host_kind == HostKind::podman;
   try {
-    running_.push_back({&service, start_remote_service(*ctx_.remote, plan_, service), "", 0});
+    if (engine) {
+      running_.push_back(
+          {&service,
+           start_engine_service(
+               *ctx_.remote, plan_, service,
+               scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s)),
+           service_container_name(plan_, service), 0});
+    } else {
+      running_.push_back({&service, start_remote_service(*ctx_.remote, plan_, service), "", 0});
+    }
   } catch (const RemoteError& e) {
     throw Outcome{Status::failed, service.name + " on " + e.what()};
   }
@@ -114,12 +117,12 @@ void Services::start_remote(const ServicePlan& service) {
   for (;;) {
     if (stop_requested()) throw Interrupted{};
     if (auto status = running.process.exit_status())
-      throw Outcome{Status::failed,
-                    remote_service_failure(*ctx_.remote, service, *status, "before it was ready")};
-    if (running.remote_pgid == 0) running.remote_pgid = parse_remote_pgid(read_text(log));
+      throw Outcome{Status::failed, exit_reason(running, *status, "before it was ready")};
+    if (!engine && running.remote_pgid == 0)
+      running.remote_pgid = parse_remote_pgid(read_text(log));
     // Probed from here at its host's address, as the load reaches it.
     const bool ready =
-        running.remote_pgid > 0 &&
+        (engine || running.remote_pgid > 0) &&
         (service.ready_http.empty()
              ? tcp_connects(service.ready_port, std::chrono::milliseconds(200), service.address)
              : http_status(service.ready_port, service.ready_http, std::chrono::milliseconds(1000),
@@ -136,20 +139,19 @@ void Services::start_remote(const ServicePlan& service) {
   }
 }
 
+std::string Services::exit_reason(const RunningService& s, int status,
+                                  const std::string& when) const {
+  const ServicePlan& p = *s.plan;
+  if (p.host_kind == HostKind::ssh) return remote_service_failure(*ctx_.remote, p, status, when);
+  if (p.host_kind == HostKind::podman) return engine_service_failure(p, status, when);
+  return p.name + " " + describe_wait_status(status) + " " + when + ": " +
+         last_line(read_text(p.stderr_path));
+}
+
 void Services::check_alive() {
-  for (auto& s : running_) {
-    if (!s.plan->host.empty()) {
-      if (auto status = s.process.exit_status())
-        throw Outcome{Status::failed,
-                      remote_service_failure(*ctx_.remote, *s.plan, *status, "during the run")};
-      continue;
-    }
-    if (auto status = s.process.exit_status()) {
-      throw Outcome{Status::failed,
-                    s.plan->name + " " + describe_wait_status(*status) +
-                        " during the run: " + last_line(read_text(s.plan->stderr_path))};
-    }
-  }
+  for (auto& s : running_)
+    if (auto status = s.process.exit_status())
+      throw Outcome{Status::failed, exit_reason(s, *status, "during the run")};
 }
 
 std::optional<int> Services::stop_one(const std::string& name, std::chrono::milliseconds grace) {
@@ -168,6 +170,13 @@ void Services::stop_all() {
   std::string left;
   while (!running_.empty()) {
     RunningService& s = running_.back();
+    if (s.plan->host_kind == HostKind::podman) {
+      if (!stop_engine_service(*ctx_.remote, plan_, *s.plan, s.process))
+        left += (left.empty() ? "" : ", ") + s.plan->name + " on " + s.plan->host + " (container " +
+                s.container + " still listed, or the engine could not be asked)";
+      running_.pop_back();
+      continue;
+    }
     if (!s.plan->host.empty()) {
       if (!stop_remote_service(*ctx_.remote, *s.plan, s.process))
         left += (left.empty() ? "" : ", ") + s.plan->name + " on " + s.plan->host +

@@ -17,8 +17,8 @@ namespace gatebench::macro {
 
 struct RunningService {
   const ServicePlan* plan;
-  ChildProcess process;   // the service, or the ssh client running it on its host
-  std::string container;  // container runtime: the container's name
+  ChildProcess process;   // the service, or the ssh or engine client running it on its host
+  std::string container;  // container runtime or engine host: the container's name
   long remote_pgid = 0;   // on an ssh host (plan->host): its process group there
 };
 
@@ -55,15 +55,17 @@ class Services {
   std::map<std::string, std::vector<long>> remote_groups(Select select) const {
     std::map<std::string, std::vector<long>> out;
     for (const auto& s : running_)
-      if (!s.plan->host.empty() && s.remote_pgid > 0 && select(*s.plan))
+      if (s.plan->host_kind == HostKind::ssh && s.remote_pgid > 0 && select(*s.plan))
         out[s.plan->host].push_back(s.remote_pgid);
     return out;
   }
   const std::vector<RunningService>& running() const { return running_; }
 
  private:
-  // A service on an ssh host: started there, probed from here at the host's address.
+  // A service on an ssh or engine host: started there, probed from here at the host's address.
   void start_remote(const ServicePlan& service);
+  // Why a service's process (or its ssh or engine client) ended with `status`.
+  std::string exit_reason(const RunningService& s, int status, const std::string& when) const;
 
   const ScenarioPlan& plan_;
   const RunContext& ctx_;

@@ -26,6 +26,7 @@ const char* kHosts = R"({"hosts": {
   "nsa": {"kind": "ssh", "address": "10.77.255.254", "user": "root",
           "options": ["StrictHostKeyChecking=no"], "workdir": "/tmp/gb-remote"},
   "nsb": {"kind": "ssh", "address": "10.77.255.250"},
+  "pod": {"kind": "podman", "url": "unix:///run/gb-none.sock", "address": "10.77.255.249"},
   "here": {"kind": "local", "address": "10.77.255.253"}}})";
 
 class HostsCli : public ::testing::Test {
@@ -50,6 +51,7 @@ TEST_F(HostsCli, BadHostsOrPlacementExitTwoNamingWhatIsWrong) {
       {{"--hosts", hosts(), "--place", "load=nsz"}, "--place: load=nsz: no host 'nsz'"},
       {{"--hosts", hosts(), "--place", "gateway=nsa+nsb"}, "only the load runs on several hosts"},
       {{"--hosts", hosts(), "--place", "load=nsa", "--load", "wrk"}, "needs --load gatebench"},
+      {{"--hosts", hosts(), "--place", "load=pod"}, "'pod' is a container engine"},
       {{"--hosts", hosts(), "--runtime", "podman"}, "--hosts: only with --runtime process"}};
   for (const auto& [args, message] : cases) {
     std::vector<std::string> full = {"--dry-run", "--scenarios", "nginx-baseline"};
@@ -125,6 +127,39 @@ TEST_F(HostsCli, DryRunPrintsTheCommandsOfAGatewayOnAnSshHost) {
   // The backend and the control plane stay here: nothing of theirs goes to nsa.
   EXPECT_EQ(nsa.find("gatebench-control"), std::string::npos) << nsa;
   EXPECT_EQ(nsa.find("backend.conf"), std::string::npos) << nsa;
+}
+
+TEST_F(HostsCli, DryRunPrintsTheEngineCommandsOfAGatewayThroughTheRemoteApi) {
+  const CaptureResult r = run_driver({"--dry-run", "--scenarios", "gateway-default", "--hosts",
+                                      hosts(), "--place", "gateway=pod,load=nsa", "--warmup", "0",
+                                      "--duration", "1s", "--out", dir_ + "/out"});
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  const std::string& text = r.output;
+  // Reached at the engine host's address, probed there from here.
+  EXPECT_NE(text.find("ready  http://10.77.255.249:18081/"), std::string::npos) << text;
+  EXPECT_NE(text.find("a container through the engine's remote API"), std::string::npos) << text;
+  const auto at_pod = text.find("host pod (podman --url unix:///run/gb-none.sock):");
+  ASSERT_NE(at_pod, std::string::npos) << text;
+  const auto at_nsa = text.find("host nsa (ssh");
+  ASSERT_NE(at_nsa, std::string::npos) << text;
+  const std::string pod =
+      at_nsa > at_pod ? text.substr(at_pod, at_nsa - at_pod) : text.substr(at_pod);
+  // In order: the engine's machine, the image built here and loaded there once, the container
+  // created, the run directory copied in, the attached start, and the clean-up. nginx-baseline's
+  // proxy (an nginx image) goes the same way.
+  std::size_t at = 0;
+  for (const char* step :
+       {"podman --remote --url unix:///run/gb-none.sock info --format json",
+        "here: podman build -q -t localhost/gatebench-", "here: podman save -q -o", " load -q -i ",
+        " create --rm --name gb-", "--network host", "--timeout ", "here: tar -C / -cf",
+        " cp - gb-", " start -a gb-", " stop -t 3 gb-", " rm -f gb-"}) {
+    const auto next = pod.find(step, at);
+    ASSERT_NE(next, std::string::npos) << step << " after " << at << " in\n" << pod;
+    at = next;
+  }
+  // No CPU pinning there: the layout is this machine's.
+  EXPECT_EQ(pod.find("--cpuset-cpus"), std::string::npos) << pod;
+  EXPECT_FALSE(fs::exists(dir_ + "/out"));
 }
 
 }  // namespace

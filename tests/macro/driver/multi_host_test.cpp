@@ -1,13 +1,8 @@
 // gatebench-macro with the load generator on another host over ssh (docs/multi-host.md). A
-// network namespace stands in for the host: a veth pair with addresses only on its two ends, and
-// an sshd started in the namespace with a generated host key and the test's own authorized key.
-// Needs root (namespaces), /usr/sbin/sshd and nginx; everything it creates is removed, also on
-// failure.
-#include <arpa/inet.h>
+// network namespace with an sshd stands in for the host (ssh_namespace.hpp). Needs root
+// (namespaces), /usr/sbin/sshd and nginx; everything it creates is removed, also on failure.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,17 +12,21 @@
 #include <thread>
 
 #include "driver_exe.hpp"
+#include "macro/common/json_field.hpp"
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/toolbox.hpp"
+#include "ssh_namespace.hpp"
 
 namespace gatebench::macro {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::ok;
 using testing::processes_mentioning;
 using testing::run_driver;
+using testing::SshNamespace;
 using testing::unique_dir;
 
 // Ports of the scenarios here are the defaults minus these (this suite's range: -6000..-6900).
@@ -38,136 +37,9 @@ constexpr int kRefusedOffset = -6400;
 constexpr int kGatewayOffset = -6500;
 constexpr int kLostOffset = -6600;
 
-bool ok(const std::vector<std::string>& argv) {
-  SpawnSpec spec;
-  spec.exe = argv[0];
-  spec.args.assign(argv.begin() + 1, argv.end());
-  const CaptureResult r = common::capture(spec, {std::chrono::milliseconds(20000), true, {}});
-  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-}
-
-bool tcp_open(const std::string& address, int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
-  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return connected;
-}
-
-// One namespace "host" with an sshd; removed (sshd stopped, veth and namespace deleted) by the
-// destructor whatever happened.
-class SshNamespace {
- public:
-  SshNamespace() {
-    // Unique per test process: names of at most 15 characters, a /30 of 10.77.0.0/16.
-    const int n = static_cast<int>(getpid() % 16000);
-    ns_ = "gb-h20-" + std::to_string(n);
-    veth_host_ = "gbh20h" + std::to_string(n);
-    veth_ns_ = "gbh20n" + std::to_string(n);
-    const int a = 4 * n;
-    here_ = "10.77." + std::to_string(a / 256) + "." + std::to_string(a % 256 + 1);
-    there_ = "10.77." + std::to_string(a / 256) + "." + std::to_string(a % 256 + 2);
-    dir_ = unique_dir("ssh-host");
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~SshNamespace() {
-    sshd_.stop(2000ms);
-    ok({"ip", "link", "del", veth_host_});
-    ok({"ip", "netns", "del", ns_});
-    fs::remove_all(dir_);
-  }
-
-  // Empty when the host is up; else why it could not be made.
-  std::string start() {
-    const std::vector<std::vector<std::string>> steps = {
-        {"ip", "netns", "add", ns_},
-        {"ip", "link", "add", veth_host_, "type", "veth", "peer", "name", veth_ns_},
-        {"ip", "link", "set", veth_ns_, "netns", ns_},
-        {"ip", "addr", "add", here_ + "/30", "dev", veth_host_},
-        {"ip", "link", "set", veth_host_, "up"},
-        {"ip", "netns", "exec", ns_, "ip", "addr", "add", there_ + "/30", "dev", veth_ns_},
-        {"ip", "netns", "exec", ns_, "ip", "link", "set", veth_ns_, "up"},
-        {"ip", "netns", "exec", ns_, "ip", "link", "set", "lo", "up"},
-        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_ + "/host_key"},
-        {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_ + "/id"}};
-    for (const auto& step : steps)
-      if (!ok(step)) return "cannot " + step[0] + " " + step[1] + " " + step[2];
-    fs::copy_file(dir_ + "/id.pub", dir_ + "/authorized_keys");
-    std::ofstream(dir_ + "/sshd_config")
-        << "ListenAddress " << there_ << "\nPort 22\nHostKey " << dir_ << "/host_key\n"
-        << "PidFile " << dir_ << "/sshd.pid\nAuthorizedKeysFile " << dir_ << "/authorized_keys\n"
-        << "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-        << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-        << "Subsystem sftp /usr/lib/openssh/sftp-server\n"
-        << "ClientAliveInterval 2\nClientAliveCountMax 3\nLogLevel ERROR\n";
-    // sshd's privilege-separation directory stays: the sshd of a test running beside this one
-    // (ctest -j2) needs it for each new connection.
-    fs::create_directories("/run/sshd");
-    SpawnSpec spec;
-    spec.exe = "ip";
-    spec.args = {"netns", "exec", ns_, "/usr/sbin/sshd", "-D", "-e", "-f", dir_ + "/sshd_config"};
-    spec.err = Stream::to_file(dir_ + "/sshd.log");
-    sshd_ = ChildProcess::spawn(spec);
-    for (int i = 0; i < 100; ++i) {
-      if (tcp_open(there_, 22)) return "";
-      if (sshd_.exit_status()) break;
-      std::this_thread::sleep_for(50ms);
-    }
-    return "sshd did not start: " + last_line(read_text(dir_ + "/sshd.log"));
-  }
-
-  // A hosts file with this host as `names` (each its own ssh host, one machine) and the test's
-  // machine as "here".
-  std::string hosts_file(const std::vector<std::string>& names, int port = 22) const {
-    nlohmann::json hosts = nlohmann::json::object();
-    for (const auto& name : names)
-      hosts[name] = {
-          {"kind", "ssh"},
-          {"address", there_},
-          {"port", port},
-          {"user", "root"},
-          {"key", dir_ + "/id"},
-          {"options",
-           {"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null", "LogLevel=ERROR"}},
-          {"workdir", workdir()}};
-    hosts["here"] = {{"kind", "local"}, {"address", here_}};
-    const std::string path = dir_ + "/hosts.json";
-    std::ofstream(path) << nlohmann::json{{"hosts", hosts}}.dump(2);
-    return path;
-  }
-  std::string workdir() const { return dir_ + "/remote"; }
-  // The link here goes down: the host is gone from the network, its processes stay.
-  bool cut() const { return ok({"ip", "link", "set", veth_host_, "down"}); }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string ns_, veth_host_, veth_ns_, here_, there_, dir_;
-  ChildProcess sshd_;
-};
-
 // The shipped scenarios: their listeners bind ${listen.<role>} (template_addresses_test).
 std::string shipped_scenarios() {
   return (fs::path(source_dir()) / "macro" / "scenarios").string();
-}
-
-std::string skip_reason() {
-  if (geteuid() != 0) return "skipped: needs root (network namespaces)";
-  if (!fs::exists("/usr/sbin/sshd")) return "skipped: /usr/sbin/sshd missing (openssh-server)";
-  Toolbox tools;
-  for (const char* tool : {"nginx", "ip", "ssh", "scp", "ssh-keygen", "gatebench-load",
-                           "gatebench-gateway", "gatebench-control"})
-    if (!tools.find(tool)) return std::string("skipped: ") + tool + " not found";
-  return "";
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -209,13 +81,13 @@ nlohmann::json run_both(const SshNamespace& host, const std::string& place, int 
   const CaptureResult r = run_driver(driver_args(host, "gateway-default", place, offset, out), 90s);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.output;
   if (!fs::exists(out + "/macro.json")) return nullptr;
-  nlohmann::json report = read_json(out + "/macro.json");
+  nlohmann::json report = common::read_json_file(out + "/macro.json");
   EXPECT_EQ(report["scenarios"].size(), 2u);
   return report;
 }
 
 TEST(MultiHost, NginxBaselineAndGatewayDefaultWithTheLoadOverSsh) {
-  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
@@ -253,7 +125,7 @@ TEST(MultiHost, NginxBaselineAndGatewayDefaultWithTheLoadOverSsh) {
 }
 
 TEST(MultiHost, TwoGeneratorsMergeIntoOneResult) {
-  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
@@ -263,9 +135,9 @@ TEST(MultiHost, TwoGeneratorsMergeIntoOneResult) {
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
   const std::string dir = out + "/round-1/nginx-baseline";
-  const auto a = read_json(dir + "/load-measure-nsa.json");
-  const auto b = read_json(dir + "/load-measure-here.json");
-  const auto merged = read_json(dir + "/load-measure.json");
+  const auto a = common::read_json_file(dir + "/load-measure-nsa.json");
+  const auto b = common::read_json_file(dir + "/load-measure-here.json");
+  const auto merged = common::read_json_file(dir + "/load-measure.json");
   EXPECT_EQ(a["config"]["connections"], 2);
   EXPECT_EQ(b["config"]["connections"], 2);
   EXPECT_EQ(merged["requests"].get<uint64_t>(),
@@ -274,13 +146,13 @@ TEST(MultiHost, TwoGeneratorsMergeIntoOneResult) {
             a["latency_histogram"]["count"].get<uint64_t>() +
                 b["latency_histogram"]["count"].get<uint64_t>());
   EXPECT_EQ(merged["merged_from"].size(), 2u);
-  const nlohmann::json report = read_json(out + "/macro.json");
+  const nlohmann::json report = common::read_json_file(out + "/macro.json");
   EXPECT_EQ(report["scenarios"][0]["requests"], merged["requests"]);
   EXPECT_TRUE(nothing_left_on_the_host(host));
 }
 
 TEST(MultiHost, AKilledDriverLeavesNothingRunningOnTheHost) {
-  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
@@ -329,7 +201,7 @@ TEST(MultiHost, AnUnreachableHostFailsTheScenarioNamingIt) {
                  60s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;
-  const nlohmann::json report = read_json(dir + "/out/macro.json");
+  const nlohmann::json report = common::read_json_file(dir + "/out/macro.json");
   // direct and its baseline nginx-baseline: each round failed at the load's start.
   ASSERT_EQ(report["scenarios"].size(), 2u);
   for (const auto& s : report["scenarios"]) {
@@ -352,7 +224,7 @@ std::vector<std::string> services_on_the_host(const SshNamespace& host) {
 }
 
 TEST(MultiHost, GatewayOnAnSshHostWithTheLoadHere) {
-  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
@@ -367,7 +239,7 @@ TEST(MultiHost, GatewayOnAnSshHostWithTheLoadHere) {
     EXPECT_EQ(s["errors"], 0);
     const std::string dir = out + "/round-1/" + name;
     // Every request the generator counted is the scenario's.
-    const auto load = read_json(dir + "/load-measure.json");
+    const auto load = common::read_json_file(dir + "/load-measure.json");
     EXPECT_GT(load["requests"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["requests"].get<uint64_t>(), load["requests"].get<uint64_t>());
     // The load here went to the namespace's address; the service was started there.
@@ -390,7 +262,7 @@ TEST(MultiHost, GatewayOnAnSshHostWithTheLoadHere) {
 }
 
 TEST(MultiHost, ALostConnectionFailsTheScenarioNamingTheHostAndLeavesNothing) {
-  if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
@@ -413,7 +285,7 @@ TEST(MultiHost, ALostConnectionFailsTheScenarioNamingTheHostAndLeavesNothing) {
   const auto status = driver.wait_for(60s);
   ASSERT_TRUE(status.has_value()) << read_text(out + "/driver.stderr");
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1) << read_text(out + "/driver.stderr");
-  const nlohmann::json report = read_json(out + "/macro.json");
+  const nlohmann::json report = common::read_json_file(out + "/macro.json");
   ASSERT_EQ(report["scenarios"].size(), 1u);
   const auto& s = report["scenarios"][0];
   EXPECT_EQ(s["status"], "failed");

@@ -1,0 +1,225 @@
+#include "macro/driver/engine_host.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "macro/driver/plan.hpp"
+#include "macro/driver/run_support.hpp"
+#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<std::string> connection_args(const Host& host) {
+  std::vector<std::string> a = {"--remote"};
+  if (!host.url.empty())
+    a.insert(a.end(), {"--url", host.url});
+  else
+    a.insert(a.end(), {"--connection", host.connection});
+  if (!host.key.empty()) a.insert(a.end(), {"--identity", host.key});
+  return a;
+}
+
+}  // namespace
+
+HostEnv parse_engine_info(const std::string& json, const std::string& host) {
+  HostEnv env;
+  try {
+    const auto doc = nlohmann::json::parse(json.substr(std::min(json.find('{'), json.size())));
+    const auto& h = doc.at("host");
+    env.cpus = h.value("cpus", 0);
+    if (const std::string kernel = h.value("kernel", ""); !kernel.empty())
+      env.kernel = "Linux " + kernel;
+  } catch (const nlohmann::json::exception& e) {
+    throw RemoteError(host + ": podman info printed no machine description: " + e.what());
+  }
+  return env;
+}
+
+EngineHost::EngineHost(Host host, ContainerEngine builder, std::string image_dir,
+                       std::vector<std::string>* dry_log)
+    : host_(std::move(host)),
+      builder_(std::move(builder)),
+      image_dir_(std::move(image_dir)),
+      dry_log_(dry_log) {
+  engine_ = builder_;
+  engine_.global_args = connection_args(host_);
+}
+
+std::vector<std::string> EngineHost::remote_args() const {
+  return engine_.global_args;
+}
+
+CaptureResult EngineHost::run(const std::vector<std::string>& args,
+                              std::chrono::milliseconds timeout, bool here, const std::string& in,
+                              bool interruptible) {
+  const std::vector<std::string> full = here ? args : engine_args(engine_, args);
+  if (dry_log_ != nullptr) {
+    dry_log_->push_back((here ? "here: " : "") + shell_join("podman", full) +
+                        (in.empty() ? "" : " < " + in));
+    return CaptureResult{};
+  }
+  SpawnSpec spec;
+  spec.exe = engine_.exe;
+  spec.args = full;
+  if (!in.empty()) spec.in = Stream::to_file(in);
+  common::CaptureOptions options;
+  options.timeout = timeout;
+  options.merge_errors = true;
+  if (interruptible) options.interrupted = [] { return stop_requested(); };
+  try {
+    return common::capture(std::move(spec), options);
+  } catch (const SpawnError& e) {
+    throw RemoteError(host_.name + ": " + e.what());
+  }
+}
+
+void EngineHost::check(const CaptureResult& r, const std::string& what) const {
+  if (dry_run() || r.succeeded()) return;
+  if (r.interrupted) throw Interrupted{};
+  throw RemoteError(host_.name + ": podman " + what + " " +
+                    (r.timed_out ? std::string("timed out") : describe_wait_status(r.status)) +
+                    ": " + last_line(r.output));
+}
+
+void EngineHost::connect() {
+  if (connected_) return;
+  const CaptureResult r = run({"info", "--format", "json"}, 20s);
+  check(r, "info (the remote API at " + (host_.url.empty() ? host_.connection : host_.url) + ")");
+  if (!dry_run()) env_ = parse_engine_info(r.output, host_.name);
+  connected_ = true;
+}
+
+std::string EngineHost::image(const std::string& exe) {
+  connect();
+  // One build and one saved archive per binary and image directory (a driver run), whatever
+  // the number of hosts; a dry run's are kept apart, it saved nothing.
+  static std::map<std::string, std::pair<std::string, std::string>> saved;  // -> tag, archive
+  const std::string key = (dry_run() ? "dry:" : "") + image_dir_ + "\n" + exe;
+  auto it = saved.find(key);
+  if (it == saved.end()) {
+    std::string tag;
+    if (dry_run()) {
+      tag = "localhost/gatebench-" + fs::path(exe).filename().string() + ":latest";
+      dry_log_->push_back("here: podman build -q -t " + tag + " (" + exe + " and its libraries)");
+    } else {
+      try {
+        tag = ensure_image(builder_, exe, image_dir_);
+      } catch (const ContainerError& e) {
+        throw RemoteError(host_.name + ": image for " + exe + ": " + e.what());
+      }
+    }
+    const std::string archive =
+        (fs::path(image_dir_) / (fs::path(exe).filename().string() + ".image.tar")).string();
+    std::error_code ec;
+    fs::remove(archive, ec);
+    check(run({"save", "-q", "-o", archive, tag}, kImageBuildTimeout, true), "save of " + tag);
+    it = saved.emplace(key, std::make_pair(tag, archive)).first;
+  }
+  const auto& [tag, archive] = it->second;
+  if (!loaded_.contains(tag)) {
+    check(run({"load", "-q", "-i", archive}, kImageBuildTimeout), "load of " + tag);
+    loaded_.insert(tag);
+  }
+  return tag;
+}
+
+ChildProcess EngineHost::start(const ContainerRun& run_spec, const std::vector<std::string>& paths,
+                               const std::string& stdout_path, const std::string& stderr_path) {
+  connect();
+  check(run(container_run_args(engine_, run_spec, "create"), 30s), "create");
+  try {
+    if (!paths.empty()) {
+      // One archive of the files at their absolute paths: `cp -` unpacks it at / in the
+      // container, making the parent directories an image built from scratch lacks.
+      const auto tar = Toolbox().find("tar");
+      if (!tar && !dry_run()) throw RemoteError(host_.name + ": tar not installed here");
+      const std::string archive = (fs::path(image_dir_) / (run_spec.name + ".files.tar")).string();
+      std::vector<std::string> args = {"-C", "/", "-cf", archive};
+      for (const auto& p : paths) args.push_back(fs::path(p).relative_path().string());
+      if (dry_run()) {
+        dry_log_->push_back("here: " + shell_join("tar", args));
+      } else {
+        const CaptureResult t = run_capture(*tar, args, 60s);
+        if (!t.succeeded())
+          throw RemoteError(host_.name + ": tar of the files for " + run_spec.name + ": " +
+                            last_line(t.output));
+      }
+      const CaptureResult r = run({"cp", "-", run_spec.name + ":/"}, 60s, false, archive);
+      std::error_code ec;
+      fs::remove(archive, ec);
+      check(r, "cp into " + run_spec.name);
+    }
+    SpawnSpec spec;
+    spec.exe = engine_.exe;
+    spec.args = engine_args(engine_, {"start", "-a", run_spec.name});
+    spec.out = Stream::to_file(stdout_path);
+    spec.err = Stream::to_file(stderr_path);
+    if (dry_run()) {
+      dry_log_->push_back(shell_join("podman", spec.args));
+      return ChildProcess{};
+    }
+    try {
+      return ChildProcess::spawn(spec);
+    } catch (const SpawnError& e) {
+      throw RemoteError(host_.name + ": " + e.what());
+    }
+  } catch (...) {
+    if (!dry_run()) remove(run_spec.name);
+    throw;
+  }
+}
+
+bool EngineHost::remove(const std::string& name) {
+  try {
+    // A container that exited is gone already (--rm); stop and rm then only report that.
+    run({"stop", "-t", "3", name}, 15s, false, "", false);
+    run({"rm", "-f", name}, 15s, false, "", false);
+    if (dry_run()) return true;
+    return names_with(name + "$", &name).empty() && connected_;
+  } catch (const std::exception&) {
+    return false;
+  } catch (const Interrupted&) {
+    return false;
+  }
+}
+
+std::vector<std::string> EngineHost::names_with(const std::string& pattern,
+                                                const std::string* failed_marker) {
+  const CaptureResult r =
+      run({"ps", "-a", "--filter", "name=^" + pattern, "--format", "{{.Names}}"}, 15s, false, "",
+          false);
+  std::vector<std::string> out;
+  if (!r.succeeded()) {
+    // Not known: the caller cannot confirm that nothing is left.
+    if (failed_marker != nullptr) out.push_back(*failed_marker);
+    return out;
+  }
+  std::istringstream in(r.output);
+  for (std::string name; in >> name;) out.push_back(name);
+  return out;
+}
+
+std::vector<std::string> EngineHost::sweep(const std::string& prefix) {
+  if (dry_run() || !connected_) return {};
+  std::vector<std::string> left;
+  try {
+    left = names_with(prefix, nullptr);
+  } catch (const RemoteError&) {
+    return {};  // the engine client could not be started here: nothing to remove with it
+  }
+  std::erase_if(left, [&](const std::string& n) { return !n.starts_with(prefix); });
+  for (const auto& name : left) remove(name);
+  return left;
+}
+
+}  // namespace gatebench::macro
