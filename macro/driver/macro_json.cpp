@@ -137,7 +137,9 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
   json pinning = json::object();
   for (Role role : {Role::load, Role::backend, Role::gateway}) {
     const CpuSet& set = layout.of(role);
-    pinning[std::string(role_name(role))] = set.empty() ? json(nullptr) : json(set.to_string());
+    // --runtime kube pins only the load (a host process); its Pods run unpinned.
+    const bool pinned = !set.empty() && (role == Role::load || options.runtime != "kube");
+    pinning[std::string(role_name(role))] = pinned ? json(set.to_string()) : json(nullptr);
   }
   json out;
   out["schema"] = kMacroSchema;

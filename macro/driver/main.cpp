@@ -17,6 +17,7 @@
 #include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/instructions.hpp"
+#include "macro/driver/kube_pod.hpp"
 #include "macro/driver/load_fanout.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/options.hpp"
@@ -363,8 +364,13 @@ int run(const std::vector<std::string>& args) {
   RunContext context{options, progress, out_dir};
   ContainerEngine engine;
   if (options.runtime != "process") {
-    engine = image_builder(options.runtime);
+    // kube: the manifests are played by the local podman.
+    engine = image_builder(options.runtime == "kube" ? "podman" : options.runtime);
     context.engine = &engine;
+    if (options.runtime == "kube" && !options.dry_run)
+      for (const auto& pod : remove_orphan_pods(engine))
+        std::cerr << "gatebench-macro: removed pod " << pod
+                  << " of a driver that is no longer running\n";
   }
 
   std::optional<RemoteHosts> remote;

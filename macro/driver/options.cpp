@@ -33,8 +33,9 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
   --slo-p99 D           p99 objective of max-throughput (default: the scenario's)
   --dry-run             print the plan (commands, pinning, ports) and start nothing
   --out DIR             results directory (default macro-results)
-  --runtime R           process (default) or podman (services in containers, docs/containers.md);
-                        docker is accepted but skipped
+  --runtime R           process (default), podman (services in containers) or kube (each
+                        service a Kubernetes Pod manifest, played with podman kube play), see
+                        docs/containers.md; docker is accepted but skipped
   --load L              gatebench (gatebench-load, default), or wrk or h2load (nghttp2's,
                         HTTP/2 and keep-alive HTTP/1.1) to cross-check it
   --scenario-dir DIR    scenario files (default: this checkout's macro/scenarios)
@@ -162,7 +163,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   o.dry_run = line.flag("dry-run");
   o.out_dir = line.value_or("out", o.out_dir);
   if (o.out_dir.empty()) throw UsageError("--out: needs a directory");
-  o.runtime = line.choice("runtime", {"process", "podman", "docker"}).value_or(o.runtime);
+  o.runtime = line.choice("runtime", {"process", "podman", "kube", "docker"}).value_or(o.runtime);
   o.load = line.choice("load", {"gatebench", "wrk", "h2load"}).value_or(o.load);
   o.scenario_dir = line.value_or("scenario-dir", "");
   o.bin_dir = line.value_or("bin-dir", "");

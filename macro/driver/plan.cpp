@@ -313,8 +313,9 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       service.ready_port = plan.ports.at(spec.ready.port);
       service.ready_http = spec.ready.http_path;
       service.ready_timeout_s = spec.ready.timeout_s;
-      // The CPU layout is this machine's: a service on another host runs unpinned there.
-      if (service.host.empty()) service.cpus = layout.of(spec.role);
+      // The CPU layout is this machine's: a service on another host runs unpinned there. A Pod
+      // has no CPU set (a cluster pins through its kubelet's CPU manager, not the manifest).
+      if (service.host.empty() && options.runtime != "kube") service.cpus = layout.of(spec.role);
       service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
       service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
       plan.services.push_back(std::move(service));
@@ -387,8 +388,12 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     }
     if (plan.skip_reason.empty() && options.runtime == "docker") {
       plan.skip_reason = "runtime docker is not supported yet (podman is)";
-    } else if (plan.skip_reason.empty() && options.runtime == "podman" && !tools.find("podman")) {
+    } else if (plan.skip_reason.empty() &&
+               (options.runtime == "podman" || options.runtime == "kube") &&
+               !tools.find("podman")) {
       plan.skip_reason = "podman not installed";
+    } else if (plan.skip_reason.empty() && options.runtime == "kube" && !tools.find("catatonit")) {
+      plan.skip_reason = "catatonit not installed (podman kube play's pause process)";
     }
     plans.push_back(std::move(plan));
   }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "macro/driver/engine_service.hpp"
+#include "macro/driver/kube_pod.hpp"
 #include "macro/driver/net_probe.hpp"
 #include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
@@ -39,14 +40,11 @@ void Services::start(const ServicePlan& service) {
   spec.cwd = plan_.run_dir;
   spec.cpus = service.cpus.cpus;
   std::string container;
-  if (ctx_.engine != nullptr) {
+  if (ctx_.engine != nullptr && ctx_.options.runtime == "kube") {
+    container = start_pod(service, spec);
+  } else if (ctx_.engine != nullptr) {
     ContainerRun run;
-    try {
-      run.image =
-          ensure_image(*ctx_.engine, service.exe, (fs::path(ctx_.out_dir) / "images").string());
-    } catch (const std::exception& e) {
-      throw Outcome{Status::skipped, "image for " + service.binary + ": " + e.what()};
-    }
+    run.image = service_image(service);
     container = run.name = service_container_name(plan_, service);
     run.exe = service.exe;
     run.args = service.args;
@@ -139,6 +137,55 @@ void Services::start_remote(const ServicePlan& service) {
   }
 }
 
+std::string Services::service_image(const ServicePlan& service) const {
+  try {
+    return ensure_image(*ctx_.engine, service.exe, (fs::path(ctx_.out_dir) / "images").string());
+  } catch (const std::exception& e) {
+    throw Outcome{Status::skipped, "image for " + service.binary + ": " + e.what()};
+  }
+}
+
+std::string Services::pod_manifest_path(const ServicePlan& service) const {
+  return (fs::path(plan_.run_dir) / "kube" / (service.name + ".yaml")).string();
+}
+
+std::string Services::pod_name(const ServicePlan& service) const {
+  return kube_name(service_container_name(plan_, service));
+}
+
+std::string Services::start_pod(const ServicePlan& service, SpawnSpec& spec) {
+  KubePod pod;
+  pod.image = service_image(service);
+  pod.name = pod_name(service);
+  pod.container = kube_name(service.name);
+  pod.exe = service.exe;
+  pod.args = service.args;
+  pod.env = service.env;
+  pod.labels = {{kDriverLabel, std::to_string(getpid())},
+                {"app.kubernetes.io/part-of", "gatebench"},
+                {"gatebench.dev/scenario", kube_name(plan_.scenario.name)},
+                {"gatebench.dev/role", std::string(role_name(service.role))}};
+  pod.host_paths = {plan_.run_dir, plan_.vars.at("configs")};
+  pod.deadline_s =
+      scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s);
+  const std::string manifest = pod_manifest_path(service);
+  fs::create_directories(fs::path(manifest).parent_path());
+  write_text(manifest, pod_manifest(pod));
+  try {
+    play_pod(*ctx_.engine, manifest);
+  } catch (const ContainerError& e) {
+    down_pod(*ctx_.engine, manifest, pod.name);
+    throw Outcome{Status::failed, service.name + ": " + e.what()};
+  }
+  // The engine client that follows the container's output is the driver's child: it ends when
+  // the container does.
+  spec.exe = ctx_.engine->exe;
+  spec.args = engine_args(*ctx_.engine, {"logs", "-f", played_container_name(pod)});
+  spec.env.clear();
+  spec.cpus.clear();
+  return played_container_name(pod);
+}
+
 std::string Services::exit_reason(const RunningService& s, int status,
                                   const std::string& when) const {
   const ServicePlan& p = *s.plan;
@@ -184,7 +231,10 @@ void Services::stop_all() {
       running_.pop_back();
       continue;
     }
-    bool gone = s.container.empty() || remove_container(*ctx_.engine, s.container);
+    bool gone = s.container.empty() ||
+                (ctx_.options.runtime == "kube"
+                     ? down_pod(*ctx_.engine, pod_manifest_path(*s.plan), pod_name(*s.plan))
+                     : remove_container(*ctx_.engine, s.container));
     gone = s.process.stop() && gone;
     if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;
     running_.pop_back();

@@ -64,6 +64,15 @@ class Services {
  private:
   // A service on an ssh or engine host: started there, probed from here at the host's address.
   void start_remote(const ServicePlan& service);
+  // The service's image on the local engine, built when missing; a scenario without one is
+  // skipped.
+  std::string service_image(const ServicePlan& service) const;
+  // --runtime kube: the service's Pod manifest in the run directory, and the Pod's name.
+  std::string pod_manifest_path(const ServicePlan& service) const;
+  std::string pod_name(const ServicePlan& service) const;
+  // Writes the manifest, plays it, and points `spec` at the client following its output; the
+  // played container's name.
+  std::string start_pod(const ServicePlan& service, SpawnSpec& spec);
   // Why a service's process (or its ssh or engine client) ended with `status`.
   std::string exit_reason(const RunningService& s, int status, const std::string& when) const;
 
