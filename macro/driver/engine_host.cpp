@@ -133,59 +133,91 @@ std::string EngineHost::image(const std::string& exe) {
   return tag;
 }
 
+void EngineHost::copy_in(const std::string& container, const std::vector<std::string>& paths) {
+  if (paths.empty()) return;
+  // One archive of the files at their absolute paths: `cp -` unpacks it at / in the container,
+  // making the parent directories an image built from scratch lacks.
+  const auto tar = Toolbox().find("tar");
+  if (!tar && !dry_run()) throw RemoteError(host_.name + ": tar not installed here");
+  const std::string archive = (fs::path(image_dir_) / (container + ".files.tar")).string();
+  std::vector<std::string> args = {"-C", "/", "-cf", archive};
+  for (const auto& p : paths) args.push_back(fs::path(p).relative_path().string());
+  if (dry_run()) {
+    dry_log_->push_back("here: " + shell_join("tar", args));
+  } else {
+    const CaptureResult t = run_capture(*tar, args, 60s);
+    if (!t.succeeded())
+      throw RemoteError(host_.name + ": tar of the files for " + container + ": " +
+                        last_line(t.output));
+  }
+  const CaptureResult r = run({"cp", "-", container + ":/"}, 60s, false, archive);
+  std::error_code ec;
+  fs::remove(archive, ec);
+  check(r, "cp into " + container);
+}
+
+ChildProcess EngineHost::attach(const std::vector<std::string>& args,
+                                const std::string& stdout_path, const std::string& stderr_path) {
+  SpawnSpec spec;
+  spec.exe = engine_.exe;
+  spec.args = engine_args(engine_, args);
+  spec.out = Stream::to_file(stdout_path);
+  spec.err = Stream::to_file(stderr_path);
+  if (dry_run()) {
+    dry_log_->push_back(shell_join("podman", spec.args));
+    return ChildProcess{};
+  }
+  try {
+    return ChildProcess::spawn(spec);
+  } catch (const SpawnError& e) {
+    throw RemoteError(host_.name + ": " + e.what());
+  }
+}
+
 ChildProcess EngineHost::start(const ContainerRun& run_spec, const std::vector<std::string>& paths,
                                const std::string& stdout_path, const std::string& stderr_path) {
   connect();
   check(run(container_run_args(engine_, run_spec, "create"), 30s), "create");
   try {
-    if (!paths.empty()) {
-      // One archive of the files at their absolute paths: `cp -` unpacks it at / in the
-      // container, making the parent directories an image built from scratch lacks.
-      const auto tar = Toolbox().find("tar");
-      if (!tar && !dry_run()) throw RemoteError(host_.name + ": tar not installed here");
-      const std::string archive = (fs::path(image_dir_) / (run_spec.name + ".files.tar")).string();
-      std::vector<std::string> args = {"-C", "/", "-cf", archive};
-      for (const auto& p : paths) args.push_back(fs::path(p).relative_path().string());
-      if (dry_run()) {
-        dry_log_->push_back("here: " + shell_join("tar", args));
-      } else {
-        const CaptureResult t = run_capture(*tar, args, 60s);
-        if (!t.succeeded())
-          throw RemoteError(host_.name + ": tar of the files for " + run_spec.name + ": " +
-                            last_line(t.output));
-      }
-      const CaptureResult r = run({"cp", "-", run_spec.name + ":/"}, 60s, false, archive);
-      std::error_code ec;
-      fs::remove(archive, ec);
-      check(r, "cp into " + run_spec.name);
-    }
-    SpawnSpec spec;
-    spec.exe = engine_.exe;
-    spec.args = engine_args(engine_, {"start", "-a", run_spec.name});
-    spec.out = Stream::to_file(stdout_path);
-    spec.err = Stream::to_file(stderr_path);
-    if (dry_run()) {
-      dry_log_->push_back(shell_join("podman", spec.args));
-      return ChildProcess{};
-    }
-    try {
-      return ChildProcess::spawn(spec);
-    } catch (const SpawnError& e) {
-      throw RemoteError(host_.name + ": " + e.what());
-    }
+    copy_in(run_spec.name, paths);
+    return attach({"start", "-a", run_spec.name}, stdout_path, stderr_path);
   } catch (...) {
     if (!dry_run()) remove(run_spec.name);
     throw;
   }
 }
 
-bool EngineHost::remove(const std::string& name) {
+ChildProcess EngineHost::play(const std::string& manifest, const std::string& pod,
+                              const std::string& container, const std::vector<std::string>& paths,
+                              const std::string& stdout_path, const std::string& stderr_path) {
+  connect();
+  // Created stopped: the files must be in the container before its program reads them.
+  check(run({"kube", "play", "--start=false", manifest}, 60s), "kube play of " + manifest);
   try {
-    // A container that exited is gone already (--rm); stop and rm then only report that.
-    run({"stop", "-t", "3", name}, 15s, false, "", false);
-    run({"rm", "-f", name}, 15s, false, "", false);
+    copy_in(container, paths);
+    check(run({"pod", "start", pod}, 30s), "pod start " + pod);
+    // Unlike `start -a`, `logs -f` ends with the container but not with its status.
+    return attach({"logs", "-f", container}, stdout_path, stderr_path);
+  } catch (...) {
+    if (!dry_run()) remove_pod(pod);
+    throw;
+  }
+}
+
+bool EngineHost::stop_and_remove(bool pod, const std::string& name) {
+  const auto command = [pod](std::vector<std::string> args) {
+    if (pod) args.insert(args.begin(), "pod");
+    return args;
+  };
+  try {
+    // A container that exited is gone already (--rm); stop and rm then only report that. A Pod
+    // is stopped first: `pod rm -f -t 3` waits out the whole grace even when every container
+    // has stopped at once.
+    run(command({"stop", "-t", "3", name}), 30s, false, "", false);
+    run(command({"rm", "-f", name}), 30s, false, "", false);
     if (dry_run()) return true;
-    return names_with(name + "$", &name).empty() && connected_;
+    return (pod ? pod_names_with(name + "$", &name) : names_with(name + "$", &name)).empty() &&
+           connected_;
   } catch (const std::exception&) {
     return false;
   } catch (const Interrupted&) {
@@ -193,11 +225,9 @@ bool EngineHost::remove(const std::string& name) {
   }
 }
 
-std::vector<std::string> EngineHost::names_with(const std::string& pattern,
-                                                const std::string* failed_marker) {
-  const CaptureResult r =
-      run({"ps", "-a", "--filter", "name=^" + pattern, "--format", "{{.Names}}"}, 15s, false, "",
-          false);
+std::vector<std::string> EngineHost::listed(const std::vector<std::string>& ps_args,
+                                            const std::string* failed_marker) {
+  const CaptureResult r = run(ps_args, 15s, false, "", false);
   std::vector<std::string> out;
   if (!r.succeeded()) {
     // Not known: the caller cannot confirm that nothing is left.
@@ -209,17 +239,34 @@ std::vector<std::string> EngineHost::names_with(const std::string& pattern,
   return out;
 }
 
+std::vector<std::string> EngineHost::names_with(const std::string& pattern,
+                                                const std::string* failed_marker) {
+  return listed({"ps", "-a", "--filter", "name=^" + pattern, "--format", "{{.Names}}"},
+                failed_marker);
+}
+
+std::vector<std::string> EngineHost::pod_names_with(const std::string& pattern,
+                                                    const std::string* failed_marker) {
+  return listed({"pod", "ps", "--filter", "name=^" + pattern, "--format", "{{.Name}}"},
+                failed_marker);
+}
+
 std::vector<std::string> EngineHost::sweep(const std::string& prefix) {
   if (dry_run() || !connected_) return {};
-  std::vector<std::string> left;
+  std::vector<std::string> pods, left;
   try {
+    // Pods first: removing one removes its containers, the infra one included.
+    pods = pod_names_with(prefix, nullptr);
+    std::erase_if(pods, [&](const std::string& n) { return !n.starts_with(prefix); });
+    for (const auto& name : pods) remove_pod(name);
     left = names_with(prefix, nullptr);
   } catch (const RemoteError&) {
     return {};  // the engine client could not be started here: nothing to remove with it
   }
   std::erase_if(left, [&](const std::string& n) { return !n.starts_with(prefix); });
   for (const auto& name : left) remove(name);
-  return left;
+  pods.insert(pods.end(), left.begin(), left.end());
+  return pods;
 }
 
 }  // namespace gatebench::macro

@@ -46,10 +46,19 @@ class EngineHost {
   // Throws RemoteError; a container it created is removed again first.
   ChildProcess start(const ContainerRun& run, const std::vector<std::string>& paths,
                      const std::string& stdout_path, const std::string& stderr_path);
+  // --runtime kube: plays the Pod `manifest` there stopped, copies `paths` into its container
+  // `container`, starts the Pod and follows the container's output with the attached client
+  // (`logs -f`). Throws RemoteError; a Pod it played is removed again first.
+  ChildProcess play(const std::string& manifest, const std::string& pod,
+                    const std::string& container, const std::vector<std::string>& paths,
+                    const std::string& stdout_path, const std::string& stderr_path);
   // Stops (3 s grace) and removes the container; true when the engine no longer lists it.
   // False also when the engine cannot be reached. Never throws.
-  bool remove(const std::string& name);
-  // Removes the containers whose name starts with `prefix` (a driver's left-overs); their names.
+  bool remove(const std::string& name) { return stop_and_remove(false, name); }
+  // The same for a Pod and its containers.
+  bool remove_pod(const std::string& pod) { return stop_and_remove(true, pod); }
+  // Removes the Pods and containers whose name starts with `prefix` (a driver's left-overs);
+  // their names.
   std::vector<std::string> sweep(const std::string& prefix);
 
   // `podman --remote ...` with the host's connection, for messages and the dry run.
@@ -61,9 +70,21 @@ class EngineHost {
   // run to its end or its timeout even after a stop signal.
   CaptureResult run(const std::vector<std::string>& args, std::chrono::milliseconds timeout,
                     bool here = false, const std::string& in = "", bool interruptible = true);
-  // Names of the containers there matching ^`pattern`; when the engine does not answer, just
-  // `failed_marker` (if given). Never throws RemoteError.
+  // remove (`pod` false) or remove_pod.
+  bool stop_and_remove(bool pod, const std::string& name);
+  // Copies `paths` (absolute, of this machine) into the container at the same paths, as one tar.
+  void copy_in(const std::string& container, const std::vector<std::string>& paths);
+  // The engine client with `args` as the driver's child, its output into the files.
+  ChildProcess attach(const std::vector<std::string>& args, const std::string& stdout_path,
+                      const std::string& stderr_path);
+  // Names of the containers (Pods) there matching ^`pattern`; when the engine does not answer,
+  // just `failed_marker` (if given). Never throws RemoteError.
   std::vector<std::string> names_with(const std::string& pattern, const std::string* failed_marker);
+  std::vector<std::string> pod_names_with(const std::string& pattern,
+                                          const std::string* failed_marker);
+  // The names a `ps`-like listing prints one per line.
+  std::vector<std::string> listed(const std::vector<std::string>& ps_args,
+                                  const std::string* failed_marker);
   // Throws RemoteError "<host>: podman <what> failed: <last line>" unless `r` succeeded.
   void check(const CaptureResult& r, const std::string& what) const;
 

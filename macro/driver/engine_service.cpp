@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "macro/driver/run_context.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/search.hpp"
+#include "macro/driver/service_pod.hpp"
 
 namespace gatebench::macro {
+namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 std::string service_container_name(const ScenarioPlan& plan, const ServicePlan& service) {
@@ -44,6 +47,27 @@ ChildProcess start_engine_service(RemoteHosts& remote, const ScenarioPlan& plan,
                       service.stderr_path);
 }
 
+std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service) {
+  return played_container_name(service_pod(plan, service, "", 0));
+}
+
+ChildProcess start_engine_pod(RemoteHosts& remote, const ScenarioPlan& plan,
+                              const ServicePlan& service, int timeout_s) {
+  EngineHost& engine = remote.engine(remote.placement().hosts.at(service.host));
+  const KubePod pod = service_pod(plan, service, engine.image(service.exe), timeout_s);
+  const std::string manifest = service_pod_manifest_path(plan, service);
+  // A dry run writes nothing; its manifest is described by the commands.
+  if (!engine.dry_run()) {
+    fs::create_directories(fs::path(manifest).parent_path());
+    write_text(manifest, pod_manifest(pod));
+    write_text(plan.run_dir + "/" + service.name + ".cmd",
+               "on " + service.host + ": " + shell_join(pod.exe, pod.args) + "\n");
+  }
+  return engine.play(manifest, pod.name, played_container_name(pod),
+                     {plan.run_dir, plan.vars.at("configs")}, service.stdout_path,
+                     service.stderr_path);
+}
+
 std::string engine_service_failure(const ServicePlan& service, int status,
                                    const std::string& when) {
   return service.name + " on " + service.host + " " + describe_wait_status(status) + " " + when +
@@ -51,9 +75,10 @@ std::string engine_service_failure(const ServicePlan& service, int status,
 }
 
 bool stop_engine_service(RemoteHosts& remote, const ScenarioPlan& plan, const ServicePlan& service,
-                         ChildProcess& client) {
+                         ChildProcess& client, bool pod) {
   EngineHost& engine = remote.engine_unconnected(remote.placement().hosts.at(service.host));
-  const bool gone = engine.remove(service_container_name(plan, service));
+  const bool gone = pod ? engine.remove_pod(service_pod_name(plan, service))
+                        : engine.remove(service_container_name(plan, service));
   // The client ends with its container; it is stopped in any case (a lost engine connection
   // leaves it waiting).
   if (client.pid() > 0) client.stop(2000ms);

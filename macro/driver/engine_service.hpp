@@ -24,13 +24,22 @@ int scenario_container_timeout_s(const ScenarioPlan& plan, double warmup_s, doub
 ChildProcess start_engine_service(RemoteHosts& remote, const ScenarioPlan& plan,
                                   const ServicePlan& service, int timeout_s);
 
+// --runtime kube: the service as a Pod there (service_pod, its node the host), its manifest
+// written to service_pod_manifest_path, played stopped, the same files copied in, then started;
+// the attached client follows its container (service_pod_container). Throws RemoteError.
+ChildProcess start_engine_pod(RemoteHosts& remote, const ScenarioPlan& plan,
+                              const ServicePlan& service, int timeout_s);
+// The name the engine gives the Pod's one container.
+std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service);
+
 // Why the attached client ended with `status` ("gateway on pod exited with status 1 during the
 // run: <its last stderr line>"), `when` being "before it was ready" or "during the run".
 std::string engine_service_failure(const ServicePlan& service, int status, const std::string& when);
 
 // Stops and removes the container, then ends the client; false when the engine still lists it
 // or could not be asked.
+// `pod`: it runs as a Pod (start_engine_pod), removed with its containers.
 bool stop_engine_service(RemoteHosts& remote, const ScenarioPlan& plan, const ServicePlan& service,
-                         ChildProcess& client);
+                         ChildProcess& client, bool pod = false);
 
 }  // namespace gatebench::macro

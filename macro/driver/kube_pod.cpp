@@ -59,6 +59,8 @@ std::string pod_manifest(const KubePod& pod) {
   }
   y << "spec:\n  hostNetwork: true\n  restartPolicy: Never\n";
   if (pod.deadline_s > 0) y << "  activeDeadlineSeconds: " << pod.deadline_s << "\n";
+  if (!pod.node.empty())
+    y << "  nodeSelector:\n    \"kubernetes.io/hostname\": " << q(pod.node) << "\n";
   y << "  containers:\n  - name: " << q(pod.container) << "\n    image: " << q(pod.image)
     << "\n    imagePullPolicy: IfNotPresent\n    command: [" << q(pod.exe) << "]\n";
   if (!pod.args.empty()) {
@@ -97,6 +99,8 @@ void play_pod(const ContainerEngine& engine, const std::string& manifest) {
 
 bool down_pod(const ContainerEngine& engine, const std::string& manifest, const std::string& name) {
   try {
+    // Stopped first: `kube down` alone waits out the containers' whole grace period.
+    run_capture(engine.exe, engine_args(engine, {"pod", "stop", "-t", "3", name}), 30s);
     run_capture(engine.exe, engine_args(engine, {"kube", "down", manifest}), 30s);
     return pod_names(engine, name).empty();
   } catch (const SpawnError&) {

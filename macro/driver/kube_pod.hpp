@@ -19,6 +19,8 @@ struct KubePod {
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> labels;
   std::vector<std::string> host_paths;  // directories of the node mounted at the same path
+  // The node the Pod must run on (nodeSelector kubernetes.io/hostname); empty: any.
+  std::string node;
   // > 0: activeDeadlineSeconds, the cluster's bound on a Pod its driver can no longer stop.
   int deadline_s = 0;
 };
@@ -28,7 +30,8 @@ struct KubePod {
 std::string kube_name(const std::string& text);
 
 // The Pod manifest (YAML; every scalar double-quoted): host networking, restartPolicy Never,
-// imagePullPolicy IfNotPresent (the image is loaded on the node, not pulled), hostPath volumes.
+// imagePullPolicy IfNotPresent (the image is loaded on the node, not pulled), hostPath volumes,
+// the node selector.
 std::string pod_manifest(const KubePod& pod);
 
 // `podman kube play FILE`. Throws ContainerError with the engine's last line.

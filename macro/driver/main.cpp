@@ -164,10 +164,12 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
     };
     try {
       for (const auto& service : plan.services) {
-        if (service.host_kind == HostKind::podman) {
-          start_engine_service(
-              remote, plan, service,
-              scenario_container_timeout_s(plan, options.warmup_s, options.duration_s));
+        const int timeout_s =
+            scenario_container_timeout_s(plan, options.warmup_s, options.duration_s);
+        if (service.host_kind == HostKind::podman && options.runtime == "kube") {
+          start_engine_pod(remote, plan, service, timeout_s);
+        } else if (service.host_kind == HostKind::podman) {
+          start_engine_service(remote, plan, service, timeout_s);
         } else if (service.host_kind == HostKind::ssh) {
           start_remote_service(remote, plan, service);
           service_hosts.insert(service.host);
@@ -179,7 +181,7 @@ void print_remote_commands(const Placement& placement, const std::vector<Scenari
         ChildProcess never_started;
         if (it->host_kind == HostKind::ssh) stop_remote_service(remote, *it, never_started);
         if (it->host_kind == HostKind::podman)
-          stop_engine_service(remote, plan, *it, never_started);
+          stop_engine_service(remote, plan, *it, never_started, options.runtime == "kube");
       }
     } catch (const Outcome& outcome) {
       std::printf("  %s: %s\n", plan.scenario.name.c_str(), outcome.reason.c_str());
@@ -311,6 +313,14 @@ int run(const std::vector<std::string>& args) {
           o.load != "gatebench")
         throw gatebench::common::UsageError(
             "--place: the load on other or several hosts needs --load gatebench (--start-at)");
+      // A Pod needs an engine to play it: here or a podman host, not a bare ssh host.
+      if (o.runtime == "kube")
+        for (const auto& [role, names] : placement->roles)
+          for (const auto& name : names)
+            if (role != "load" && placement->hosts.at(name).kind == HostKind::ssh)
+              throw gatebench::common::UsageError("--place: " + role + "=" + name +
+                                                  ": --runtime kube runs the services as Pods " +
+                                                  "here or on podman hosts, not on ssh hosts");
     }
     // Every round's plans are made up front, so a template error stops the run before it starts.
     for (int r = 1; r <= o.rounds; ++r) {

@@ -185,8 +185,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   if (line.given("hosts") && o.hosts_file.empty()) throw UsageError("--hosts: needs a file");
   if (line.given("place") && o.place.empty()) throw UsageError("--place: needs ROLE=HOST,...");
   if (!o.place.empty() && o.hosts_file.empty()) throw UsageError("--place: needs --hosts FILE");
-  if (!o.hosts_file.empty() && (o.instructions > 0 || o.runtime != "process"))
-    throw UsageError("--hosts: only with --runtime process and without --instructions");
+  if (!o.hosts_file.empty() &&
+      (o.instructions > 0 || (o.runtime != "process" && o.runtime != "kube")))
+    throw UsageError("--hosts: only with --runtime process or kube and without --instructions");
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.

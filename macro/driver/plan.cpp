@@ -429,8 +429,9 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
     if (svc.host_kind == HostKind::ssh)
       out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
     if (svc.host_kind == HostKind::podman)
-      out << "    on     " << svc.host
-          << ", a container through the engine's remote API, with this run directory copied in\n";
+      out << "    on     " << svc.host << ", "
+          << (options.runtime == "kube" ? "a Pod (node " + svc.host + ")" : "a container")
+          << " through the engine's remote API, with this run directory copied in\n";
     out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http") << "://" << svc.address << ":"
         << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s << "s\n";
   }

@@ -14,6 +14,7 @@
 #include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/search.hpp"
+#include "macro/driver/service_pod.hpp"
 #include "macro/driver/stop_signal.hpp"
 
 namespace gatebench::macro {
@@ -40,7 +41,7 @@ void Services::start(const ServicePlan& service) {
   spec.cwd = plan_.run_dir;
   spec.cpus = service.cpus.cpus;
   std::string container;
-  if (ctx_.engine != nullptr && ctx_.options.runtime == "kube") {
+  if (ctx_.engine != nullptr && kube()) {
     container = start_pod(service, spec);
   } else if (ctx_.engine != nullptr) {
     ContainerRun run;
@@ -95,13 +96,14 @@ void Services::start_remote(const ServicePlan& service) {
     throw Outcome{Status::failed, service.name + ": placed on " + service.host + " without hosts"};
   const bool engine = service.host_kind == HostKind::podman;
   try {
-    if (engine) {
-      running_.push_back(
-          {&service,
-           start_engine_service(
-               *ctx_.remote, plan_, service,
-               scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s)),
-           service_container_name(plan_, service), 0});
+    const int timeout_s =
+        scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s);
+    if (engine && kube()) {
+      running_.push_back({&service, start_engine_pod(*ctx_.remote, plan_, service, timeout_s),
+                          service_pod_container(plan_, service), 0});
+    } else if (engine) {
+      running_.push_back({&service, start_engine_service(*ctx_.remote, plan_, service, timeout_s),
+                          service_container_name(plan_, service), 0});
     } else {
       running_.push_back({&service, start_remote_service(*ctx_.remote, plan_, service), "", 0});
     }
@@ -145,30 +147,11 @@ std::string Services::service_image(const ServicePlan& service) const {
   }
 }
 
-std::string Services::pod_manifest_path(const ServicePlan& service) const {
-  return (fs::path(plan_.run_dir) / "kube" / (service.name + ".yaml")).string();
-}
-
-std::string Services::pod_name(const ServicePlan& service) const {
-  return kube_name(service_container_name(plan_, service));
-}
-
 std::string Services::start_pod(const ServicePlan& service, SpawnSpec& spec) {
-  KubePod pod;
-  pod.image = service_image(service);
-  pod.name = pod_name(service);
-  pod.container = kube_name(service.name);
-  pod.exe = service.exe;
-  pod.args = service.args;
-  pod.env = service.env;
-  pod.labels = {{kDriverLabel, std::to_string(getpid())},
-                {"app.kubernetes.io/part-of", "gatebench"},
-                {"gatebench.dev/scenario", kube_name(plan_.scenario.name)},
-                {"gatebench.dev/role", std::string(role_name(service.role))}};
-  pod.host_paths = {plan_.run_dir, plan_.vars.at("configs")};
-  pod.deadline_s =
-      scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s);
-  const std::string manifest = pod_manifest_path(service);
+  const KubePod pod = service_pod(
+      plan_, service, service_image(service),
+      scenario_container_timeout_s(plan_, ctx_.options.warmup_s, ctx_.options.duration_s));
+  const std::string manifest = service_pod_manifest_path(plan_, service);
   fs::create_directories(fs::path(manifest).parent_path());
   write_text(manifest, pod_manifest(pod));
   try {
@@ -218,7 +201,7 @@ void Services::stop_all() {
   while (!running_.empty()) {
     RunningService& s = running_.back();
     if (s.plan->host_kind == HostKind::podman) {
-      if (!stop_engine_service(*ctx_.remote, plan_, *s.plan, s.process))
+      if (!stop_engine_service(*ctx_.remote, plan_, *s.plan, s.process, kube()))
         left += (left.empty() ? "" : ", ") + s.plan->name + " on " + s.plan->host + " (container " +
                 s.container + " still listed, or the engine could not be asked)";
       running_.pop_back();
@@ -232,9 +215,9 @@ void Services::stop_all() {
       continue;
     }
     bool gone = s.container.empty() ||
-                (ctx_.options.runtime == "kube"
-                     ? down_pod(*ctx_.engine, pod_manifest_path(*s.plan), pod_name(*s.plan))
-                     : remove_container(*ctx_.engine, s.container));
+                (kube() ? down_pod(*ctx_.engine, service_pod_manifest_path(plan_, *s.plan),
+                                   service_pod_name(plan_, *s.plan))
+                        : remove_container(*ctx_.engine, s.container));
     gone = s.process.stop() && gone;
     if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;
     running_.pop_back();

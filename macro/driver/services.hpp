@@ -67,9 +67,7 @@ class Services {
   // The service's image on the local engine, built when missing; a scenario without one is
   // skipped.
   std::string service_image(const ServicePlan& service) const;
-  // --runtime kube: the service's Pod manifest in the run directory, and the Pod's name.
-  std::string pod_manifest_path(const ServicePlan& service) const;
-  std::string pod_name(const ServicePlan& service) const;
+  bool kube() const { return ctx_.options.runtime == "kube"; }
   // Writes the manifest, plays it, and points `spec` at the client following its output; the
   // played container's name.
   std::string start_pod(const ServicePlan& service, SpawnSpec& spec);

@@ -2,7 +2,7 @@
 // docs/multi-host.md). A network namespace stands in for the engine's machine (ssh_namespace.hpp),
 // and a `podman system service` started in it, with its own storage and a unix socket, for its
 // engine; the namespace's sshd runs the load there. Needs root, podman, /usr/sbin/sshd and nginx;
-// everything it creates is removed, also on failure.
+// everything it creates is removed, also on failure. --runtime kube plays Pods there as well.
 #include "macro/driver/engine_host.hpp"
 
 #include <gtest/gtest.h>
@@ -64,6 +64,7 @@ class EngineInNamespace {
   explicit EngineInNamespace(std::string dir) : dir_(std::move(dir)) {}
   ~EngineInNamespace() {
     if (service_.pid() > 0) {
+      ok({"podman", "--remote", "--url", url(), "pod", "rm", "-a", "-f", "-t", "0"});
       ok({"podman", "--remote", "--url", url(), "rm", "-a", "-f", "-t", "0"});
       service_.stop(5000ms);
     }
@@ -121,7 +122,9 @@ std::string skip_reason() {
   return "";
 }
 
-TEST(EngineHost, GatewayThroughThePodmanRemoteApiWithTheLoadOverSsh) {
+// Both forms of a service on an engine host, one namespace: a container (--runtime process) and
+// a Kubernetes Pod played there (--runtime kube).
+TEST(EngineHost, GatewayThroughThePodmanRemoteApiAsContainerAndAsPodWithTheLoadOverSsh) {
   if (auto reason = skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
@@ -133,50 +136,64 @@ TEST(EngineHost, GatewayThroughThePodmanRemoteApiWithTheLoadOverSsh) {
   const std::string hosts_path = host.dir() + "/engine-hosts.json";
   std::ofstream(hosts_path) << hosts.dump(2);
 
-  const std::string out = host.dir() + "/out";
-  const CaptureResult r =
-      run_driver({"--scenario-dir", (fs::path(source_dir()) / "macro" / "scenarios").string(),
-                  "--scenarios",    "gateway-default",
-                  "--hosts",        hosts_path,
-                  "--place",        "gateway=pod,load=nsa",
-                  "--rounds",       "1",
-                  "--warmup",       "0",
-                  "--duration",     "2s",
-                  "--connections",  "4",
-                  "--threads",      "1",
-                  "--port-offset",  std::to_string(kEngineOffset),
-                  "--out",          out},
-                 240s);
-  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
-  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
-  ASSERT_TRUE(fs::exists(out + "/macro.json")) << r.output;
-  const nlohmann::json report = common::read_json_file(out + "/macro.json");
-  // gateway-default and its baseline nginx-baseline, both proxies in containers there.
-  ASSERT_EQ(report["scenarios"].size(), 2u);
-  for (const auto& s : report["scenarios"]) {
-    SCOPED_TRACE(s["name"].get<std::string>());
-    EXPECT_EQ(s["status"], "ok") << s["reason"];
-    EXPECT_GT(s["requests"].get<double>(), 0);
-    EXPECT_EQ(s["errors"], 0);
-    const auto& round = s["rounds"][0];
-    // The target's CPU comes from the remote engine's stats of its container.
-    EXPECT_GT(round["cpu_us_per_request"]["target"].get<double>(), 0);
-    EXPECT_GT(round["details"]["load_host_cpu_s"]["nsa"].get<double>(), 0);
-    // The gateway role's service (nginx-baseline's is its proxy) was started there.
-    const std::string dir = out + "/round-1/" + s["name"].get<std::string>();
-    const std::string service = s["name"] == "nginx-baseline" ? "proxy" : "gateway";
-    const std::string cmd = read_text(dir + "/" + service + ".cmd");
-    EXPECT_EQ(cmd.rfind("on pod: ", 0), 0u) << cmd;
+  std::vector<std::string> runtimes = {"process"};
+  // The engine there plays Pods with this machine's catatonit (the same binary).
+  if (Toolbox().find("catatonit")) runtimes.push_back("kube");
+  for (const std::string& runtime : runtimes) {
+    SCOPED_TRACE("--runtime " + runtime);
+    const std::string out = host.dir() + "/out-" + runtime;
+    const CaptureResult r =
+        run_driver({"--scenario-dir", (fs::path(source_dir()) / "macro" / "scenarios").string(),
+                    "--scenarios",    "gateway-default",
+                    "--runtime",      runtime,
+                    "--hosts",        hosts_path,
+                    "--place",        "gateway=pod,load=nsa",
+                    "--rounds",       "1",
+                    "--warmup",       "0",
+                    "--duration",     "2s",
+                    "--connections",  "4",
+                    "--threads",      "1",
+                    "--port-offset",  std::to_string(kEngineOffset),
+                    "--out",          out},
+                   240s);
+    ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+    EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+    ASSERT_TRUE(fs::exists(out + "/macro.json")) << r.output;
+    const nlohmann::json report = common::read_json_file(out + "/macro.json");
+    // gateway-default and its baseline nginx-baseline, both proxies in containers there.
+    ASSERT_EQ(report["scenarios"].size(), 2u);
+    for (const auto& s : report["scenarios"]) {
+      SCOPED_TRACE(s["name"].get<std::string>());
+      testing::expect_ran_clean(s);
+      const auto& round = s["rounds"][0];
+      // The target's CPU comes from the remote engine's stats of its container.
+      EXPECT_GT(round["cpu_us_per_request"]["target"].get<double>(), 0);
+      EXPECT_GT(round["details"]["load_host_cpu_s"]["nsa"].get<double>(), 0);
+      // The gateway role's service (nginx-baseline's is its proxy) was started there.
+      const std::string dir = out + "/round-1/" + s["name"].get<std::string>();
+      const std::string service = s["name"] == "nginx-baseline" ? "proxy" : "gateway";
+      const std::string cmd = read_text(dir + "/" + service + ".cmd");
+      EXPECT_EQ(cmd.rfind("on pod: ", 0), 0u) << cmd;
+      if (runtime == "kube") {
+        // Its Pod selects the node by its name in the hosts file; the backend's Pod is here.
+        const std::string manifest = read_text(dir + "/kube/" + service + ".yaml");
+        EXPECT_NE(manifest.find("nodeSelector:\n    \"kubernetes.io/hostname\": \"pod\""),
+                  std::string::npos)
+            << manifest;
+        EXPECT_EQ(manifest.find("hostPath"), std::string::npos) << manifest;
+        EXPECT_NE(read_text(dir + "/kube/backend.yaml").find("hostPath"), std::string::npos);
+      }
+    }
+    const auto& pod = report["env"]["hosts"]["pod"];
+    EXPECT_EQ(pod["kind"], "podman");
+    EXPECT_EQ(pod["roles"], nlohmann::json::array({"gateway"}));
+    EXPECT_GE(pod["cpus"].get<int>(), 1);
+    EXPECT_EQ(pod["kernel"].get<std::string>().rfind("Linux ", 0), 0u) << pod;
+    // Nothing is left there (Pods' infra containers included), here or on the ssh host.
+    EXPECT_EQ(engine.containers(), std::vector<std::string>{});
+    EXPECT_TRUE(processes_mentioning(out).empty());
+    EXPECT_TRUE(processes_mentioning(host.workdir()).empty());
   }
-  const auto& pod = report["env"]["hosts"]["pod"];
-  EXPECT_EQ(pod["kind"], "podman");
-  EXPECT_EQ(pod["roles"], nlohmann::json::array({"gateway"}));
-  EXPECT_GE(pod["cpus"].get<int>(), 1);
-  EXPECT_EQ(pod["kernel"].get<std::string>().rfind("Linux ", 0), 0u) << pod;
-  // Nothing is left there, here or on the ssh host.
-  EXPECT_EQ(engine.containers(), std::vector<std::string>{});
-  EXPECT_TRUE(processes_mentioning(out).empty());
-  EXPECT_TRUE(processes_mentioning(host.workdir()).empty());
 }
 
 TEST(EngineHost, AnEngineThatDoesNotAnswerFailsTheScenarioNamingTheHost) {

@@ -62,6 +62,18 @@ TEST(KubePod, ManifestCarriesTheServiceAsOneContainer) {
         "  - name: \"v0\"\n    hostPath:\n      path: \"/out/round-1/direct\"\n      type: "
         "Directory\n"})
     EXPECT_NE(y.find(line), std::string::npos) << line << " not in\n" << y;
+  EXPECT_EQ(y.find("nodeSelector"), std::string::npos) << y;
+}
+
+TEST(KubePod, ANodeIsSelectedByItsHostname) {
+  KubePod pod;
+  pod.name = "gb-1-direct-gateway";
+  pod.container = "gateway";
+  pod.node = "gw1";
+  const std::string y = pod_manifest(pod);
+  EXPECT_NE(y.find("  nodeSelector:\n    \"kubernetes.io/hostname\": \"gw1\"\n"), std::string::npos)
+      << y;
+  EXPECT_EQ(y.find("volumes"), std::string::npos) << y;
 }
 
 std::string podman_skip_reason() {

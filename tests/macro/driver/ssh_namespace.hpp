@@ -4,6 +4,7 @@
 // generated host key and the test's own authorized key. Needs root, ip, ssh-keygen and
 // /usr/sbin/sshd; everything it creates is removed by its destructor, also on failure.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -137,6 +138,13 @@ class SshNamespace {
   std::string ns_, veth_host_, veth_ns_, here_, there_, dir_;
   ChildProcess sshd_;
 };
+
+// A scenario of a macro.json that ran: ok, requests counted, no errors.
+inline void expect_ran_clean(const nlohmann::json& scenario) {
+  EXPECT_EQ(scenario["status"], "ok") << scenario["reason"];
+  EXPECT_GT(scenario["requests"].get<double>(), 0);
+  EXPECT_EQ(scenario["errors"], 0);
+}
 
 // Why a namespace host cannot be made here (empty when it can), with the macro executables and
 // `extra` tools on the PATH.
