@@ -53,10 +53,12 @@ std::optional<uint64_t> write_syscalls(pid_t pid) {
 
 // Busy and idle CPU seconds of the whole machine since boot, over all CPUs (/proc/stat's first
 // line): what no role's tree shows, other sessions' work included. Idle counts iowait; steal is
-// busy (the host had the CPU, not this machine's idle loop).
+// busy (the host had the CPU, not this machine's idle loop), and also kept on its own: on a
+// shared VM it is the CPU the hypervisor gave to other guests.
 struct MachineCpu {
   double busy_s = 0;
   double idle_s = 0;
+  double steal_s = 0;
 };
 
 std::optional<MachineCpu> read_machine_cpu() {
@@ -68,7 +70,8 @@ std::optional<MachineCpu> read_machine_cpu() {
       label != "cpu" || kTicks <= 0)
     return std::nullopt;
   return MachineCpu{static_cast<double>(user + nice + system + irq + softirq + steal) / kTicks,
-                    static_cast<double>(idle + iowait) / kTicks};
+                    static_cast<double>(idle + iowait) / kTicks,
+                    static_cast<double>(steal) / kTicks};
 }
 
 // Seconds the process's threads ran or waited for a CPU since they started (the first two
@@ -173,7 +176,7 @@ struct Sampling {
   std::map<std::string, CpuSeries> role_cpu;
   std::map<std::string, CpuSeries> name_cpu;
   std::optional<MachineCpu> machine_start;
-  CpuSeries machine_busy, machine_idle;  // since machine_start
+  CpuSeries machine_busy, machine_idle, machine_steal;  // since machine_start
   pid_t load_pid = 0;
   CpuSeries load_runnable;  // the generator's threads' running + run-queue time
   std::ofstream csv;
@@ -200,6 +203,7 @@ struct Sampling {
     if (!machine_start) machine_start = now;
     machine_busy.add(t, now->busy_s - machine_start->busy_s);
     machine_idle.add(t, now->idle_s - machine_start->idle_s);
+    machine_steal.add(t, now->steal_s - machine_start->steal_s);
   }
 
   void take(double t, bool full, bool container_due) {
@@ -508,6 +512,7 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
     const double m0 = sampling.containers ? 0 : w0, m1 = sampling.containers ? elapsed : w1;
     m.cpu_s_by_role["machine"] = sampling.machine_busy.between(m0, m1);
     m.cpu_s_by_role["machine_idle"] = sampling.machine_idle.between(m0, m1);
+    m.cpu_s_by_role["machine_steal"] = sampling.machine_steal.between(m0, m1);
   }
   if (!sampling.load_runnable.empty() && !sampling.containers)
     m.cpu_s_by_role["load_runnable"] = sampling.load_runnable.between(w0, w1);

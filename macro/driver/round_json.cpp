@@ -154,6 +154,8 @@ json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
     if (busy && idle && r.window_s > 0) {
       j["machine_cpu"] = {{"busy_percent", round1(100 * *busy / r.window_s)},
                           {"idle_percent", round1(100 * *idle / r.window_s)}};
+      if (const auto steal = seconds_of(r, "machine_steal"))
+        j["machine_cpu"]["steal_percent"] = round1(100 * *steal / r.window_s);
     }
     const LoadResult& l = *r.load;
     if (l.new_connections && l.handshakes_full && l.handshakes_resumed) {

@@ -30,7 +30,8 @@ struct ScenarioResult {
   std::string target_role;
   int target_cpus = 1;
   std::map<std::string, double> cpu_by_role;  // mean CPU% of each role's trees
-  // CPU seconds in the window: roles, "target", "machine", "machine_idle", "load_runnable"
+  // CPU seconds in the window: roles, "target", "machine", "machine_idle", "machine_steal",
+  // "load_runnable"
   // (Measurement).
   std::map<std::string, double> cpu_s_by_role;
   double window_s = 0;                        // the measured window

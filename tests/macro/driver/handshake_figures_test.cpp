@@ -51,11 +51,8 @@ ScenarioResult newconn_round(const std::string& name, int round, double load_cpu
   LoadResult load = parse_load_json(kNewConnLoad, "x.json");
   load.threads = threads;
   r.load = load;
-  r.cpu_s_by_role = {{"target", target_cpu_s},
-                     {"load", load_cpu_s},
-                     {"backend", 0.2},
-                     {"machine", busy_s},
-                     {"machine_idle", idle_s}};
+  r.cpu_s_by_role = {{"target", target_cpu_s}, {"load", load_cpu_s},     {"backend", 0.2},
+                     {"machine", busy_s},      {"machine_idle", idle_s}, {"machine_steal", 0.5}};
   r.window_s = 2;
   r.target_cpus = 2;
   r.target_role = "gateway";
@@ -74,6 +71,8 @@ TEST(HandshakeFigures, CpuPerHandshakeOfEveryRole) {
   EXPECT_DOUBLE_EQ(j["cpu_us_per_handshake"]["backend"].get<double>(), 50);
   EXPECT_DOUBLE_EQ(j["machine_cpu"]["busy_percent"].get<double>(), 190);
   EXPECT_DOUBLE_EQ(j["machine_cpu"]["idle_percent"].get<double>(), 10);
+  // 0.5 s of the 3.8 s busy went to other guests.
+  EXPECT_DOUBLE_EQ(j["machine_cpu"]["steal_percent"].get<double>(), 25);
   EXPECT_TRUE(j["harness_limit"].is_null()) << j["harness_limit"];
 }
 
