@@ -47,10 +47,6 @@ ChildProcess start_engine_service(RemoteHosts& remote, const ScenarioPlan& plan,
                       service.stderr_path);
 }
 
-std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service) {
-  return played_container_name(service_pod(plan, service, "", 0));
-}
-
 ChildProcess start_engine_pod(RemoteHosts& remote, const ScenarioPlan& plan,
                               const ServicePlan& service, int timeout_s) {
   EngineHost& engine = remote.engine(remote.placement().hosts.at(service.host));
@@ -63,7 +59,7 @@ ChildProcess start_engine_pod(RemoteHosts& remote, const ScenarioPlan& plan,
     write_text(plan.run_dir + "/" + service.name + ".cmd",
                "on " + service.host + ": " + shell_join(pod.exe, pod.args) + "\n");
   }
-  return engine.play(manifest, pod.name, played_container_name(pod),
+  return engine.play(manifest, pod.name, played_container_name(pod.name, pod.container),
                      {plan.run_dir, plan.vars.at("configs")}, service.stdout_path,
                      service.stderr_path);
 }

@@ -29,8 +29,6 @@ ChildProcess start_engine_service(RemoteHosts& remote, const ScenarioPlan& plan,
 // the attached client follows its container (service_pod_container). Throws RemoteError.
 ChildProcess start_engine_pod(RemoteHosts& remote, const ScenarioPlan& plan,
                               const ServicePlan& service, int timeout_s);
-// The name the engine gives the Pod's one container.
-std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service);
 
 // Why the attached client ended with `status` ("gateway on pod exited with status 1 during the
 // run: <its last stderr line>"), `when` being "before it was ready" or "during the run".

@@ -97,11 +97,10 @@ void play_pod(const ContainerEngine& engine, const std::string& manifest) {
                          ": " + last_line(r.output));
 }
 
-bool down_pod(const ContainerEngine& engine, const std::string& manifest, const std::string& name) {
+bool remove_pod(const ContainerEngine& engine, const std::string& name) {
   try {
-    // Stopped first: `kube down` alone waits out the containers' whole grace period.
     run_capture(engine.exe, engine_args(engine, {"pod", "stop", "-t", "3", name}), 30s);
-    run_capture(engine.exe, engine_args(engine, {"kube", "down", manifest}), 30s);
+    run_capture(engine.exe, engine_args(engine, {"pod", "rm", "-f", name}), 30s);
     return pod_names(engine, name).empty();
   } catch (const SpawnError&) {
     return false;

@@ -36,11 +36,13 @@ std::string pod_manifest(const KubePod& pod);
 
 // `podman kube play FILE`. Throws ContainerError with the engine's last line.
 void play_pod(const ContainerEngine& engine, const std::string& manifest);
-// `podman kube down FILE`; true when the engine no longer knows the Pod `name`. Never throws.
-bool down_pod(const ContainerEngine& engine, const std::string& manifest, const std::string& name);
+// `pod stop -t 3` (`kube down` and `pod rm -f -t 3` wait out the whole grace even when every
+// container stopped at once), then `pod rm -f`; true when the engine no longer lists the Pod
+// `name`. Never throws.
+bool remove_pod(const ContainerEngine& engine, const std::string& name);
 // How podman names the container `container` of the Pod `pod` it plays.
-inline std::string played_container_name(const KubePod& pod) {
-  return pod.name + "-" + pod.container;
+inline std::string played_container_name(const std::string& pod, const std::string& container) {
+  return pod + "-" + container;
 }
 
 // The label every Pod of a driver run carries: the driver's pid.

@@ -13,6 +13,10 @@ std::string service_pod_name(const ScenarioPlan& plan, const ServicePlan& servic
   return kube_name(service_container_name(plan, service));
 }
 
+std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service) {
+  return played_container_name(service_pod_name(plan, service), kube_name(service.name));
+}
+
 std::string service_pod_manifest_path(const ScenarioPlan& plan, const ServicePlan& service) {
   return (fs::path(plan.run_dir) / "kube" / (service.name + ".yaml")).string();
 }

@@ -11,6 +11,8 @@ namespace gatebench::macro {
 
 // kube_name of the service's container name (service_container_name).
 std::string service_pod_name(const ScenarioPlan& plan, const ServicePlan& service);
+// The name the engine gives the Pod's one container.
+std::string service_pod_container(const ScenarioPlan& plan, const ServicePlan& service);
 // <run_dir>/kube/<service>.yaml
 std::string service_pod_manifest_path(const ScenarioPlan& plan, const ServicePlan& service);
 // `deadline_s`: the Pod's activeDeadlineSeconds (scenario_container_timeout_s).

@@ -157,16 +157,17 @@ std::string Services::start_pod(const ServicePlan& service, SpawnSpec& spec) {
   try {
     play_pod(*ctx_.engine, manifest);
   } catch (const ContainerError& e) {
-    down_pod(*ctx_.engine, manifest, pod.name);
+    remove_pod(*ctx_.engine, pod.name);
     throw Outcome{Status::failed, service.name + ": " + e.what()};
   }
   // The engine client that follows the container's output is the driver's child: it ends when
   // the container does.
   spec.exe = ctx_.engine->exe;
-  spec.args = engine_args(*ctx_.engine, {"logs", "-f", played_container_name(pod)});
+  const std::string container = played_container_name(pod.name, pod.container);
+  spec.args = engine_args(*ctx_.engine, {"logs", "-f", container});
   spec.env.clear();
   spec.cpus.clear();
-  return played_container_name(pod);
+  return container;
 }
 
 std::string Services::exit_reason(const RunningService& s, int status,
@@ -214,10 +215,9 @@ void Services::stop_all() {
       running_.pop_back();
       continue;
     }
-    bool gone = s.container.empty() ||
-                (kube() ? down_pod(*ctx_.engine, service_pod_manifest_path(plan_, *s.plan),
-                                   service_pod_name(plan_, *s.plan))
-                        : remove_container(*ctx_.engine, s.container));
+    bool gone =
+        s.container.empty() || (kube() ? remove_pod(*ctx_.engine, service_pod_name(plan_, *s.plan))
+                                       : remove_container(*ctx_.engine, s.container));
     gone = s.process.stop() && gone;
     if (!gone) left += (left.empty() ? "" : ", ") + s.plan->name;
     running_.pop_back();
