@@ -14,7 +14,10 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
+
+#include "macro/common/private_dir.hpp"
 
 extern char** environ;
 
@@ -330,20 +333,17 @@ bool CaptureResult::succeeded() const {
 }
 
 CaptureResult capture(SpawnSpec spec, const CaptureOptions& options) {
-  char out_path[] = "/tmp/gatebench-capture-XXXXXX";
-  const int fd = mkstemp(out_path);
-  if (fd < 0) throw SpawnError(std::string("mkstemp: ") + strerror(errno));
-  close(fd);
-  const std::string out = out_path;
-  const std::string err = options.merge_errors ? out : out + ".err";
-  struct Cleanup {
-    std::string a, b;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove(a, ec);
-      std::filesystem::remove(b, ec);
+  // Both files in a fresh private directory: a name in /tmp another user could plant first
+  // (`<out>.err` was one) would take root's writes.
+  const PrivateDir dir = [] {
+    try {
+      return PrivateDir("gatebench-capture-");
+    } catch (const std::system_error& e) {
+      throw SpawnError(e.what());
     }
-  } cleanup{out, err};
+  }();
+  const std::string out = (dir.path() / "out").string();
+  const std::string err = options.merge_errors ? out : (dir.path() / "err").string();
   spec.out = Stream::to_file(out);
   spec.err = Stream::to_file(err);
   CaptureResult result;

@@ -13,6 +13,7 @@
 
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
+#include "macro/common/private_dir.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/compare.hpp"
@@ -324,10 +325,13 @@ int command_bisect(const CommandArgs& argv) {
                              args.positionals()[0] + ")");
 
   s.work = args.value_or("work", "");
-  if (s.work.empty())
-    s.work = (std::filesystem::temp_directory_path() /
-              ("gatebench-bisect-" + std::to_string(::getpid())))
-                 .string();
+  if (s.work.empty()) {
+    // Sources are checked out and built here, as root in CI: a fresh private directory, never
+    // one a local user could have made first under a predictable name. Kept for the user to read.
+    common::PrivateDir work("gatebench-bisect-");
+    work.keep();
+    s.work = work.path().string();
+  }
   std::filesystem::create_directories(s.work);
   s.work = std::filesystem::absolute(s.work).string();
   s.tree = std::make_unique<Worktree>(s.repo, s.work + "/tree", good);
