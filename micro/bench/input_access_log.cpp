@@ -18,18 +18,28 @@ AccessLogInput load_access_log_input(InputFile&& file) {
   // The parsers take whole lines; a last line without its newline is still a line.
   if (in.log.back() != '\n') in.log += '\n';
   std::vector<access_log::AccessLogRecord> records(1024);
-  std::vector<access_log::AccessLogError> errors(1);
+  std::vector<access_log::AccessLogError> errors(1024);
+  std::size_t valid = 0;
   std::string_view rest = in.log;
   while (!rest.empty()) {
     const access_log::BatchResult res = access_log::parse(in.format, rest, records, errors);
-    if (res.errors != 0) {
-      const std::size_t at = static_cast<std::size_t>(rest.data() - in.log.data());
-      fail_at(file, line_of(in.log, at + errors[0].line_offset),
-              "not a " + std::string(format) + " record (" +
-                  std::string(access_log::name(errors[0].reason)) + ")");
+    const std::size_t base = static_cast<std::size_t>(rest.data() - in.log.data());
+    for (std::size_t i = 0; i < res.errors; ++i) {
+      if (in.named_rejects.size() == AccessLogInput::kNamedRejects) break;
+      in.named_rejects.push_back(file.path + ":" +
+                                 std::to_string(line_of(in.log, base + errors[i].line_offset)) +
+                                 ": " + std::string(access_log::name(errors[i].reason)));
     }
+    valid += res.records;
+    in.rejected += res.errors;
     rest.remove_prefix(res.consumed);
   }
+  in.lines = valid + in.rejected;
+  // The file is not empty (read_input_file refuses that), so a file without a valid record has a
+  // first rejected line to name.
+  if (valid == 0)
+    throw InputError(in.named_rejects.front() + " (no valid " + std::string(format) +
+                     " record: all " + std::to_string(in.lines) + " lines rejected)");
   return in;
 }
 

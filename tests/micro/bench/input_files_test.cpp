@@ -135,7 +135,7 @@ TEST(InputErrors, BadLinesNameFileAndLine) {
     std::string text;
     int line;
   } cases[] = {
-      {"access_log.combined", good + good + "not a log line\n" + good, 3},
+      {"access_log.combined", "not a log line\n\x16\x03\x01 tls on the http port\n", 1},
       {"cidr", "10.0.0.0/8\n# fine\n10.300.0.0/16\n", 3},
       {"traffic", "{\"path\": \"/\"}\n{\"path\": \"/\", \"client_ip\": \"1.2.3\"}\n", 2},
       {"traffic", "{\"path\": \"/\"}\n\n{\"path\": \"/\", \"colour\": \"red\"}\n", 3},
@@ -155,6 +155,33 @@ TEST(InputErrors, BadLinesNameFileAndLine) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.stderr_text.find((dir / "rules.json").string() + ": rules[0]"), std::string::npos)
       << run.stderr_text;
+  std::filesystem::remove_all(dir);
+}
+
+// A real log carries malformed lines (scanners, TLS on the HTTP port): they stay in the input,
+// are counted and named, and every parser is measured rejecting them.
+TEST(InputFiles, AccessLogKeepsMalformedLines) {
+  const auto dir = scratch_dir("malformed");
+  const std::string good =
+      "192.0.2.1 - - [01/Dec/2026:14:00:00 +0000] \"GET / HTTP/1.1\" 200 3 \"-\" \"curl/8\"\n";
+  std::string log;
+  for (int i = 0; i < 150; ++i) log += i == 2 || i == 120 ? "not a log line\n" : good;
+  write_text(dir / "access.log", log);
+  const MicroRun run =
+      run_micro(dir, "--input access_log.combined=" + (dir / "access.log").string());
+  ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find("2 of 150 lines rejected"), std::string::npos) << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find((dir / "access.log").string() + ":3: "), std::string::npos)
+      << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find((dir / "access.log").string() + ":121: "), std::string::npos)
+      << run.stderr_text;
+  for (const char* impl : {"gatecore", "re2", "limit"}) {
+    const auto r = row(run.json, std::string("access_log/") + impl + "/combined_input");
+    ASSERT_FALSE(r.is_null()) << impl;
+    EXPECT_FALSE(r.contains("error_occurred")) << r.dump();
+    EXPECT_EQ(r.at("records"), 148) << impl;
+    EXPECT_EQ(r.at("rejected"), 2) << impl;
+  }
   std::filesystem::remove_all(dir);
 }
 
