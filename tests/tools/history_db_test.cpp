@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "history_test_support.hpp"
 #include "tool_test_support.hpp"
@@ -97,6 +98,23 @@ TEST(HistoryAdd, MicroJsonKeepsEveryRepetitionCommitDateAndMachine) {
   EXPECT_FALSE(find(all, "token/gatecore/admission", "items_per_second")->lower_is_better);
   EXPECT_EQ(query_int(s.db, "SELECT count(*) FROM samples"),
             8 * 3 * 9);  // 8 benchmarks x (cpu, real, items) x 9 repetitions
+}
+
+// A descriptive number out of int's range (1e30 CPUs) was converted with undefined behaviour (on
+// x86, INT_MIN CPUs); it is now an unknown count.
+TEST(HistoryAdd, AnOutOfRangeCpuCountIsUnknown) {
+  Scratch s("history-cpus");
+  nlohmann::json micro = load_json_file(test::data("report_micro.json"));
+  micro["context"]["num_cpus"] = 1e30;
+  const std::string file = (s.dir / "micro.json").string();
+  std::ofstream(file) << micro.dump();
+  ASSERT_EQ(s.add(" " + file + " --commit abc123"), 0) << read_text_file(s.err);
+  const HistoryDb db(s.db, false);
+  const auto all = db.series();
+  const HistorySeries* cpu = find(all, "token/gatecore/admission", "cpu_time");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->machine.find("-2147483648"), std::string::npos) << cpu->machine;
+  EXPECT_EQ(cpu->machine.find("1e+30"), std::string::npos) << cpu->machine;
 }
 
 TEST(HistoryAdd, MacroJsonKeepsTheOkRoundsOfOkScenarios) {

@@ -251,6 +251,24 @@ TEST(ReportCli, WritesThreeFilesAndRejectsBadInput) {
   std::filesystem::remove_all(dir);
 }
 
+// A count far outside int's range (1e30) was converted with undefined behaviour; it is refused
+// like a negative count, naming the field.
+TEST(ReportCli, ACountOutOfRangeIsExit2NamingTheField) {
+  const auto dir = test::scratch_dir("report-count");
+  nlohmann::json macro = load_json_file(test::data("report_macro.json"));
+  macro["scenarios"][0]["rounds_planned"] = 1e30;
+  const std::string file = (dir / "macro.json").string();
+  std::ofstream(file) << macro.dump();
+  const std::string err = (dir / "err.txt").string();
+  EXPECT_EQ(test::run_gatebench("report - " + file + " -o " + (dir / "r").string(),
+                                (dir / "out.txt").string(), err),
+            2);
+  const std::string text = read_text_file(err);
+  EXPECT_NE(text.find("/scenarios/0/rounds_planned"), std::string::npos) << text;
+  EXPECT_NE(text.find("expected a count"), std::string::npos) << text;
+  std::filesystem::remove_all(dir);
+}
+
 // macro_real_driver.json is gatebench-macro's own output (nginx-baseline and gateway-default, 3
 // rounds of 1 s; artifact lists emptied): the report and the gate read what the driver writes.
 TEST(ReportRealDriver, ReportAndCompareReadTheDriversFile) {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <stdexcept>
 
 #include "tools/src/history_db.hpp"
@@ -24,9 +26,14 @@ std::string string_of(const json& obj, const char* key) {
   return "";
 }
 
+// 0 (unknown) for what is missing or not a whole number in int's range: these are descriptive
+// fields (CPU count, cache level) of files written elsewhere, and get<int>() of 1e30 is undefined.
 int int_of(const json& obj, const char* key) {
   if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
-  return obj[key].get<int>();
+  const double d = obj[key].get<double>();
+  const bool whole_int = d >= std::numeric_limits<int>::min() &&
+                         d <= std::numeric_limits<int>::max() && d == std::floor(d);
+  return whole_int ? static_cast<int>(d) : 0;
 }
 
 std::string iso_utc(std::time_t t) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "macro/common/usage_error.hpp"
 #include "tools/src/results.hpp"
@@ -112,13 +113,21 @@ void parse_figures(const JsonField& obj, MacroFigures& f) {
   if (const auto d = optional_object(obj, "details")) f.details = d->json();
 }
 
+// Counts (rounds, positions, samples) are read as JSON numbers; one outside int's range (1e30)
+// would make the conversion below undefined, so it is refused like a negative or fractional one.
+constexpr const char* kCountExpected = "expected a count (a whole number from 0 to 2147483647)";
+
+bool is_count(double v) {
+  return v >= 0 && v <= std::numeric_limits<int>::max() && v == std::floor(v);
+}
+
 MacroInterval parse_interval(const JsonField& v) {
   MacroInterval i;
   i.median = v.child("median").number();
   i.lo = v.child("lo").number();
   i.hi = v.child("hi").number();
   const double n = v.child("n").number();
-  if (n < 0 || n != std::floor(n)) v.child("n").fail("expected a count");
+  if (!is_count(n)) v.child("n").fail(kCountExpected);
   i.n = static_cast<std::size_t>(n);
   i.level = v.child("level").number();
   if (i.lo > i.hi) v.fail("lo is above hi");
@@ -128,7 +137,7 @@ MacroInterval parse_interval(const JsonField& v) {
 std::size_t optional_count(const JsonField& obj, const char* key, std::size_t fallback) {
   const auto v = obj.child(key).optional_number();
   if (!v) return fallback;
-  if (*v < 0 || *v != std::floor(*v)) obj.child(key).fail("expected a count");
+  if (!is_count(*v)) obj.child(key).fail(kCountExpected);
   return static_cast<std::size_t>(*v);
 }
 
