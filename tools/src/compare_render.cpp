@@ -83,15 +83,17 @@ std::string comparison_markdown(const Comparison& c) {
       }
       const std::string change = r.change ? fmt_percent(*r.change) : "–";
       if (r.section == std::string("micro")) {
-        md += "| `" + r.name + "` | " + value_text(r, r.base) + " | " + value_text(r, r.head) +
-              " | " + change + " | " + (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " +
-              std::to_string(r.base_n) + "/" + std::to_string(r.head_n) + " | " +
-              verdict_cell(r.verdict) + " | " + r.note + " |\n";
+        md += "| " + md_code_cell(r.name) + " | " + value_text(r, r.base) + " | " +
+              value_text(r, r.head) + " | " + change + " | " +
+              (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " + std::to_string(r.base_n) +
+              "/" + std::to_string(r.head_n) + " | " + verdict_cell(r.verdict) + " | " +
+              md_cell(r.note) + " |\n";
       } else if (r.section == std::string("instructions")) {
-        md += "| `" + r.name + "` | " + value_text(r, r.base) + " | " + value_text(r, r.head) +
-              " | " + change + " | " + verdict_cell(r.verdict) + " | " + r.note + " |\n";
+        md += "| " + md_code_cell(r.name) + " | " + value_text(r, r.base) + " | " +
+              value_text(r, r.head) + " | " + change + " | " + verdict_cell(r.verdict) + " | " +
+              md_cell(r.note) + " |\n";
       } else {
-        md += "| " + r.name + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
+        md += "| " + md_cell(r.name) + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
               value_text(r, r.head) + " | " + change + " | " +
               (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " + std::to_string(r.base_n) +
               "/" + std::to_string(r.head_n) + " | " + verdict_cell(r.verdict) + " | " +

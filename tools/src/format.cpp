@@ -1,5 +1,6 @@
 #include "tools/src/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -91,14 +92,35 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-std::string md_cell(const std::string& s) {
+namespace {
+
+std::string md_table_text(const std::string& s, bool escape_backticks) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
+    if (c == '|' || (escape_backticks && c == '`')) out += '\\';
+    out += c == '\n' || c == '\r' ? ' ' : c;
   }
   return out;
+}
+
+}  // namespace
+
+std::string md_cell(const std::string& s) {
+  return md_table_text(s, true);
+}
+
+std::string md_code_cell(const std::string& s) {
+  std::size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  // A space inside the fence keeps a leading or trailing backtick of `s` out of the fence.
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  const std::string body = md_table_text(s, false);
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 }  // namespace gatebench::tools

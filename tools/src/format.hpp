@@ -15,8 +15,11 @@ std::string fmt_percent(double fraction, bool sign = true);  // 0.0523 -> "+5.2%
 std::string fmt_rate(double per_second);                     // "1.23 G/s", "456 k/s"
 std::string fmt_opt(const std::optional<double>& v, int decimals, const char* missing = "–");
 std::string html_escape(const std::string& s);
-// Text for one Markdown table cell: '|' escaped and newlines as spaces (a driver's reason may
-// hold either).
+// Text for one Markdown table cell: '|' and '`' escaped, line breaks as spaces (a driver's reason
+// or a benchmark name may hold any of them).
 std::string md_cell(const std::string& s);
+// The same text as a code span in a table cell: the fence is one backtick longer than the longest
+// run of backticks in `s` (a backslash does not escape inside a code span), '|' still escaped.
+std::string md_code_cell(const std::string& s);
 
 }  // namespace gatebench::tools

@@ -138,7 +138,7 @@ std::string history_markdown(const std::vector<AnalysedSeries>& all, const std::
         "| benchmark / scenario | figure | machine | commit | run | before | after | change | p "
         "| |\n|---|---|---|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& [a, c] : changes)
-      md += "| `" + md_cell(a->series.subject) + "` | " + a->series.figure + " | " +
+      md += "| " + md_code_cell(a->series.subject) + " | " + a->series.figure + " | " +
             a->series.fingerprint + (a->series.smoke ? " (quick)" : "") + " | " +
             short_commit(a->series.points[c->index]) + " | " + std::to_string(c->index + 1) +
             " | " + value_text(c->mean_before) + " | " + value_text(c->mean_after) + " | " +
