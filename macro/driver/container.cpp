@@ -12,9 +12,9 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "macro/driver/container.hpp"
-#include "macro/driver/proc_sampler.hpp"
 #include "macro/driver/services.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
 

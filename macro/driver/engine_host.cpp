@@ -10,8 +10,8 @@
 #include "macro/driver/plan.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/ssh_host.hpp"
-#include "macro/driver/stop_signal.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/stop_signal.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 

@@ -9,13 +9,13 @@
 #include <optional>
 #include <sstream>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/load_json.hpp"
-#include "macro/driver/net_probe.hpp"
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/services.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

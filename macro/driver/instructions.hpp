@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/run_context.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 

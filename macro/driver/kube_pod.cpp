@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/run_support.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 using namespace std::chrono_literals;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 

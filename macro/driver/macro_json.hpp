@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/cpu_layout.hpp"
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/scenario_result.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 

@@ -11,10 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/container.hpp"
 #include "macro/driver/engine_service.hpp"
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/instructions.hpp"
 #include "macro/driver/kube_pod.hpp"
@@ -29,7 +27,9 @@
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/runner.hpp"
 #include "macro/driver/scenario.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/env_info.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace fs = std::filesystem;
 using namespace gatebench::macro;

@@ -21,7 +21,7 @@
 #include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/remote_sampler.hpp"
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/wrk_output.hpp"
 
 namespace gatebench::macro {

@@ -8,9 +8,9 @@
 
 #include "macro/driver/load_result.hpp"
 #include "macro/driver/plan.hpp"
-#include "macro/driver/proc_sampler.hpp"
 #include "macro/driver/run_context.hpp"
 #include "macro/driver/services.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
 
 namespace gatebench::macro {
 

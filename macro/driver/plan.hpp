@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "macro/driver/cpu_layout.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/options.hpp"
 #include "macro/driver/scenario.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "macro/driver/template.hpp"
-#include "macro/driver/toolbox.hpp"
 
 namespace gatebench::macro {
 

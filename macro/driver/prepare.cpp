@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <map>
 
-#include "macro/driver/children.hpp"
-#include "macro/driver/net_probe.hpp"
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/stop_signal.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/stop_signal.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "macro/driver/wrk_output.hpp"
 
 namespace gatebench::macro {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "macro/driver/engine_host.hpp"
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/ssh_host.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
-#include "macro/driver/proc_sampler.hpp"
 #include "macro/driver/ssh_host.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

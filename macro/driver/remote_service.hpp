@@ -5,9 +5,9 @@
 // ssh session ends). The local child is the ssh client; its exit status is the service's.
 #include <string>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 

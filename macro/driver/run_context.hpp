@@ -4,7 +4,7 @@
 
 #include "macro/driver/container.hpp"
 #include "macro/driver/options.hpp"
-#include "macro/driver/progress.hpp"
+#include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {
 

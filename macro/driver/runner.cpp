@@ -9,12 +9,12 @@
 
 #include "macro/driver/cache_check.hpp"
 #include "macro/driver/measure.hpp"
-#include "macro/driver/net_probe.hpp"
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/search.hpp"
 #include "macro/driver/services.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/cache_check.hpp"
-#include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
 
 namespace gatebench::macro {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "macro/driver/load_result.hpp"
-#include "macro/driver/proc_sampler.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
 

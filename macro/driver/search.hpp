@@ -7,7 +7,7 @@
 #include <string>
 
 #include "macro/driver/measure.hpp"
-#include "macro/driver/progress.hpp"
+#include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {
 

@@ -10,12 +10,12 @@
 
 #include "macro/driver/engine_service.hpp"
 #include "macro/driver/kube_pod.hpp"
-#include "macro/driver/net_probe.hpp"
 #include "macro/driver/remote_service.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/search.hpp"
 #include "macro/driver/service_pod.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

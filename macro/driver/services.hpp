@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/run_context.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 

@@ -8,7 +8,7 @@
 
 #include "macro/driver/plan.hpp"
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
 #include "macro/driver/hosts.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <string>
 
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/load_json.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/plan.hpp"
 #include "macro/driver/scenario.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -20,7 +20,7 @@
 #include "macro/common/json_field.hpp"
 #include "macro/driver/run_support.hpp"
 #include "macro/driver/ssh_host.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "ssh_namespace.hpp"
 
 namespace gatebench::macro {

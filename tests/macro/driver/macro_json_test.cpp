@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "macro/driver/env_info.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

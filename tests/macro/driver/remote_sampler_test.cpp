@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 namespace {

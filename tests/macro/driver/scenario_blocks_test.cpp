@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/env_info.hpp"
 #include "macro/driver/scenario.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "driver_exe.hpp"
 #include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro::testing {
 

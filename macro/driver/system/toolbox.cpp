@@ -1,11 +1,11 @@
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
 
 #include "macro/common/child_process.hpp"
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 #include <unistd.h>
 
-#include "macro/driver/proc_sampler.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
 
 namespace gatebench::macro {
 

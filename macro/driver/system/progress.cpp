@@ -1,4 +1,4 @@
-#include "macro/driver/progress.hpp"
+#include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {
 

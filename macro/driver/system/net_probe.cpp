@@ -1,4 +1,4 @@
-#include "macro/driver/net_probe.hpp"
+#include "macro/driver/system/net_probe.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 #include <csignal>
 #include <thread>

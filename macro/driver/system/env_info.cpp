@@ -1,4 +1,4 @@
-#include "macro/driver/env_info.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
