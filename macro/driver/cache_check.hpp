@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "macro/common/json_field.hpp"
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/toolbox.hpp"
 

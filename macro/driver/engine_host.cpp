@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "macro/driver/plan.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/ssh_host.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/system/toolbox.hpp"

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/run_context.hpp"
-#include "macro/driver/run_support.hpp"
 #include "macro/driver/search.hpp"
 #include "macro/driver/service_pod.hpp"
 

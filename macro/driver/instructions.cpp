@@ -9,9 +9,9 @@
 #include <optional>
 #include <sstream>
 
-#include "macro/driver/load_json.hpp"
 #include "macro/driver/prepare.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/load_json.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/services.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/net_probe.hpp"

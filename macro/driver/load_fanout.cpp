@@ -9,8 +9,8 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
-#include "macro/driver/load_merge.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/load_merge.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "macro/driver/options.hpp"
-#include "macro/driver/scenario_result.hpp"
+#include "macro/driver/results/scenario_result.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
 #include "macro/driver/system/env_info.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/load_result.hpp"
 #include "macro/driver/plan.hpp"
+#include "macro/driver/results/load_result.hpp"
 #include "macro/driver/run_context.hpp"
 #include "macro/driver/services.hpp"
 #include "macro/driver/system/proc_sampler.hpp"

@@ -12,7 +12,7 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
-#include "macro/driver/h2load_output.hpp"
+#include "macro/driver/results/h2load_output.hpp"
 #include "macro/driver/template.hpp"
 
 namespace gatebench::macro {

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <map>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/results/wrk_output.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/system/toolbox.hpp"
-#include "macro/driver/wrk_output.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

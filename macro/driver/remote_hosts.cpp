@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "macro/driver/plan.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/run_context.hpp"
-#include "macro/driver/run_support.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {
 using namespace std::chrono_literals;

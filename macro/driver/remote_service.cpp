@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "macro/driver/scenario_result.hpp"
+#include "macro/driver/results/scenario_result.hpp"
 
 namespace gatebench::macro {
 

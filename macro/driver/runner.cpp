@@ -10,7 +10,7 @@
 #include "macro/driver/cache_check.hpp"
 #include "macro/driver/measure.hpp"
 #include "macro/driver/prepare.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/search.hpp"
 #include "macro/driver/services.hpp"
 #include "macro/driver/system/net_probe.hpp"

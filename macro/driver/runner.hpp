@@ -2,8 +2,8 @@
 // Runs one round of one planned scenario: prepare, start services, warm up, measure with
 // sampling, stop.
 #include "macro/driver/plan.hpp"
+#include "macro/driver/results/scenario_result.hpp"
 #include "macro/driver/run_context.hpp"
-#include "macro/driver/scenario_result.hpp"
 
 namespace gatebench::macro {
 

@@ -1,6 +1,6 @@
 #include "macro/driver/search.hpp"
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {
 

@@ -11,7 +11,7 @@
 #include "macro/driver/engine_service.hpp"
 #include "macro/driver/kube_pod.hpp"
 #include "macro/driver/remote_service.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/search.hpp"
 #include "macro/driver/service_pod.hpp"
 #include "macro/driver/system/net_probe.hpp"

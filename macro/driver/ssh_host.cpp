@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "macro/driver/plan.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {

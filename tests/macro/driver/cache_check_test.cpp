@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
-#include "macro/driver/load_json.hpp"
 #include "macro/driver/macro_json.hpp"
 #include "macro/driver/plan.hpp"
+#include "macro/driver/results/load_json.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/system/env_info.hpp"
 

@@ -18,7 +18,7 @@
 
 #include "driver_exe.hpp"
 #include "macro/common/json_field.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/ssh_host.hpp"
 #include "macro/driver/system/toolbox.hpp"
 #include "ssh_namespace.hpp"

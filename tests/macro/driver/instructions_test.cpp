@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver_exe.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "driver_exe.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
 #include "waf_scenarios.hpp"

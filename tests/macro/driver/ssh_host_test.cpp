@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "macro/driver/hosts.hpp"
 #include "macro/driver/plan.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/system/env_info.hpp"
 

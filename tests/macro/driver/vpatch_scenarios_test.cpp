@@ -20,7 +20,7 @@
 #include <string>
 
 #include "driver_exe.hpp"
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 #include "macro/driver/scenario.hpp"
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/net_probe.hpp"

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
 

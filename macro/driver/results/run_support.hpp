@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "macro/driver/scenario_result.hpp"
+#include "macro/driver/results/scenario_result.hpp"
 
 namespace gatebench::macro {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_result.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {

@@ -1,4 +1,4 @@
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 #include <filesystem>
 #include <fstream>

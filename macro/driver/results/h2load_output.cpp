@@ -1,11 +1,11 @@
-#include "macro/driver/h2load_output.hpp"
+#include "macro/driver/results/h2load_output.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <regex>
 #include <string>
 
-#include "macro/driver/wrk_output.hpp"
+#include "macro/driver/results/wrk_output.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -2,7 +2,7 @@
 // gatebench-load's --json results (schema gatebench.load/1, docs/load.md) to a LoadResult.
 #include <string>
 
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
 

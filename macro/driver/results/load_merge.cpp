@@ -1,10 +1,10 @@
-#include "macro/driver/load_merge.hpp"
+#include "macro/driver/results/load_merge.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
 
