@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/ssh_host.hpp"
 #include "macro/driver/system/stop_signal.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "macro/driver/container.hpp"
-#include "macro/driver/hosts.hpp"
+#include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/env_info.hpp"
 

@@ -6,7 +6,7 @@
 // attached `start -a` client as the local child: its exit status and output are the service's.
 #include <string>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/system/children.hpp"
 

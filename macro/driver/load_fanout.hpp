@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/hosts.hpp"
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/hosts.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/system/children.hpp"
 

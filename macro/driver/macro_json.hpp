@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/options.hpp"
+#include "macro/driver/plan/options.hpp"
 #include "macro/driver/results/scenario_result.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
 #include "macro/driver/system/env_info.hpp"

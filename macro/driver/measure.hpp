@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/load_result.hpp"
 #include "macro/driver/run_context.hpp"
 #include "macro/driver/services.hpp"

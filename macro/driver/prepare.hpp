@@ -1,7 +1,7 @@
 #pragma once
 // The preparation steps of a scenario run (docs/scenarios.md): a fresh TLS certificate before the
 // services start, cookie flows through the running gateway after, and the rendered inputs.
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/run_context.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "macro/driver/engine_host.hpp"
-#include "macro/driver/hosts.hpp"
+#include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/ssh_host.hpp"
 #include "macro/driver/system/env_info.hpp"
 

@@ -5,7 +5,7 @@
 // ssh session ends). The local child is the ssh client; its exit status is the service's.
 #include <string>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/system/children.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "macro/driver/container.hpp"
-#include "macro/driver/options.hpp"
+#include "macro/driver/plan/options.hpp"
 #include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "macro/driver/cache_check.hpp"
 #include "macro/driver/measure.hpp"
+#include "macro/driver/plan/cache_check.hpp"
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/search.hpp"

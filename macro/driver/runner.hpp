@@ -1,7 +1,7 @@
 #pragma once
 // Runs one round of one planned scenario: prepare, start services, warm up, measure with
 // sampling, stop.
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/scenario_result.hpp"
 #include "macro/driver/run_context.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "macro/driver/kube_pod.hpp"
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 
 namespace gatebench::macro {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/run_context.hpp"
 #include "macro/driver/system/children.hpp"
 

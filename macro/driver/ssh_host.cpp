@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/hosts.hpp"
+#include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "macro/driver/plan/scenario.hpp"
 #include "macro/driver/results/load_result.hpp"
-#include "macro/driver/scenario.hpp"
 
 namespace gatebench::macro {
 

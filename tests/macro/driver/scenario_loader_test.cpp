@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
 #include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {

@@ -1,4 +1,4 @@
-#include "macro/driver/hosts.hpp"
+#include "macro/driver/plan/hosts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

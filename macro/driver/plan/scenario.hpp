@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "macro/common/usage_error.hpp"
-#include "macro/driver/cache_check.hpp"
+#include "macro/driver/plan/cache_check.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
 
 namespace gatebench::macro {

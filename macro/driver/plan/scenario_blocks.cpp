@@ -1,10 +1,10 @@
-#include "macro/driver/scenario_blocks.hpp"
+#include "macro/driver/plan/scenario_blocks.hpp"
 
 #include <map>
 #include <string>
 
 #include "macro/common/json_field.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
 
 namespace gatebench::macro {
 namespace {

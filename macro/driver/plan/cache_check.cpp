@@ -1,4 +1,4 @@
-#include "macro/driver/cache_check.hpp"
+#include "macro/driver/plan/cache_check.hpp"
 
 #include <algorithm>
 #include <cstdio>

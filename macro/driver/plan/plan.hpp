@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "macro/driver/hosts.hpp"
-#include "macro/driver/options.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/hosts.hpp"
+#include "macro/driver/plan/options.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/plan/template.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
 #include "macro/driver/system/toolbox.hpp"
-#include "macro/driver/template.hpp"
 
 namespace gatebench::macro {
 

@@ -1,4 +1,4 @@
-#include "macro/driver/plan.hpp"
+#include "macro/driver/plan/plan.hpp"
 
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/template.hpp"
 #include "macro/driver/results/h2load_output.hpp"
-#include "macro/driver/template.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "macro/driver/options.hpp"
+#include "macro/driver/plan/options.hpp"
 
 #include <cstdlib>
 #include <string>

@@ -1,4 +1,4 @@
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "macro/common/json_field.hpp"
-#include "macro/driver/scenario_blocks.hpp"
+#include "macro/driver/plan/scenario_blocks.hpp"
 
 namespace gatebench::macro {
 namespace {
