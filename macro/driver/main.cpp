@@ -16,7 +16,7 @@
 #include "macro/driver/instructions.hpp"
 #include "macro/driver/kube_pod.hpp"
 #include "macro/driver/load_fanout.hpp"
-#include "macro/driver/macro_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/plan/options.hpp"
 #include "macro/driver/plan/plan.hpp"

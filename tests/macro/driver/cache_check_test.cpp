@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "macro/driver/macro_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario.hpp"
 #include "macro/driver/results/load_json.hpp"

@@ -1,5 +1,5 @@
 // macro.json from synthetic round results: statuses, paired ratios and medians.
-#include "macro/driver/macro_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
 
 #include <gtest/gtest.h>
 

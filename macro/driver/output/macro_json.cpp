@@ -1,12 +1,12 @@
-#include "macro/driver/macro_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "macro/driver/round_json.hpp"
-#include "macro/driver/round_stats.hpp"
+#include "macro/driver/output/round_json.hpp"
+#include "macro/driver/output/round_stats.hpp"
 
 namespace gatebench::macro {
 

@@ -1,4 +1,4 @@
-#include "macro/driver/round_json.hpp"
+#include "macro/driver/output/round_json.hpp"
 
 #include <algorithm>
 #include <cmath>
