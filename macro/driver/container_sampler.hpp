@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/container.hpp"
-#include "macro/driver/services.hpp"
+#include "macro/driver/runtime/container.hpp"
+#include "macro/driver/runtime/services.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {

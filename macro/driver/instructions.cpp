@@ -12,7 +12,7 @@
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/services.hpp"
+#include "macro/driver/runtime/services.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/stop_signal.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "macro/driver/plan/plan.hpp"
-#include "macro/driver/run_context.hpp"
+#include "macro/driver/runtime/run_context.hpp"
 #include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {

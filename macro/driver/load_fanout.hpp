@@ -11,7 +11,7 @@
 
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/plan/plan.hpp"
-#include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/runtime/remote_hosts.hpp"
 #include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {

@@ -16,12 +16,12 @@
 #include "macro/driver/cpu_series.hpp"
 #include "macro/driver/load_fanout.hpp"
 #include "macro/driver/prepare.hpp"
-#include "macro/driver/remote_hosts.hpp"
 #include "macro/driver/remote_sampler.hpp"
 #include "macro/driver/results/h2load_output.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/results/wrk_output.hpp"
+#include "macro/driver/runtime/remote_hosts.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {

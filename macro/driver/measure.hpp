@@ -8,8 +8,8 @@
 
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/load_result.hpp"
-#include "macro/driver/run_context.hpp"
-#include "macro/driver/services.hpp"
+#include "macro/driver/runtime/run_context.hpp"
+#include "macro/driver/runtime/services.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
 

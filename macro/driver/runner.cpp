@@ -11,8 +11,8 @@
 #include "macro/driver/plan/cache_check.hpp"
 #include "macro/driver/prepare.hpp"
 #include "macro/driver/results/run_support.hpp"
+#include "macro/driver/runtime/services.hpp"
 #include "macro/driver/search.hpp"
-#include "macro/driver/services.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 

@@ -3,7 +3,7 @@
 // sampling, stop.
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/scenario_result.hpp"
-#include "macro/driver/run_context.hpp"
+#include "macro/driver/runtime/run_context.hpp"
 
 namespace gatebench::macro {
 

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "driver_exe.hpp"
-#include "macro/driver/container.hpp"
+#include "macro/driver/runtime/container.hpp"
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"

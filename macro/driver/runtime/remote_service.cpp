@@ -1,4 +1,4 @@
-#include "macro/driver/remote_service.hpp"
+#include "macro/driver/runtime/remote_service.hpp"
 
 #include <sys/wait.h>
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/container.hpp"
 #include "macro/driver/plan/hosts.hpp"
+#include "macro/driver/runtime/container.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/env_info.hpp"
 

@@ -1,4 +1,4 @@
-#include "macro/driver/engine_host.hpp"
+#include "macro/driver/runtime/engine_host.hpp"
 
 #include <sys/wait.h>
 
@@ -9,7 +9,7 @@
 
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/system/toolbox.hpp"
 

@@ -1,4 +1,4 @@
-#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
 
 #include <sys/wait.h>
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/engine_host.hpp"
 #include "macro/driver/plan/hosts.hpp"
-#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/runtime/engine_host.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
 #include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {

@@ -4,8 +4,8 @@
 // podman host (a node: selected by name, the files copied into the container before it starts).
 #include <string>
 
-#include "macro/driver/kube_pod.hpp"
 #include "macro/driver/plan/plan.hpp"
+#include "macro/driver/runtime/kube_pod.hpp"
 
 namespace gatebench::macro {
 

@@ -1,4 +1,4 @@
-#include "macro/driver/engine_service.hpp"
+#include "macro/driver/runtime/engine_service.hpp"
 
 #include <sys/wait.h>
 
@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/run_context.hpp"
+#include "macro/driver/runtime/run_context.hpp"
+#include "macro/driver/runtime/service_pod.hpp"
 #include "macro/driver/search.hpp"
-#include "macro/driver/service_pod.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "macro/driver/plan/plan.hpp"
-#include "macro/driver/run_context.hpp"
+#include "macro/driver/runtime/run_context.hpp"
 #include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {

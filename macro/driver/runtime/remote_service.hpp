@@ -6,7 +6,7 @@
 #include <string>
 
 #include "macro/driver/plan/plan.hpp"
-#include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/runtime/remote_hosts.hpp"
 #include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {

@@ -1,4 +1,4 @@
-#include "macro/driver/kube_pod.hpp"
+#include "macro/driver/runtime/kube_pod.hpp"
 
 #include <signal.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/container.hpp"
+#include "macro/driver/runtime/container.hpp"
 
 namespace gatebench::macro {
 

@@ -1,4 +1,4 @@
-#include "macro/driver/remote_hosts.hpp"
+#include "macro/driver/runtime/remote_hosts.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/run_context.hpp"
+#include "macro/driver/runtime/run_context.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

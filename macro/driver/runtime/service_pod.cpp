@@ -1,10 +1,10 @@
-#include "macro/driver/service_pod.hpp"
+#include "macro/driver/runtime/service_pod.hpp"
 
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "macro/driver/engine_service.hpp"
+#include "macro/driver/runtime/engine_service.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -2,8 +2,8 @@
 // What every scenario run of one driver invocation shares.
 #include <string>
 
-#include "macro/driver/container.hpp"
 #include "macro/driver/plan/options.hpp"
+#include "macro/driver/runtime/container.hpp"
 #include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {
