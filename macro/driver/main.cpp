@@ -11,17 +11,17 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/instructions.hpp"
-#include "macro/driver/load_fanout.hpp"
+#include "macro/driver/measure/instructions.hpp"
+#include "macro/driver/measure/load_fanout.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
+#include "macro/driver/measure/round_order.hpp"
+#include "macro/driver/measure/runner.hpp"
 #include "macro/driver/output/macro_json.hpp"
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/plan/options.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario.hpp"
-#include "macro/driver/remote_sampler.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/round_order.hpp"
-#include "macro/driver/runner.hpp"
 #include "macro/driver/runtime/container.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
 #include "macro/driver/runtime/kube_pod.hpp"

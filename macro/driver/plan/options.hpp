@@ -33,7 +33,7 @@ struct Options {
   CpuOverrides cpus;
   bool list = false;
   // > 0: instead of timed rounds, instructions per request under callgrind, from runs of exactly
-  // N and 2N requests (macro/driver/instructions.hpp).
+  // N and 2N requests (macro/driver/measure/instructions.hpp).
   uint64_t instructions = 0;
   // Roles on other hosts (docs/multi-host.md): the hosts file and "role=host[+host],...".
   std::string hosts_file;

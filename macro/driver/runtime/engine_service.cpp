@@ -6,10 +6,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "macro/driver/measure/search.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/run_context.hpp"
 #include "macro/driver/runtime/service_pod.hpp"
-#include "macro/driver/search.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "macro/driver/measure/search.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
 #include "macro/driver/runtime/kube_pod.hpp"
 #include "macro/driver/runtime/remote_service.hpp"
 #include "macro/driver/runtime/service_pod.hpp"
-#include "macro/driver/search.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 

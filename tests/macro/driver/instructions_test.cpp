@@ -2,7 +2,7 @@
 // the instructions per request of the same build repeat within 0.1%, start-up is outside the
 // count, nothing is left running, and the options are checked before anything starts. Skipped
 // without valgrind or the gateway.
-#include "macro/driver/instructions.hpp"
+#include "macro/driver/measure/instructions.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -1,6 +1,6 @@
 // The sampling loop of services on ssh hosts (remote_sampler.hpp), run here by a local shell
 // against a process group of its own: the same script ssh would run there.
-#include "macro/driver/remote_sampler.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

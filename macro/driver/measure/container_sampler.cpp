@@ -1,4 +1,4 @@
-#include "macro/driver/container_sampler.hpp"
+#include "macro/driver/measure/container_sampler.hpp"
 
 #include <algorithm>
 

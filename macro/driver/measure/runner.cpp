@@ -1,4 +1,4 @@
-#include "macro/driver/runner.hpp"
+#include "macro/driver/measure/runner.hpp"
 
 #include <unistd.h>
 
@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <sstream>
 
-#include "macro/driver/measure.hpp"
+#include "macro/driver/measure/measure.hpp"
+#include "macro/driver/measure/prepare.hpp"
+#include "macro/driver/measure/search.hpp"
 #include "macro/driver/plan/cache_check.hpp"
-#include "macro/driver/prepare.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/services.hpp"
-#include "macro/driver/search.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/stop_signal.hpp"
 

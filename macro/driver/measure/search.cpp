@@ -1,4 +1,4 @@
-#include "macro/driver/search.hpp"
+#include "macro/driver/measure/search.hpp"
 
 #include "macro/driver/results/run_support.hpp"
 

@@ -1,4 +1,4 @@
-#include "macro/driver/instructions.hpp"
+#include "macro/driver/measure/instructions.hpp"
 
 #include <sys/wait.h>
 
@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "macro/driver/prepare.hpp"
+#include "macro/driver/measure/prepare.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/services.hpp"

@@ -1,4 +1,4 @@
-#include "macro/driver/measure.hpp"
+#include "macro/driver/measure/measure.hpp"
 
 #include <sys/wait.h>
 #include <time.h>
@@ -12,11 +12,11 @@
 #include <memory>
 #include <set>
 
-#include "macro/driver/container_sampler.hpp"
-#include "macro/driver/cpu_series.hpp"
-#include "macro/driver/load_fanout.hpp"
-#include "macro/driver/prepare.hpp"
-#include "macro/driver/remote_sampler.hpp"
+#include "macro/driver/measure/container_sampler.hpp"
+#include "macro/driver/measure/cpu_series.hpp"
+#include "macro/driver/measure/load_fanout.hpp"
+#include "macro/driver/measure/prepare.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
 #include "macro/driver/results/h2load_output.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/run_support.hpp"

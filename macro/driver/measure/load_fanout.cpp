@@ -1,4 +1,4 @@
-#include "macro/driver/load_fanout.hpp"
+#include "macro/driver/measure/load_fanout.hpp"
 
 #include <sys/wait.h>
 #include <time.h>

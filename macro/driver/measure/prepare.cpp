@@ -1,4 +1,4 @@
-#include "macro/driver/prepare.hpp"
+#include "macro/driver/measure/prepare.hpp"
 
 #include <strings.h>
 

@@ -1,4 +1,4 @@
-#include "macro/driver/remote_sampler.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "macro/driver/measure.hpp"
+#include "macro/driver/measure/measure.hpp"
 #include "macro/driver/system/progress.hpp"
 
 namespace gatebench::macro {
