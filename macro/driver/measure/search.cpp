@@ -1,5 +1,6 @@
 #include "macro/driver/measure/search.hpp"
 
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {

@@ -27,9 +27,4 @@ struct SearchOutcome {
 SearchOutcome search_max_throughput(const MeasureFn& measure, double slo_p99_us, Progress& progress,
                                     double step_s);
 
-inline constexpr int kSearchRates = 8;     // rates tried after the capacity run
-inline constexpr int kSearchAttempts = 2;  // runs of one rate at most
-// Measured runs of one search at most: the capacity run and every attempt of every rate.
-inline constexpr int kSearchMaxRuns = 1 + kSearchRates * kSearchAttempts;
-
 }  // namespace gatebench::macro

@@ -49,6 +49,13 @@ struct ServicePlan {
   std::string remote_path(const std::string& local, const std::string& run_dir) const;
 };
 
+// The budget of load mode `search` (measure/search.cpp). It is part of the plan because a
+// scenario's container timeout is sized from it before anything runs (engine_service.cpp).
+inline constexpr int kSearchRates = 8;     // rates tried after the capacity run
+inline constexpr int kSearchAttempts = 2;  // runs of one rate at most
+// Measured runs of one search at most: the capacity run and every attempt of every rate.
+inline constexpr int kSearchMaxRuns = 1 + kSearchRates * kSearchAttempts;
+
 struct LoadPlan {
   std::string tool;  // "wrk" or "gatebench-load"
   std::string exe;

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 
-#include "macro/driver/measure/search.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/run_context.hpp"
 #include "macro/driver/runtime/service_pod.hpp"
