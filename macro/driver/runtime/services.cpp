@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <thread>
 
-#include "macro/driver/measure/search.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
 #include "macro/driver/runtime/kube_pod.hpp"
