@@ -8,7 +8,7 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
-#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/plan/names.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

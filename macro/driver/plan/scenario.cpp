@@ -6,6 +6,7 @@
 #include <set>
 
 #include "macro/common/json_field.hpp"
+#include "macro/driver/plan/names.hpp"
 #include "macro/driver/plan/scenario_blocks.hpp"
 
 namespace gatebench::macro {
@@ -237,12 +238,6 @@ Scenario parse_object(const json& object, const std::string& file) {
 }
 
 }  // namespace
-
-bool is_name(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
-}
 
 Role Scenario::target_role() const {
   bool has_gateway = std::any_of(services.begin(), services.end(),

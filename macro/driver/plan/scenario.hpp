@@ -100,9 +100,6 @@ struct Scenario {
 // Loads and validates every *.json in `dir`, expanding "over" files; sorted by (order, name).
 std::vector<Scenario> load_scenarios(const std::string& dir);
 
-// [a-z0-9_-]+, non-empty: the names of services, ports, tools, cookies and service blocks.
-bool is_name(const std::string& text);
-
 // Parses one scenario object; `file` names it in errors. Exposed for tests.
 Scenario parse_scenario(const std::string& text, const std::string& file);
 

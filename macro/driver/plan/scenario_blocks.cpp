@@ -4,7 +4,7 @@
 #include <string>
 
 #include "macro/common/json_field.hpp"
-#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/plan/names.hpp"
 
 namespace gatebench::macro {
 namespace {
