@@ -183,6 +183,20 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
   return out;
 }
 
+std::string h2load_cannot(const Scenario& s) {
+  if (s.load.mode != LoadMode::closed)
+    return "h2load cannot hold an open-loop rate without coordinated omission: its --rps paces "
+           "each connection and times from the actual send (needs --load gatebench)";
+  if (!s.load.requests.empty())
+    return "h2load cannot send a weighted request mix (needs --load gatebench)";
+  if (s.load.close)
+    return "h2load cannot open a new connection per request (needs --load gatebench)";
+  if (s.cache)
+    return "h2load cannot count the cache's status header for the hit ratio (needs --load "
+           "gatebench)";
+  return "";
+}
+
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
                                      const std::string& configs_dir, const std::string& out_dir,

@@ -114,6 +114,10 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
                                      const std::string& configs_dir, const std::string& out_dir,
                                      const Placement* placement = nullptr);
 
+// Why h2load cannot run a scenario (an open-loop rate, a request mix, a new connection per
+// request, a cache's hit ratio), or "" when it can: over HTTP/2, and over HTTP/1.1 with --h1.
+std::string h2load_cannot(const Scenario& s);
+
 // The session directory's name on every ssh host, the same for the whole driver run.
 const std::string& session_name();
 // The project's own binaries, copied to an ssh host that runs them (others must be installed).

@@ -22,20 +22,6 @@ std::string h2load_duration(double seconds) {
   return std::to_string(std::max(1LL, ms)) + "ms";
 }
 
-std::string h2load_cannot(const Scenario& s) {
-  if (s.load.mode != LoadMode::closed)
-    return "h2load cannot hold an open-loop rate without coordinated omission: its --rps paces "
-           "each connection and times from the actual send (needs --load gatebench)";
-  if (!s.load.requests.empty())
-    return "h2load cannot send a weighted request mix (needs --load gatebench)";
-  if (s.load.close)
-    return "h2load cannot open a new connection per request (needs --load gatebench)";
-  if (s.cache)
-    return "h2load cannot count the cache's status header for the hit ratio (needs --load "
-           "gatebench)";
-  return "";
-}
-
 LoadResult parse_h2load_output(std::string_view text) {
   // The output is parsed once per run, off the measured path: regular expressions read best.
   static const std::regex finished(R"(finished in (\S+), ([0-9.]+) req/s)");

@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 
-#include "macro/driver/plan/scenario.hpp"
 #include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
@@ -20,9 +19,5 @@ LoadResult parse_h2load_output(std::string_view text);
 // A --duration for h2load's -D: whole seconds as "Ns", anything else in milliseconds ("1500ms"),
 // as h2load reads integers only.
 std::string h2load_duration(double seconds);
-
-// Why h2load cannot run a scenario (an open-loop rate, a request mix, a new connection per
-// request, a cache's hit ratio), or "" when it can: over HTTP/2, and over HTTP/1.1 with --h1.
-std::string h2load_cannot(const Scenario& s);
 
 }  // namespace gatebench::macro

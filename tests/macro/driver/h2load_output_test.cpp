@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "macro/driver/plan/plan.hpp"
+#include "macro/driver/plan/scenario.hpp"
+
 namespace gatebench::macro {
 namespace {
 
