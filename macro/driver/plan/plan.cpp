@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "macro/common/json_field.hpp"
+#include "macro/common/load_capabilities.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/plan/template.hpp"
 #include "macro/driver/results/h2load_output.hpp"
@@ -389,14 +390,18 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     } else if (load_tool == "h2load") {
       plan.skip_reason = h2load_cannot(s);
     } else if (load_tool == "gatebench-load") {
-      const std::string help = tools.help_text(load_tool);
-      if (ls.mode != LoadMode::closed && help.find("--rate") == std::string::npos) {
+      const auto caps = tools.capabilities(load_tool);
+      if (!caps) {
+        plan.skip_reason = "gatebench-load --capabilities printed no " +
+                           std::string(common::kLoadCapabilitiesSchema) +
+                           " (a gatebench-load older than this driver? rebuild it)";
+      } else if (ls.mode != LoadMode::closed && !caps->has("rate")) {
         plan.skip_reason = "gatebench-load has no --rate";
-      } else if (!ls.requests.empty() && help.find("--requests") == std::string::npos) {
+      } else if (!ls.requests.empty() && !caps->has("requests")) {
         plan.skip_reason = "gatebench-load has no --requests";
-      } else if (ls.http2 && help.find("--h2") == std::string::npos) {
+      } else if (ls.http2 && !caps->has("h2")) {
         plan.skip_reason = "gatebench-load has no --h2";
-      } else if (s.cache && help.find("--count-header") == std::string::npos) {
+      } else if (s.cache && !caps->has("count-header")) {
         plan.skip_reason = "gatebench-load has no --count-header";
       }
     }

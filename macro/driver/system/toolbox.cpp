@@ -64,18 +64,19 @@ std::string Toolbox::missing_reason(const std::string& name) {
   return name + " not installed";
 }
 
-std::string Toolbox::help_text(const std::string& name) const {
-  if (auto it = help_cache_.find(name); it != help_cache_.end()) return it->second;
-  std::string text;
+std::optional<common::LoadCapabilities> Toolbox::capabilities(const std::string& name) const {
+  if (auto it = capabilities_cache_.find(name); it != capabilities_cache_.end()) return it->second;
+  std::optional<common::LoadCapabilities> caps;
   if (auto exe = find(name)) {
     try {
-      text = run_capture(*exe, {"--help"}, std::chrono::milliseconds(5000)).output;
+      caps = common::parse_load_capabilities(
+          run_capture(*exe, {"--capabilities"}, std::chrono::milliseconds(5000)).output);
     } catch (const SpawnError&) {
-      text.clear();
+      caps.reset();
     }
   }
-  help_cache_[name] = text;
-  return text;
+  capabilities_cache_[name] = caps;
+  return caps;
 }
 
 }  // namespace gatebench::macro

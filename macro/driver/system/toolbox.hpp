@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "macro/common/load_capabilities.hpp"
+
 namespace gatebench::macro {
 
 class Toolbox {
@@ -16,13 +18,15 @@ class Toolbox {
   std::optional<std::string> find(const std::string& name) const;
   // Why a tool is unavailable: "gatebench-load not built", "haproxy not installed".
   static std::string missing_reason(const std::string& name);
-  // The text of `<tool> --help` (empty if it cannot run): feature detection for gatebench-load.
-  std::string help_text(const std::string& name) const;
+  // What `<tool> --capabilities` states (gatebench-load, macro/common/load_capabilities.hpp),
+  // asked once per tool. Nothing when the tool is missing, fails, or prints no such document (a
+  // build older than the option).
+  std::optional<common::LoadCapabilities> capabilities(const std::string& name) const;
 
  private:
   std::string bin_dir_;
   mutable std::map<std::string, std::optional<std::string>> cache_;
-  mutable std::map<std::string, std::string> help_cache_;
+  mutable std::map<std::string, std::optional<common::LoadCapabilities>> capabilities_cache_;
 };
 
 }  // namespace gatebench::macro
