@@ -11,25 +11,25 @@
 #include <set>
 #include <sstream>
 
-#include "macro/driver/children.hpp"
-#include "macro/driver/container.hpp"
-#include "macro/driver/engine_service.hpp"
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/hosts.hpp"
-#include "macro/driver/instructions.hpp"
-#include "macro/driver/kube_pod.hpp"
-#include "macro/driver/load_fanout.hpp"
-#include "macro/driver/macro_json.hpp"
-#include "macro/driver/options.hpp"
-#include "macro/driver/plan.hpp"
-#include "macro/driver/remote_hosts.hpp"
-#include "macro/driver/remote_sampler.hpp"
-#include "macro/driver/remote_service.hpp"
-#include "macro/driver/round_order.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/runner.hpp"
-#include "macro/driver/scenario.hpp"
-#include "macro/driver/stop_signal.hpp"
+#include "macro/driver/measure/instructions.hpp"
+#include "macro/driver/measure/load_fanout.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
+#include "macro/driver/measure/round_order.hpp"
+#include "macro/driver/measure/runner.hpp"
+#include "macro/driver/output/macro_json.hpp"
+#include "macro/driver/plan/hosts.hpp"
+#include "macro/driver/plan/options.hpp"
+#include "macro/driver/plan/plan.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/runtime/container.hpp"
+#include "macro/driver/runtime/engine_service.hpp"
+#include "macro/driver/runtime/kube_pod.hpp"
+#include "macro/driver/runtime/remote_hosts.hpp"
+#include "macro/driver/runtime/remote_service.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/env_info.hpp"
+#include "macro/driver/system/stop_signal.hpp"
 
 namespace fs = std::filesystem;
 using namespace gatebench::macro;
@@ -267,24 +267,47 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
   return exit_code;
 }
 
-int run(const std::vector<std::string>& args) {
-  std::optional<Options> parsed;
+// Every --place rule the hosts file alone cannot check. Throws common::UsageError.
+void check_placement(const Options& o, const Placement& placement) {
+  if ((placement.remote_load() || placement.roles.at("load").size() > 1) && o.load != "gatebench")
+    throw gatebench::common::UsageError(
+        "--place: the load on other or several hosts needs --load gatebench (--start-at)");
+  // A Pod needs an engine to play it: here or a podman host, not a bare ssh host.
+  if (o.runtime == "kube")
+    for (const auto& [role, names] : placement.roles)
+      for (const auto& name : names)
+        if (role != "load" && placement.hosts.at(name).kind == HostKind::ssh)
+          throw gatebench::common::UsageError("--place: " + role + "=" + name +
+                                              ": --runtime kube runs the services as Pods " +
+                                              "here or on podman hosts, not on ssh hosts");
+}
+
+// What a run reads before it starts anything. Filled in place (the plans may point into the
+// placement), never copied.
+struct RunSetup {
+  std::optional<Options> options;
   std::vector<std::vector<ScenarioPlan>> rounds;  // the plans of each round
   CpuLayout layout;
   std::optional<HostsFile> hosts_file;
   std::optional<Placement> placement;
   std::string configs_dir;
+};
+
+// The command line, the scenarios, the hosts file and every round's plans. An exit status when
+// the run ends here (--help, --list, --instructions, bad input), nothing when it goes on.
+std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& setup) {
   try {
-    parsed = parse_options(args);
-    if (!parsed) {
+    setup.options = parse_options(args);
+    if (!setup.options) {
       std::cout << help_text();
       return 0;
     }
-    const Options& o = *parsed;
+    const Options& o = *setup.options;
     const std::string scenario_dir = o.scenario_dir.empty()
                                          ? (fs::path(source_dir()) / "macro" / "scenarios").string()
                                          : o.scenario_dir;
-    configs_dir = fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
+    setup.configs_dir =
+        fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
     std::vector<Scenario> all = load_scenarios(scenario_dir);
     std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, o.scenarios));
     if (o.list) {
@@ -292,14 +315,14 @@ int run(const std::vector<std::string>& args) {
       return 0;
     }
     check_cpus_exist(o.cpus, online_cpus());
-    layout = make_cpu_layout(online_cpus(), o.cpus);
+    setup.layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);
     if (o.instructions > 0 && !o.dry_run) {
       // No baselines: instructions are the gateway's, not ratios to nginx.
       const auto chosen = select_scenarios(all, o.scenarios);
       const std::string configs = (fs::path(scenario_dir) / "configs").string();
       auto plans = [&](uint64_t count) {
-        return make_plans(chosen, o, layout, tools, configs,
+        return make_plans(chosen, o, setup.layout, tools, configs,
                           (fs::path(o.out_dir) / ("requests-" + std::to_string(count))).string());
       };
       auto n = plans(o.instructions);
@@ -307,55 +330,127 @@ int run(const std::vector<std::string>& args) {
       return run_instructions(o, n, n2);
     }
     if (!o.hosts_file.empty()) {
-      hosts_file = load_hosts(o.hosts_file);
-      placement = make_placement(&*hosts_file, o.place);
-      if ((placement->remote_load() || placement->roles.at("load").size() > 1) &&
-          o.load != "gatebench")
-        throw gatebench::common::UsageError(
-            "--place: the load on other or several hosts needs --load gatebench (--start-at)");
-      // A Pod needs an engine to play it: here or a podman host, not a bare ssh host.
-      if (o.runtime == "kube")
-        for (const auto& [role, names] : placement->roles)
-          for (const auto& name : names)
-            if (role != "load" && placement->hosts.at(name).kind == HostKind::ssh)
-              throw gatebench::common::UsageError("--place: " + role + "=" + name +
-                                                  ": --runtime kube runs the services as Pods " +
-                                                  "here or on podman hosts, not on ssh hosts");
+      setup.hosts_file = load_hosts(o.hosts_file);
+      setup.placement = make_placement(&*setup.hosts_file, o.place);
+      check_placement(o, *setup.placement);
     }
     // Every round's plans are made up front, so a template error stops the run before it starts.
     for (int r = 1; r <= o.rounds; ++r) {
-      rounds.push_back(make_plans(selected, o, layout, tools,
-                                  (fs::path(scenario_dir) / "configs").string(),
-                                  (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string(),
-                                  placement ? &*placement : nullptr));
+      setup.rounds.push_back(make_plans(
+          selected, o, setup.layout, tools, (fs::path(scenario_dir) / "configs").string(),
+          (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string(),
+          setup.placement ? &*setup.placement : nullptr));
     }
   } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
     return gatebench::common::kUsageExit;
   }
-  const Options& options = *parsed;
-  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
+  return std::nullopt;
+}
 
-  if (options.dry_run) {
-    std::printf(
-        "plan (dry run: nothing is started)\n  cpus online %d; pinning load=%s backend=%s "
-        "gateway=%s\n  runtime %s, load generator %s, %d connections, warm-up %gs, "
-        "measured %gs, %d round(s), seed %llu\n",
-        layout.online_cpus, layout.load.empty() ? "-" : layout.load.to_string().c_str(),
-        layout.backend.empty() ? "-" : layout.backend.to_string().c_str(),
-        layout.gateway.empty() ? "-" : layout.gateway.to_string().c_str(), options.runtime.c_str(),
-        load_tool.c_str(), options.connections, options.warmup_s, options.duration_s,
-        options.rounds, static_cast<unsigned long long>(options.seed));
-    for (int r = 1; r <= options.rounds; ++r) {
-      std::printf("  round %d:", r);
-      for (int i : round_order(static_cast<int>(rounds[0].size()), options.seed, r))
-        std::printf(" %s", rounds[0][static_cast<std::size_t>(i)].scenario.name.c_str());
-      std::printf("\n");
-    }
+// --dry-run: the plans, each round's order and the remote commands; nothing is started.
+void print_dry_run(const RunSetup& setup, const std::string& load_tool) {
+  const Options& options = *setup.options;
+  const CpuLayout& layout = setup.layout;
+  const auto& rounds = setup.rounds;
+  std::printf(
+      "plan (dry run: nothing is started)\n  cpus online %d; pinning load=%s backend=%s "
+      "gateway=%s\n  runtime %s, load generator %s, %d connections, warm-up %gs, "
+      "measured %gs, %d round(s), seed %llu\n",
+      layout.online_cpus, layout.load.empty() ? "-" : layout.load.to_string().c_str(),
+      layout.backend.empty() ? "-" : layout.backend.to_string().c_str(),
+      layout.gateway.empty() ? "-" : layout.gateway.to_string().c_str(), options.runtime.c_str(),
+      load_tool.c_str(), options.connections, options.warmup_s, options.duration_s, options.rounds,
+      static_cast<unsigned long long>(options.seed));
+  for (int r = 1; r <= options.rounds; ++r) {
+    std::printf("  round %d:", r);
+    for (int i : round_order(static_cast<int>(rounds[0].size()), options.seed, r))
+      std::printf(" %s", rounds[0][static_cast<std::size_t>(i)].scenario.name.c_str());
     std::printf("\n");
-    for (const auto& plan : rounds[0]) std::printf("%s\n", describe_plan(plan, options).c_str());
-    if (placement && !rounds[0].empty())
-      print_remote_commands(*placement, rounds[0], options, configs_dir);
+  }
+  std::printf("\n");
+  for (const auto& plan : rounds[0]) std::printf("%s\n", describe_plan(plan, options).c_str());
+  if (setup.placement && !rounds[0].empty())
+    print_remote_commands(*setup.placement, rounds[0], options, setup.configs_dir);
+}
+
+// Every round, each in its own order of the scenarios; after a stop signal the rest are
+// recorded as skipped.
+std::vector<ScenarioResult> run_rounds(const RunSetup& setup, RunContext& context) {
+  const Options& options = *setup.options;
+  std::vector<ScenarioResult> results;
+  for (int r = 1; r <= options.rounds; ++r) {
+    const auto& plans = setup.rounds[static_cast<std::size_t>(r - 1)];
+    const auto order = round_order(static_cast<int>(plans.size()), options.seed, r);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const ScenarioPlan& plan = plans[static_cast<std::size_t>(order[k])];
+      ScenarioResult result;
+      if (stop_requested()) {
+        result.name = plan.scenario.name;
+        result.group = plan.scenario.group;
+        result.baseline = plan.scenario.baseline;
+        result.latency_baseline = plan.scenario.latency_baseline;
+        result.status = Status::skipped;
+        result.reason = "run interrupted before this scenario";
+      } else {
+        context.progress.begin(options.rounds > 1
+                                   ? plan.scenario.name + " (round " + std::to_string(r) + "/" +
+                                         std::to_string(options.rounds) + ")"
+                                   : plan.scenario.name);
+        result = run_scenario(plan, context);
+        context.progress.end(round_summary(result));
+      }
+      result.round = r;
+      result.position = static_cast<int>(k) + 1;
+      results.push_back(std::move(result));
+    }
+  }
+  return results;
+}
+
+// After the rounds: the other hosts' machines into `env`, then anything the clean-up missed
+// (containers here or on engine hosts, stray processes) removed. 1 when something was left, else 0.
+int sweep_after_rounds(std::optional<RemoteHosts>& remote, const RunSetup& setup,
+                       const RunContext& context, EnvInfo& env) {
+  int exit_code = 0;
+  if (remote) {
+    env.hosts = remote->host_envs(env);
+    // A container the clean-up missed on an engine host is removed now and makes the run fail.
+    if (const auto left = remote->sweep_containers(); !left.empty()) {
+      std::cerr << "gatebench-macro: container(s) were left and have been removed:";
+      for (const auto& name : left) std::cerr << " " << name;
+      std::cerr << "\n";
+      exit_code = 1;
+    }
+    remote->close();
+  }
+  if (context.engine != nullptr && !setup.rounds.empty() && !setup.rounds[0].empty()) {
+    // A container the clean-up missed is removed now and makes the run fail.
+    auto left = list_containers(*context.engine, container_prefix());
+    for (const auto& name : left) remove_container(*context.engine, name);
+    if (!left.empty()) {
+      std::cerr << "gatebench-macro: " << left.size()
+                << " container(s) were left and have been removed\n";
+      exit_code = 1;
+    }
+  }
+  // Anything still attached to the driver at this point escaped its process group.
+  if (auto strays = stray_children(); !strays.empty()) {
+    for (pid_t pid : strays) kill(pid, SIGKILL);
+    std::cerr << "gatebench-macro: " << strays.size()
+              << " stray process(es) were still running and have been killed\n";
+    exit_code = 1;
+  }
+  return exit_code;
+}
+
+int run(const std::vector<std::string>& args) {
+  RunSetup setup;
+  if (const auto done = read_setup(args, setup)) return *done;
+  const Options& options = *setup.options;
+  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
+  if (options.dry_run) {
+    print_dry_run(setup, load_tool);
     return 0;
   }
 
@@ -384,74 +479,21 @@ int run(const std::vector<std::string>& args) {
   }
 
   std::optional<RemoteHosts> remote;
-  if (placement) {
-    remote.emplace(*placement, Toolbox(options.bin_dir).find("gatebench-load").value_or(""), false);
-    remote->set_configs_dir(configs_dir);
+  if (setup.placement) {
+    remote.emplace(*setup.placement, Toolbox(options.bin_dir).find("gatebench-load").value_or(""),
+                   false);
+    remote->set_configs_dir(setup.configs_dir);
     remote->set_image_builder(image_builder(), (fs::path(out_dir) / "images").string());
     context.remote = &*remote;
   }
 
   std::vector<std::string> names;
-  for (const auto& plan : rounds[0]) names.push_back(plan.scenario.name);
-  std::vector<ScenarioResult> results;
-  for (int r = 1; r <= options.rounds; ++r) {
-    const auto& plans = rounds[static_cast<std::size_t>(r - 1)];
-    const auto order = round_order(static_cast<int>(plans.size()), options.seed, r);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      const ScenarioPlan& plan = plans[static_cast<std::size_t>(order[k])];
-      ScenarioResult result;
-      if (stop_requested()) {
-        result.name = plan.scenario.name;
-        result.group = plan.scenario.group;
-        result.baseline = plan.scenario.baseline;
-        result.latency_baseline = plan.scenario.latency_baseline;
-        result.status = Status::skipped;
-        result.reason = "run interrupted before this scenario";
-      } else {
-        progress.begin(options.rounds > 1 ? plan.scenario.name + " (round " + std::to_string(r) +
-                                                "/" + std::to_string(options.rounds) + ")"
-                                          : plan.scenario.name);
-        result = run_scenario(plan, context);
-        progress.end(round_summary(result));
-      }
-      result.round = r;
-      result.position = static_cast<int>(k) + 1;
-      results.push_back(std::move(result));
-    }
-  }
-
-  int exit_code = 0;
-  if (remote) {
-    env.hosts = remote->host_envs(env);
-    // A container the clean-up missed on an engine host is removed now and makes the run fail.
-    if (const auto left = remote->sweep_containers(); !left.empty()) {
-      std::cerr << "gatebench-macro: container(s) were left and have been removed:";
-      for (const auto& name : left) std::cerr << " " << name;
-      std::cerr << "\n";
-      exit_code = 1;
-    }
-    remote->close();
-  }
-  if (context.engine != nullptr && !rounds.empty() && !rounds[0].empty()) {
-    // A container the clean-up missed is removed now and makes the run fail.
-    auto left = list_containers(engine, container_prefix());
-    for (const auto& name : left) remove_container(engine, name);
-    if (!left.empty()) {
-      std::cerr << "gatebench-macro: " << left.size()
-                << " container(s) were left and have been removed\n";
-      exit_code = 1;
-    }
-  }
-  // Anything still attached to the driver at this point escaped its process group.
-  if (auto strays = stray_children(); !strays.empty()) {
-    for (pid_t pid : strays) kill(pid, SIGKILL);
-    std::cerr << "gatebench-macro: " << strays.size()
-              << " stray process(es) were still running and have been killed\n";
-    exit_code = 1;
-  }
+  for (const auto& plan : setup.rounds[0]) names.push_back(plan.scenario.name);
+  const std::vector<ScenarioResult> results = run_rounds(setup, context);
+  int exit_code = sweep_after_rounds(remote, setup, context, env);
 
   nlohmann::json report =
-      make_macro_json(env, layout, options, load_tool, results, names, stop_requested());
+      make_macro_json(env, setup.layout, options, load_tool, results, names, stop_requested());
   // A scenario is failed when a round failed or its baseline did (make_macro_json decides).
   for (const auto& s : report["scenarios"])
     if (s["status"] == "failed") exit_code = 1;

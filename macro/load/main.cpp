@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     options = *parsed;
+    if (options.capabilities) {
+      std::cout << gatebench::common::load_capabilities_json(load_capabilities());
+      return 0;
+    }
     target = parse_url(options.url);
     resolve(target);
     requests =

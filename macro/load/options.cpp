@@ -2,13 +2,46 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "macro/common/command_line.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/load/header_count.hpp"
 
 namespace gatebench::load {
+namespace {
+
+// Every option of the command line; --capabilities lists these names, so what the driver is told
+// is what the parser accepts.
+const std::vector<common::OptionSpec>& option_specs() {
+  using common::flag_option;
+  using common::value_option;
+  static const std::vector<common::OptionSpec> specs{
+      value_option("threads", 't'),  value_option("connections", 'c'),
+      value_option("duration", 'd'), value_option("warmup"),
+      value_option("rate", 'R'),     value_option("requests-total"),
+      value_option("spin"),          value_option("io"),
+      value_option("sched"),         flag_option("h2"),
+      value_option("streams"),       flag_option("close"),
+      value_option("timeout"),       flag_option("tls-resume"),
+      flag_option("no-tls-resume"),  value_option("header", 'H'),
+      value_option("requests"),      value_option("json"),
+      value_option("start-at"),      flag_option("no-progress"),
+      flag_option("quiet", 'q'),     flag_option("help", 'h'),
+      value_option("count-header"),  flag_option("capabilities")};
+  return specs;
+}
+
+}  // namespace
+
+common::LoadCapabilities load_capabilities() {
+  common::LoadCapabilities caps;
+  for (const auto& spec : option_specs()) caps.options.push_back(spec.name);
+  std::sort(caps.options.begin(), caps.options.end());
+  return caps;
+}
 
 std::uint64_t effective_spin_ns(const Options& options, int cpus) {
   if (!options.spin_auto) return options.spin_ns;
@@ -70,6 +103,8 @@ HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where w
                            run that starts more than 50ms late is invalid
       --no-progress        no progress line on a terminal
   -q, --quiet              no console summary
+      --capabilities       print the options this build accepts as JSON (schema
+                           gatebench.load_capabilities/1) and exit; the driver reads it
   -h, --help               this text
 
 Exit status: 0 done (see "valid" in the JSON), 1 failure, 2 bad command line or input file.
@@ -77,24 +112,15 @@ Exit status: 0 done (see "valid" in the JSON), 1 failure, 2 bad command line or 
 }
 
 std::optional<Options> parse_options(const std::vector<std::string>& args) {
-  using common::flag_option;
   using common::UsageError;
-  using common::value_option;
-  const common::CommandLine line(args,
-                                 {value_option("threads", 't'),  value_option("connections", 'c'),
-                                  value_option("duration", 'd'), value_option("warmup"),
-                                  value_option("rate", 'R'),     value_option("requests-total"),
-                                  value_option("spin"),          value_option("io"),
-                                  value_option("sched"),         flag_option("h2"),
-                                  value_option("streams"),       flag_option("close"),
-                                  value_option("timeout"),       flag_option("tls-resume"),
-                                  flag_option("no-tls-resume"),  value_option("header", 'H'),
-                                  value_option("requests"),      value_option("json"),
-                                  value_option("start-at"),      flag_option("no-progress"),
-                                  flag_option("quiet", 'q'),     flag_option("help", 'h'),
-                                  value_option("count-header")});
+  const common::CommandLine line(args, option_specs());
   if (line.flag("help")) return std::nullopt;
   Options o;
+  // Asked by the driver before a run: no URL, nothing else is read.
+  if (line.flag("capabilities")) {
+    o.capabilities = true;
+    return o;
+  }
   o.threads = static_cast<int>(line.integer("threads", 1, 1024).value_or(o.threads));
   o.connections =
       static_cast<int>(line.integer("connections", 1, 1'000'000).value_or(o.connections));

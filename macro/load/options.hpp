@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "macro/common/load_capabilities.hpp"
+
 namespace gatebench::load {
 
 struct Options {
@@ -46,6 +48,8 @@ struct Options {
   std::uint64_t start_at_unix_ms = 0;
   bool progress = true;
   bool quiet = false;
+  // --capabilities: print load_capabilities() as JSON and exit; nothing else is set.
+  bool capabilities = false;
   std::string url;
 };
 
@@ -54,6 +58,8 @@ struct Options {
 // durations use the common syntax (macro/common/duration.hpp).
 std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
+// The long options parse_options accepts, for --capabilities (macro/common/load_capabilities.hpp).
+common::LoadCapabilities load_capabilities();
 
 // The open-loop polling window a run uses: the --spin value, or with `--spin auto` (the default)
 // kAutoSpinNs when the threads leave at least one of the CPUs this process may run on free, so

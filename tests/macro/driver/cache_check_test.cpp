@@ -1,17 +1,17 @@
 // A scenario's "cache" block: validation naming the field, the hit ratio from gatebench-load's
 // header counts, the reason a round fails, the generator's arguments and macro.json's figures.
-#include "macro/driver/cache_check.hpp"
+#include "macro/driver/plan/cache_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/load_json.hpp"
-#include "macro/driver/macro_json.hpp"
-#include "macro/driver/plan.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/output/macro_json.hpp"
+#include "macro/driver/plan/plan.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/results/load_json.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 #ifndef GATEBENCH_MACRO_EXE
 // Without the path from CMake: the driver of the build tree this test belongs to

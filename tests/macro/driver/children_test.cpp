@@ -1,12 +1,12 @@
-// The driver's part of child-process handling (macro/driver/children.*); the common type itself
-// is tested in tests/macro/common/child_process_test.cpp.
-#include "macro/driver/children.hpp"
+// The driver's part of child-process handling (macro/driver/system/children.*); the common type
+// itself is tested in tests/macro/common/child_process_test.cpp.
+#include "macro/driver/system/children.hpp"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "macro/driver/proc_sampler.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
 namespace {

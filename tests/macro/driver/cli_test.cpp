@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "driver_exe.hpp"
-#include "macro/driver/env_info.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -1,4 +1,4 @@
-#include "macro/driver/container.hpp"
+#include "macro/driver/runtime/container.hpp"
 
 #include <gtest/gtest.h>
 

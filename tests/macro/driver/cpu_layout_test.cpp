@@ -1,4 +1,4 @@
-#include "macro/driver/cpu_layout.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
 
 #include <gtest/gtest.h>
 

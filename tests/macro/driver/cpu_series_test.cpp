@@ -1,4 +1,4 @@
-#include "macro/driver/cpu_series.hpp"
+#include "macro/driver/measure/cpu_series.hpp"
 
 #include <gtest/gtest.h>
 

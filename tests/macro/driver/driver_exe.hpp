@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro::testing {
 

@@ -3,7 +3,7 @@
 // and a `podman system service` started in it, with its own storage and a unix socket, for its
 // engine; the namespace's sshd runs the load there. Needs root, podman, /usr/sbin/sshd and nginx;
 // everything it creates is removed, also on failure. --runtime kube plays Pods there as well.
-#include "macro/driver/engine_host.hpp"
+#include "macro/driver/runtime/engine_host.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -18,9 +18,9 @@
 
 #include "driver_exe.hpp"
 #include "macro/common/json_field.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/ssh_host.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "ssh_namespace.hpp"
 
 namespace gatebench::macro {

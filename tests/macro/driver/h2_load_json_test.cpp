@@ -2,7 +2,7 @@
 // counts, which macro.json adds up over rounds; HTTP/1.1 results have none of them.
 #include <gtest/gtest.h>
 
-#include "macro/driver/load_json.hpp"
+#include "macro/driver/results/load_json.hpp"
 
 namespace gatebench::macro {
 namespace {

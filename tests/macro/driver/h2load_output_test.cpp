@@ -1,12 +1,15 @@
 // h2load's output as the driver reads it, from runs of nghttp2 1.52's h2load captured against
 // nginx (tests/macro/driver/data/h2load-*.txt), its -D argument, and what it cannot run.
-#include "macro/driver/h2load_output.hpp"
+#include "macro/driver/results/h2load_output.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "macro/driver/plan/plan.hpp"
+#include "macro/driver/plan/scenario.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -2,9 +2,9 @@
 // machine's CPU, and the "limited by the harness" verdict in macro.json.
 #include <gtest/gtest.h>
 
-#include "macro/driver/load_json.hpp"
-#include "macro/driver/macro_json.hpp"
-#include "macro/driver/round_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
+#include "macro/driver/output/round_json.hpp"
+#include "macro/driver/results/load_json.hpp"
 
 namespace gatebench::macro {
 namespace {

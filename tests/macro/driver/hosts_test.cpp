@@ -1,4 +1,4 @@
-#include "macro/driver/hosts.hpp"
+#include "macro/driver/plan/hosts.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "driver_exe.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {

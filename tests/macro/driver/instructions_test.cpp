@@ -2,7 +2,7 @@
 // the instructions per request of the same build repeat within 0.1%, start-up is outside the
 // count, nothing is left running, and the options are checked before anything starts. Skipped
 // without valgrind or the gateway.
-#include "macro/driver/instructions.hpp"
+#include "macro/driver/measure/instructions.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "driver_exe.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -12,10 +12,10 @@
 
 #include "driver_exe.hpp"
 #include "macro/common/json_field.hpp"
-#include "macro/driver/kube_pod.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/runtime/kube_pod.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -1,4 +1,4 @@
-#include "macro/driver/load_json.hpp"
+#include "macro/driver/results/load_json.hpp"
 
 #include <gtest/gtest.h>
 

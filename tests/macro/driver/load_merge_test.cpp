@@ -1,9 +1,9 @@
-#include "macro/driver/load_merge.hpp"
+#include "macro/driver/results/load_merge.hpp"
 
 #include <gtest/gtest.h>
 
-#include "macro/driver/load_json.hpp"
-#include "macro/driver/load_result.hpp"
+#include "macro/driver/results/load_json.hpp"
+#include "macro/driver/results/load_result.hpp"
 
 namespace gatebench::macro {
 namespace {

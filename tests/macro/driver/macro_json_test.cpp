@@ -1,11 +1,11 @@
 // macro.json from synthetic round results: statuses, paired ratios and medians.
-#include "macro/driver/macro_json.hpp"
+#include "macro/driver/output/macro_json.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string_view>
 
-#include "macro/driver/env_info.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

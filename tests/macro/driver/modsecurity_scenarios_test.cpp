@@ -15,9 +15,9 @@
 #include <string>
 
 #include "driver_exe.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "waf_scenarios.hpp"
 
 namespace gatebench::macro {

@@ -13,9 +13,9 @@
 
 #include "driver_exe.hpp"
 #include "macro/common/json_field.hpp"
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/system/env_info.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "ssh_namespace.hpp"
 
 namespace gatebench::macro {

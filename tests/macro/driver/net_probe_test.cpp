@@ -1,12 +1,12 @@
-// Port probes of the driver (macro/driver/net_probe.*): free, connecting, answering HTTP.
-#include "macro/driver/net_probe.hpp"
+// Port probes of the driver (macro/driver/system/net_probe.*): free, connecting, answering HTTP.
+#include "macro/driver/system/net_probe.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <thread>
 
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 namespace {

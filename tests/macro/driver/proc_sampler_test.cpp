@@ -1,4 +1,4 @@
-#include "macro/driver/proc_sampler.hpp"
+#include "macro/driver/system/proc_sampler.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // The sampling loop of services on ssh hosts (remote_sampler.hpp), run here by a local shell
 // against a process group of its own: the same script ssh would run there.
-#include "macro/driver/remote_sampler.hpp"
+#include "macro/driver/measure/remote_sampler.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "macro/driver/children.hpp"
+#include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro {
 namespace {

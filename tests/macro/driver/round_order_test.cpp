@@ -1,4 +1,4 @@
-#include "macro/driver/round_order.hpp"
+#include "macro/driver/measure/round_order.hpp"
 
 #include <gtest/gtest.h>
 

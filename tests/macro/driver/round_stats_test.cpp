@@ -1,4 +1,4 @@
-#include "macro/driver/round_stats.hpp"
+#include "macro/driver/output/round_stats.hpp"
 
 #include <gtest/gtest.h>
 

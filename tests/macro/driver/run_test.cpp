@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "driver_exe.hpp"
-#include "macro/driver/container.hpp"
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/runtime/container.hpp"
+#include "macro/driver/system/env_info.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {

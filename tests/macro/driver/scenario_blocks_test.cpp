@@ -1,4 +1,4 @@
-#include "macro/driver/scenario_blocks.hpp"
+#include "macro/driver/plan/scenario_blocks.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

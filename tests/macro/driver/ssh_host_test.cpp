@@ -1,4 +1,4 @@
-#include "macro/driver/ssh_host.hpp"
+#include "macro/driver/runtime/ssh_host.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "macro/driver/run_support.hpp"
+#include "macro/driver/results/run_support.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "driver_exe.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro::testing {
 

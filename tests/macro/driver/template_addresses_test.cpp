@@ -7,11 +7,11 @@
 #include <regex>
 #include <set>
 
-#include "macro/driver/env_info.hpp"
-#include "macro/driver/hosts.hpp"
-#include "macro/driver/plan.hpp"
-#include "macro/driver/run_support.hpp"
-#include "macro/driver/scenario.hpp"
+#include "macro/driver/plan/hosts.hpp"
+#include "macro/driver/plan/plan.hpp"
+#include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/results/run_support.hpp"
+#include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
 namespace {

@@ -1,4 +1,4 @@
-#include "macro/driver/template.hpp"
+#include "macro/driver/plan/template.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "macro/driver/children.hpp"
-#include "macro/driver/net_probe.hpp"
-#include "macro/driver/toolbox.hpp"
+#include "macro/driver/system/children.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro::testing {
 

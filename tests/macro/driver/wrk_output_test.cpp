@@ -1,4 +1,4 @@
-#include "macro/driver/wrk_output.hpp"
+#include "macro/driver/results/wrk_output.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "macro/common/child_process.hpp"
 #include "macro/common/duration.hpp"
+#include "macro/common/load_capabilities.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/load/options.hpp"
 #include "tests/macro/load/test_server.hpp"
@@ -181,6 +183,39 @@ TEST(Options, H2AndStreams) {
   EXPECT_EQ(o->streams, 32);
 }
 
+TEST(Capabilities, ListTheOptionsTheParserAccepts) {
+  const common::LoadCapabilities caps = load_capabilities();
+  // The four the driver asks about (plan.cpp) and what --help documents, one for one.
+  for (const char* name : {"rate", "requests", "h2", "count-header"}) EXPECT_TRUE(caps.has(name));
+  EXPECT_FALSE(caps.has("no-such-option"));
+  const std::string help = help_text();
+  for (const auto& name : caps.options) {
+    EXPECT_NE(help.find("--" + name + " "), std::string::npos) << name;
+  }
+  EXPECT_TRUE(std::is_sorted(caps.options.begin(), caps.options.end()));
+  // No URL needed, nothing else read.
+  const auto o = parse_options({"--capabilities"});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->capabilities);
+}
+
+TEST(Capabilities, JsonRoundTripAndWhatIsNotCapabilities) {
+  const common::LoadCapabilities caps{{"count-header", "h2", "rate"}};
+  const std::string text = common::load_capabilities_json(caps);
+  EXPECT_EQ(text,
+            "{\"options\":[\"count-header\",\"h2\",\"rate\"],"
+            "\"schema\":\"gatebench.load_capabilities/1\"}\n");
+  const auto back = common::parse_load_capabilities(text);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->options, caps.options);
+  // What an older gatebench-load answers, another schema, options that are not names.
+  EXPECT_FALSE(common::parse_load_capabilities("gatebench-load: unknown option --capabilities\n"));
+  EXPECT_FALSE(common::parse_load_capabilities(R"({"schema":"gatebench.load/1","options":[]})"));
+  EXPECT_FALSE(common::parse_load_capabilities(
+      R"({"schema":"gatebench.load_capabilities/1","options":["rate",1]})"));
+  EXPECT_FALSE(common::parse_load_capabilities(R"({"schema":"gatebench.load_capabilities/1"})"));
+}
+
 #ifdef GATEBENCH_LOAD_EXE
 struct Exit {
   int code;
@@ -219,6 +254,14 @@ TEST(Executable, HelpExitsZero) {
   EXPECT_EQ(e.code, 0);
   EXPECT_NE(e.output.find("Usage: gatebench-load"), std::string::npos);
   EXPECT_NE(e.output.find("--requests-total"), std::string::npos);
+}
+
+TEST(Executable, CapabilitiesPrintsJsonAndExitsZero) {
+  const Exit e = run_exe({"--capabilities"});
+  EXPECT_EQ(e.code, 0) << e.output;
+  const auto caps = common::parse_load_capabilities(e.output);
+  ASSERT_TRUE(caps) << e.output;
+  EXPECT_EQ(caps->options, load_capabilities().options);
 }
 
 TEST(Executable, WritesJsonAndSummary) {

@@ -1,0 +1,25 @@
+#pragma once
+// macro.json, schema gatebench.macro/2 (fields in docs/scenarios.md): every round of every
+// scenario, and per scenario the medians over its ok rounds with their intervals.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "macro/driver/plan/options.hpp"
+#include "macro/driver/results/scenario_result.hpp"
+#include "macro/driver/system/cpu_layout.hpp"
+#include "macro/driver/system/env_info.hpp"
+
+namespace gatebench::macro {
+
+inline constexpr const char* kMacroSchema = "gatebench.macro/2";
+
+// `results` holds every round of every scenario; `names` the scenarios in the order to write
+// them (the scenario files' order). A scenario is ok only when every round was ok and its baseline
+// (when it has one other than itself, and that baseline ran) is ok; ratios are paired per round.
+nlohmann::json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
+                               const std::string& load_tool,
+                               const std::vector<ScenarioResult>& results,
+                               const std::vector<std::string>& names, bool interrupted);
+
+}  // namespace gatebench::macro

@@ -1,0 +1,484 @@
+#include "macro/driver/plan/plan.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "macro/common/json_field.hpp"
+#include "macro/common/load_capabilities.hpp"
+#include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/template.hpp"
+#include "macro/driver/results/h2load_output.hpp"
+
+namespace gatebench::macro {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string format_seconds(double seconds) {
+  std::ostringstream out;
+  if (seconds < 1 && seconds > 0) {
+    out << std::llround(seconds * 1000) << "ms";
+  } else {
+    out << seconds << "s";
+  }
+  return out.str();
+}
+
+std::string read_template(const std::string& configs_dir, const std::string& name,
+                          const std::string& file, const std::string& field) {
+  std::ifstream in(fs::path(configs_dir) / name);
+  if (!in) {
+    throw ScenarioError(file + ": " + field + ": template '" + name + "' not found in " +
+                        configs_dir);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Renders one field; the error names the scenario file and field, then the template position.
+std::string render(const std::string& text, const Variables& vars, const std::string& file,
+                   const std::string& field) {
+  try {
+    return render_template(text, vars, field);
+  } catch (const TemplateError& e) {
+    throw ScenarioError(file + ": " + e.what());
+  }
+}
+
+// ${address.<role>}: where a role's services are reached from the host the template is rendered
+// for; ${listen.<role>}: where they bind. On one host both are loopback. With roles on several
+// hosts every service listens on all its addresses (the driver's probes connect to the host's
+// address, or loopback here), roles on the same host reach each other over loopback and the
+// others at their host's address from the hosts file.
+void add_address_vars(Variables& vars, const Placement* placement, const std::string& from_role) {
+  const bool spread = placement != nullptr && placement->spans_hosts();
+  for (const char* role : {"backend", "gateway", "control", "load"}) {
+    std::string address = "127.0.0.1";
+    if (spread && placement->host_of(role).name != placement->host_of(from_role).name)
+      address = placement->host_of(role).address;
+    vars[std::string("address.") + role] = address;
+    if (std::string_view(role) != "load")
+      vars[std::string("listen.") + role] = spread ? "0.0.0.0" : "127.0.0.1";
+  }
+}
+
+// The --place role of the service the load connects to (the one probed on the load's port).
+std::string load_target_role(const Scenario& s) {
+  for (const ServiceSpec& service : s.services)
+    if (service.ready.port == s.load.port) return place_role(service);
+  return std::string(role_name(s.target_role()));
+}
+
+std::string safe_dir_name(const std::string& name) {
+  std::string out = name;
+  std::replace(out.begin(), out.end(), '/', '_');
+  return out;
+}
+
+}  // namespace
+
+const std::string& session_name() {
+  static const std::string name =
+      "gb-" + std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+  return name;
+}
+
+bool own_binary(const std::string& binary) {
+  return binary == "gatebench-gateway" || binary == "gatebench-control" ||
+         binary == "gatebench-load";
+}
+
+std::string ServicePlan::remote_path(const std::string& local, const std::string& run_dir) const {
+  if (remote_dir.empty()) return local;
+  return (fs::path(remote_dir) / fs::path(local).lexically_relative(run_dir)).lexically_normal();
+}
+
+std::string place_role(const ServiceSpec& service) {
+  return service.name == "control" ? "control" : std::string(role_name(service.role));
+}
+
+std::string shell_join(const std::string& exe, const std::vector<std::string>& args) {
+  auto quote = [](const std::string& word) {
+    bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("-_./:=,+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) return word;
+    std::string out = "'";
+    for (char c : word) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    return out + "'";
+  };
+  std::string out = quote(exe);
+  for (const auto& a : args) out += " " + quote(a);
+  return out;
+}
+
+std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double> run_rate,
+                                        const std::string& json_path,
+                                        const std::string& script_path) const {
+  std::vector<std::string> a;
+  int t = std::max(1, std::min(threads, connections));
+  a.insert(a.end(), {"-t", std::to_string(t), "-c", std::to_string(connections)});
+  if (tool == "wrk") {
+    // wrk takes whole seconds only.
+    a.insert(
+        a.end(),
+        {"-d", std::to_string(std::max<long long>(1, std::llround(std::ceil(duration_s)))) + "s",
+         "--latency", "-s", script_path});
+    if (close) a.insert(a.end(), {"-H", "Connection: close"});
+  } else if (tool == "h2load") {
+    // ALPN offers h2 alone for an HTTP/2 scenario, so a server without it fails instead of
+    // being measured over HTTP/1.1; --h1 speaks HTTP/1.1 over TLS and cleartext alike.
+    a.insert(a.end(), {"-m", std::to_string(streams), "-D", h2load_duration(duration_s),
+                       http2 ? "--npn-list=h2" : "--h1"});
+  } else {
+    a.insert(a.end(), {"-d", format_seconds(duration_s), "--json", json_path, "--no-progress"});
+    if (run_rate) {
+      std::ostringstream r;
+      r << *run_rate;
+      a.insert(a.end(), {"--rate", r.str()});
+    }
+    if (close) a.push_back("--close");
+    if (!tls_resume) a.push_back("--no-tls-resume");
+    if (http2) a.insert(a.end(), {"--h2", "--streams", std::to_string(streams)});
+    if (!requests_path.empty()) a.insert(a.end(), {"--requests", requests_path});
+    if (!count_header.empty()) a.insert(a.end(), {"--count-header", count_header});
+  }
+  for (const auto& h : headers) a.insert(a.end(), {"-H", h});
+  a.push_back(url);
+  return a;
+}
+
+std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all,
+                                       const std::vector<std::string>& names) {
+  if (names.empty()) return all;
+  std::set<std::string> wanted(names.begin(), names.end());
+  for (const auto& name : names) {
+    bool known = std::any_of(all.begin(), all.end(),
+                             [&](const Scenario& s) { return s.name == name || s.group == name; });
+    if (!known) {
+      std::string list;
+      for (const auto& s : all) list += (list.empty() ? "" : ", ") + s.name;
+      throw common::UsageError("--scenarios: no scenario named '" + name + "' (known: " + list +
+                               ")");
+    }
+  }
+  std::vector<Scenario> out;
+  for (const auto& s : all) {
+    if (wanted.contains(s.name) || (!s.group.empty() && wanted.contains(s.group))) out.push_back(s);
+  }
+  return out;
+}
+
+std::string h2load_cannot(const Scenario& s) {
+  if (s.load.mode != LoadMode::closed)
+    return "h2load cannot hold an open-loop rate without coordinated omission: its --rps paces "
+           "each connection and times from the actual send (needs --load gatebench)";
+  if (!s.load.requests.empty())
+    return "h2load cannot send a weighted request mix (needs --load gatebench)";
+  if (s.load.close)
+    return "h2load cannot open a new connection per request (needs --load gatebench)";
+  if (s.cache)
+    return "h2load cannot count the cache's status header for the hit ratio (needs --load "
+           "gatebench)";
+  return "";
+}
+
+std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
+                                     const CpuLayout& layout, const Toolbox& tools,
+                                     const std::string& configs_dir, const std::string& out_dir,
+                                     const Placement* placement) {
+  std::vector<ScenarioPlan> plans;
+  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
+  for (const Scenario& s : selected) {
+    ScenarioPlan plan;
+    plan.scenario = s;
+    plan.run_dir = (fs::absolute(out_dir) / safe_dir_name(s.name)).lexically_normal().string();
+    Variables vars;
+    vars["run_dir"] = plan.run_dir;
+    vars["configs"] = fs::absolute(configs_dir).lexically_normal().string();
+    vars["scenario"] = s.name;
+    for (const auto& [name, port] : s.ports) {
+      int shifted = port + options.port_offset;
+      if (shifted < 1024 || shifted > 65535) {
+        throw ScenarioError(s.file + ": " + common::pointer_token("ports") +
+                            common::pointer_token(name) + ": " + std::to_string(port) +
+                            " + offset " + std::to_string(options.port_offset) +
+                            " is outside 1024-65535");
+      }
+      plan.ports[name] = shifted;
+      vars["port." + name] = std::to_string(shifted);
+    }
+    // The load's and the controller's view; each service renders with its own host's below.
+    add_address_vars(vars, placement, "load");
+    for (Role role : {Role::load, Role::backend, Role::gateway}) {
+      vars["cpus." + std::string(role_name(role))] = layout.of(role).to_string();
+      vars["workers." + std::string(role_name(role))] = std::to_string(layout.usable(role));
+    }
+    for (size_t i = 0; i < s.prepare.size(); ++i) {
+      PrepareStep step = s.prepare[i];
+      for (auto& [key, path] : step.params) path = (fs::path(plan.run_dir) / path).string();
+      if (step.step == "tls-cert") {
+        vars["tls.cert"] = step.params["cert"];
+        vars["tls.key"] = step.params["key"];
+      }
+      if (step.step == "cookies") {
+        // Known only after the prepare step ran: a visible placeholder until then (dry run).
+        vars["cookie." + step.cookie] = "<" + step.cookie + " cookie from prepare>";
+      }
+      plan.prepare.push_back(step);
+    }
+    for (size_t i = 0; i < plan.prepare.size(); ++i) {
+      for (size_t h = 0; h < plan.prepare[i].headers.size(); ++h) {
+        plan.prepare[i].headers[h] =
+            render(plan.prepare[i].headers[h], vars, s.file,
+                   "prepare[" + std::to_string(i) + "].headers[" + std::to_string(h) + "]");
+      }
+    }
+
+    std::vector<std::string> missing;
+    auto need = [&](const std::string& tool) -> std::string {
+      const bool path = !tool.empty() && tool.front() == '/';
+      auto exe = path ? (fs::exists(tool) ? std::optional<std::string>(tool) : std::nullopt)
+                      : tools.find(tool);
+      if (!exe) {
+        std::string reason = path ? tool + " not installed" : Toolbox::missing_reason(tool);
+        if (std::find(missing.begin(), missing.end(), reason) == missing.end()) {
+          missing.push_back(reason);
+        }
+        return "";
+      }
+      return *exe;
+    };
+    for (const auto& tool : s.requires_tools) need(tool);
+    for (const auto& step : s.prepare) {
+      if (step.step == "tls-cert") need("openssl");
+    }
+
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      const ServiceSpec& spec = s.services[i];
+      const std::string field = "/services/" + std::to_string(i);
+      Variables svars = vars;
+      add_address_vars(svars, placement, place_role(spec));
+      ServicePlan service;
+      service.name = spec.name;
+      service.role = spec.role;
+      service.sample = spec.sample;
+      service.binary = spec.binary;
+      const Host* on = placement != nullptr ? &placement->host_of(place_role(spec)) : nullptr;
+      if (on != nullptr && on->kind == HostKind::ssh) {
+        // Rendered for the host it runs on: its run directory and configs there.
+        service.host = on->name;
+        service.host_kind = HostKind::ssh;
+        service.address = on->address;
+        const std::string session = on->workdir + "/" + session_name();
+        service.remote_dir =
+            session + "/" + fs::path(out_dir).filename().string() + "/" + safe_dir_name(s.name);
+        svars["run_dir"] = service.remote_dir;
+        svars["configs"] = session + "/configs";
+        for (const char* v : {"tls.cert", "tls.key"})
+          if (svars.contains(v)) svars[v] = service.remote_path(svars[v], plan.run_dir);
+        service.copy_binary = own_binary(spec.binary);
+        // A system binary is looked up on its host when the service starts.
+        service.exe = service.copy_binary ? need(spec.binary) : spec.binary;
+      } else if (on != nullptr && on->kind == HostKind::podman) {
+        // An image of this machine's binary, run with this machine's paths (copied in).
+        service.host = on->name;
+        service.host_kind = HostKind::podman;
+        service.address = on->address;
+        service.exe = need(spec.binary);
+      } else {
+        service.exe = need(spec.binary);
+      }
+      for (size_t a = 0; a < spec.args.size(); ++a) {
+        service.args.push_back(
+            render(spec.args[a], svars, s.file, field + "/args/" + std::to_string(a)));
+      }
+      for (const auto& [name, value] : spec.env) {
+        service.env[name] =
+            render(value, svars, s.file, field + "/env" + common::pointer_token(name));
+      }
+      for (size_t c = 0; c < spec.configs.size(); ++c) {
+        const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
+        std::string text =
+            read_template(configs_dir, spec.configs[c].template_name, s.file, cfield);
+        service.configs.emplace_back(
+            (fs::path(plan.run_dir) / spec.configs[c].output).string(),
+            render(text, svars, s.file, cfield + " " + spec.configs[c].template_name));
+      }
+      for (const auto& dir : spec.dirs)
+        service.dirs.push_back((fs::path(plan.run_dir) / dir).string());
+      for (const auto& file : spec.discard) {
+        service.discard.push_back((fs::path(plan.run_dir) / file).string());
+      }
+      service.ready_port = plan.ports.at(spec.ready.port);
+      service.ready_http = spec.ready.http_path;
+      service.ready_timeout_s = spec.ready.timeout_s;
+      // The CPU layout is this machine's: a service on another host runs unpinned there. A Pod
+      // has no CPU set (a cluster pins through its kubelet's CPU manager, not the manifest).
+      if (service.host.empty() && options.runtime != "kube") service.cpus = layout.of(spec.role);
+      service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
+      service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
+      plan.services.push_back(std::move(service));
+    }
+
+    LoadPlan& load = plan.load;
+    const LoadSpec& ls = s.load;
+    load.tool = load_tool;
+    load.exe = need(load_tool);
+    load.fanout = placement != nullptr &&
+                  (placement->remote_load() || placement->roles.at("load").size() > 1);
+    std::string host = ls.host;
+    // A generator on another host than the target reaches it at its host's address.
+    if (placement != nullptr && (host == "127.0.0.1" || host == "localhost")) {
+      const Host& target = placement->host_of(load_target_role(s));
+      if (placement->remote_load() || target.name != placement->host_of("load").name)
+        host = target.address;
+    }
+    load.url = ls.scheme + "://" + host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
+    for (size_t h = 0; h < ls.headers.size(); ++h) {
+      load.headers.push_back(
+          render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
+      load.header_templates.push_back(ls.headers[h]);
+    }
+    load.close = ls.close;
+    load.tls_resume = ls.tls_resume;
+    load.http2 = ls.http2;
+    load.streams = ls.streams;
+    if (s.cache) load.count_header = s.cache->status_header;
+    load.mode = ls.mode;
+    load.rate = options.rate > 0 ? options.rate : ls.rate;
+    load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
+    if (!ls.requests.empty()) {
+      std::string text = read_template(configs_dir, ls.requests, s.file, "load.requests");
+      load.requests_content = render(text, vars, s.file, "load.requests " + ls.requests);
+      load.requests_template = text;
+      load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
+    }
+    load.connections = ls.connections > 0 && !options.quick ? ls.connections : options.connections;
+    load.cpus = layout.of(Role::load);
+    load.threads = options.threads > 0 ? options.threads : std::max(1, load.cpus.count());
+    plan.target_cpus = layout.usable(s.target_role());
+    plan.vars = vars;
+
+    // What the chosen load generator cannot do decides before anything starts.
+    if (!missing.empty()) {
+      for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
+    } else if (load_tool == "wrk" && ls.http2) {
+      plan.skip_reason = "wrk cannot speak HTTP/2 (needs --load gatebench)";
+    } else if (load_tool == "wrk" && ls.mode != LoadMode::closed) {
+      plan.skip_reason = "wrk cannot hold a fixed request rate (needs --load gatebench)";
+    } else if (load_tool == "wrk" && !ls.requests.empty()) {
+      plan.skip_reason = "wrk cannot send a request mix (needs --load gatebench)";
+    } else if (load_tool == "wrk" && s.cache) {
+      plan.skip_reason =
+          "wrk cannot count the cache's status header for the hit ratio (needs --load gatebench)";
+    } else if (load_tool == "h2load") {
+      plan.skip_reason = h2load_cannot(s);
+    } else if (load_tool == "gatebench-load") {
+      const auto caps = tools.capabilities(load_tool);
+      if (!caps) {
+        plan.skip_reason = "gatebench-load --capabilities printed no " +
+                           std::string(common::kLoadCapabilitiesSchema) +
+                           " (a gatebench-load older than this driver? rebuild it)";
+      } else if (ls.mode != LoadMode::closed && !caps->has("rate")) {
+        plan.skip_reason = "gatebench-load has no --rate";
+      } else if (!ls.requests.empty() && !caps->has("requests")) {
+        plan.skip_reason = "gatebench-load has no --requests";
+      } else if (ls.http2 && !caps->has("h2")) {
+        plan.skip_reason = "gatebench-load has no --h2";
+      } else if (s.cache && !caps->has("count-header")) {
+        plan.skip_reason = "gatebench-load has no --count-header";
+      }
+    }
+    if (plan.skip_reason.empty() && options.runtime == "docker") {
+      plan.skip_reason = "runtime docker is not supported yet (podman is)";
+    } else if (plan.skip_reason.empty() &&
+               (options.runtime == "podman" || options.runtime == "kube") &&
+               !tools.find("podman")) {
+      plan.skip_reason = "podman not installed";
+    } else if (plan.skip_reason.empty() && options.runtime == "kube" && !tools.find("catatonit")) {
+      plan.skip_reason = "catatonit not installed (podman kube play's pause process)";
+    }
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
+  std::ostringstream out;
+  const Scenario& s = plan.scenario;
+  auto pin = [](const CpuSet& cpus) {
+    return cpus.empty() ? std::string("not pinned") : "cpus " + cpus.to_string();
+  };
+  out << "scenario " << s.name << " (" << s.file << ")\n  " << s.description << "\n";
+  out << "  run dir  " << plan.run_dir << "\n  ports   ";
+  for (const auto& [name, port] : plan.ports) out << " " << name << "=" << port;
+  out << "\n";
+  for (const auto& step : plan.prepare) {
+    out << "  prepare  " << step.step;
+    for (const auto& [k, v] : step.params) out << " " << k << "=" << v;
+    if (step.step == "cookies") {
+      out << " " << step.cookie << " from port " << plan.ports.at(step.port) << ": GET";
+      for (const auto& path : step.get) out << " " << path;
+      for (const auto& h : step.headers) out << " [" << h << "]";
+    }
+    out << "\n";
+  }
+  for (const auto& svc : plan.services) {
+    out << "  service  " << svc.name << " (" << role_name(svc.role) << ", " << pin(svc.cpus)
+        << (svc.sample ? ", sampled" : "") << ")\n";
+    for (const auto& [path, content] : svc.configs) out << "    config " << path << "\n";
+    for (const auto& [name, value] : svc.env) out << "    env    " << name << "=" << value << "\n";
+    out << "    run    " << shell_join(svc.exe.empty() ? svc.binary : svc.exe, svc.args) << "\n";
+    if (svc.host_kind == HostKind::ssh)
+      out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
+    if (svc.host_kind == HostKind::podman)
+      out << "    on     " << svc.host << ", "
+          << (options.runtime == "kube" ? "a Pod (node " + svc.host + ")" : "a container")
+          << " through the engine's remote API, with this run directory copied in\n";
+    out << "    ready  " << (svc.ready_http.empty() ? "tcp" : "http") << "://" << svc.address << ":"
+        << svc.ready_port << svc.ready_http << " within " << svc.ready_timeout_s << "s\n";
+  }
+  const LoadPlan& load = plan.load;
+  const std::string json = (std::filesystem::path(plan.run_dir) / "load.json").string();
+  const std::string script = (std::filesystem::path(plan.run_dir) / "wrk-done.lua").string();
+  std::optional<double> rate;
+  if (load.mode == LoadMode::rate) rate = load.rate;
+  out << "  load     " << load.tool << " (" << pin(load.cpus) << ")";
+  if (load.mode == LoadMode::search) {
+    out << ", search for the highest rate with p99 <= " << load.slo_p99_us << " us";
+  }
+  out << "\n";
+  if (options.warmup_s > 0) {
+    out << "    warm-up "
+        << shell_join(load.exe.empty() ? load.tool : load.exe,
+                      load.args(options.warmup_s, rate, json, script))
+        << "\n";
+  }
+  out << "    measure "
+      << shell_join(load.exe.empty() ? load.tool : load.exe,
+                    load.args(options.duration_s, rate, json, script))
+      << "\n";
+  if (load.fanout)
+    out << "    spread over the load hosts of --place, each its share of the connections "
+           "(commands per host below)\n";
+  if (!plan.skip_reason.empty()) out << "  skipped: " << plan.skip_reason << "\n";
+  return out.str();
+}
+
+}  // namespace gatebench::macro
