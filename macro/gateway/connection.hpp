@@ -30,6 +30,7 @@ struct Listener : Pollable {
   bool https = false;
   bool decision = false;  // a decision listener (decision.hpp): nothing is proxied
   bool http2 = false;     // h2 by ALPN (https) or by prior knowledge (http)
+  bool paused = false;    // out of epoll after EMFILE/ENFILE until the worker's resume time
 };
 
 // kCacheWait: a Redis cache lookup is in flight (redis_store.hpp). kH2: an HTTP/2 connection,
