@@ -291,7 +291,8 @@ void H2Front::recycle(H2Stream& s) {
   s.head.clear();
   s.body.clear();
   s.body_read = s.body_unacked = 0;
-  s.head_done = s.too_large = s.req_end = s.chunked_req = s.has_length = s.is_head = false;
+  s.head_done = s.too_large = s.handed = s.req_end = s.chunked_req = s.has_length = false;
+  s.is_head = false;
   s.list_bytes = 0;
   s.method.clear();
   s.path.clear();
@@ -329,6 +330,8 @@ void H2Front::dispatch() {
       auto* s = static_cast<H2Stream*>(nghttp2_session_get_stream_user_data(session_, id));
       if (s == nullptr || s->closed) continue;
       s->queued = false;
+      if (s->handed && s->user == nullptr) continue;  // answered: DATA is no new request
+      s->handed = true;
       handler_.on_ready(*this, *s);
     }
     ready_work_.clear();

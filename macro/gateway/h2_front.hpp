@@ -49,6 +49,9 @@ struct H2Stream {
   std::size_t body_unacked = 0;  // DATA payload bytes not yet returned as window credit
   bool head_done = false;
   bool too_large = false;
+  // Handed to the handler once: a stream whose handler let go (user null again) is never
+  // started a second time.
+  bool handed = false;
   bool req_end = false;      // END_STREAM received
   bool chunked_req = false;  // the body is framed as chunks (no content-length)
   bool has_length = false;
