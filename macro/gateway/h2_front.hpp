@@ -50,7 +50,7 @@ struct H2Stream {
   bool head_done = false;
   bool too_large = false;
   // Handed to the handler once: a stream whose handler let go (user null again) is never
-  // started a second time.
+  // started a second time, and the body bytes that still come are dropped.
   bool handed = false;
   bool req_end = false;      // END_STREAM received
   bool chunked_req = false;  // the body is framed as chunks (no content-length)
@@ -144,6 +144,8 @@ class H2Front {
   HeadResult submit_head(H2Stream& s);
   void decode_body(H2Stream& s, const char* in, std::size_t n);
   void resume(H2Stream& s);
+  // Body bytes nobody will read: dropped, their flow-control credit given back.
+  void drop_body(H2Stream& s);
 
   H2Handler& handler_;
   nghttp2_session* session_ = nullptr;

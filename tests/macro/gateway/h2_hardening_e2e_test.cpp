@@ -1,6 +1,6 @@
 // HTTP/2 streams that a client keeps feeding after the gateway has answered them (issue 41,
-// item 2), end to end over h2c with prior knowledge: DATA after the answer must not
-// run the request again.
+// items 2 and 3), end to end over h2c with prior knowledge: DATA after the answer must neither
+// run the request again nor keep the connection's flow-control credit.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,6 +62,40 @@ TEST_F(H2HardeningE2E, DataAfterTheAnswerDoesNotRunTheRequestAgain) {
     c.run([] { return false; }, 20);  // one frame per read on the gateway's side
   }
   EXPECT_EQ(count_records(log, "unknown.test"), 1) << "one request, one access-log record";
+}
+
+TEST_F(H2HardeningE2E, BodiesOfAnsweredStreamsGiveTheConnectionWindowBack) {
+  start();
+  RawH2 c(gwtest::connect_to(port_));
+  std::string out = c.preface_bytes();
+  // 60 KiB of the connection's 64 KiB window on streams answered 421 before their body is read:
+  // half of them end their body, half are reset by the gateway's early answer.
+  const std::string chunk(15 * 1024, 'b');
+  std::vector<std::int32_t> dropped;
+  for (std::int32_t id = 1; id <= 7; id += 2) {
+    out += c.headers_frame(id, post("unknown.test", "/drop"), false);
+    out += RawH2::frame(0, id % 4 == 1 ? 1 : 0, id, chunk);
+    dropped.push_back(id);
+  }
+  ASSERT_TRUE(c.send(out));
+  ASSERT_TRUE(c.run([&] { return c.all_done(dropped); })) << gateway_->output();
+  for (std::int32_t id : dropped) EXPECT_EQ(c.streams[id].status, 421) << id;
+
+  // A 24 KiB upload fits the connection window only once the dropped bytes are credited back.
+  const std::size_t sent = 4 * chunk.size();
+  const std::size_t upload = 24 * 1024;
+  c.run([&] { return 65535 - sent + c.connection_credit >= upload; });
+  ASSERT_GE(65535 - sent + c.connection_credit, upload)
+      << "credit returned: " << c.connection_credit << " of " << sent;
+  Fields echo = post("a.test", "/echo");
+  echo.push_back({"content-length", std::to_string(upload)});
+  // Two DATA frames: the default SETTINGS_MAX_FRAME_SIZE is 16 KiB.
+  ASSERT_TRUE(c.send(c.headers_frame(9, echo, false) +
+                     RawH2::frame(0, 0, 9, std::string(upload / 2, 'u')) +
+                     RawH2::frame(0, 1, 9, std::string(upload / 2, 'u'))));
+  ASSERT_TRUE(c.run([&] { return c.done(9); })) << gateway_->output();
+  EXPECT_EQ(c.streams[9].status, 200);
+  EXPECT_EQ(c.streams[9].body.size(), upload);
 }
 
 }  // namespace
