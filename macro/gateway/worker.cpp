@@ -452,6 +452,7 @@ void WorkerLoop::on_upstream(UpConn& u, std::uint32_t ev) {
     return;
   }
   if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) u.readable = true;
+  if (ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) u.peer_closed = true;
   if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) u.writable = true;
   drive(*u.owner);
 }
