@@ -118,6 +118,9 @@ struct ProxyExchange {
   bool req_sent = false;
   bool sent_continue = false;
   bool retried = false;
+  // The whole request body is due by then (0: no body). Reads do not move it, so a body that
+  // trickles in cannot hold the client and the upstream connection for ever.
+  std::uint64_t body_deadline_ms = 0;
   std::size_t resp_len = 0;  // bytes in buffers.resp
   BodyCursor resp_body;      // over buffers.resp, once the head is parsed
   bool resp_head_done = false;

@@ -293,7 +293,11 @@ void WorkerLoop::tick() {
     Client* c = live_[i];
     if (c->conn.deadline_ms != 0 && now_ms_ >= c->conn.deadline_ms) {
       if (c->conn.state == CState::kProxy && !c->px.resp_head_done && c->conn.out_len == 0) {
-        upstream_failed(*c, 504);
+        if (body_overdue(*c)) {
+          body_timed_out(*c);
+        } else {
+          upstream_failed(*c, 504);
+        }
         if (!c->conn.dead) drive(*c);
       } else {
         close_client(*c);

@@ -136,6 +136,10 @@ class WorkerLoop : private H2Handler {
   bool read_upstream(Client& c);
   void release_upconn(Client& c, bool reusable);
   void upstream_failed(Client& c, std::uint16_t status);
+  // `d`, or the request body's deadline when that is earlier and the body is still arriving.
+  static std::uint64_t until_body_due(const Client& c, std::uint64_t d);
+  bool body_overdue(const Client& c) const;
+  void body_timed_out(Client& c);
 
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
     if (c.conn.parent != nullptr) return stream_write(c, iov, cnt);

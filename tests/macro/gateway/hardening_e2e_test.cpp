@@ -2,8 +2,9 @@
 // gatebench-gateway on loopback: a worker past its connection cap answers 503 and closes instead
 // of leaving the client waiting, and frees the slot when a connection goes; a pooled upstream
 // connection that fails on first use is retried on a new one only for a bodyless idempotent
-// request, since the upstream may have acted on anything else before it closed. Issue 41: an
-// upstream connection with bytes left unread is not pooled.
+// request, since the upstream may have acted on anything else before it closed. Issue 41: a pooled
+// upstream connection with bytes left unread is not reused; a streamed request body has a total
+// deadline.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -310,6 +311,26 @@ TEST_F(HardeningE2E, AnUpstreamConnectionWithUnreadBytesIsNotReused) {
     EXPECT_EQ(r.status, 200) << i;
     EXPECT_EQ(r.body.substr(0, 16), "fresh\n") << i << ": another request's answer";
   }
+}
+
+TEST_F(HardeningE2E, AStreamedBodyHasATotalDeadline) {
+  gwtest::Upstream upstream;
+  start(upstream.port(), R"("client_body_timeout_ms": 1000)");
+  Conn c(gwtest::connect_to(port_));
+  ASSERT_TRUE(c.send("POST /upload HTTP/1.1\r\nHost: a.test\r\nContent-Length: 100\r\n\r\n"));
+  // One byte every 100 ms: each read would renew a per-read deadline for ever.
+  const auto t0 = std::chrono::steady_clock::now();
+  bool answered = false;
+  while (!answered && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(4)) {
+    if (!c.send("x")) break;  // the gateway closed the connection
+    pollfd p{c.fd(), POLLIN, 0};
+    answered = poll(&p, 1, 100) > 0;
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_LT(waited, std::chrono::milliseconds(2500)) << "the body was allowed to trickle on";
+  const Response r = c.read_response();
+  EXPECT_EQ(r.status, 408);
+  EXPECT_EQ(r.header("connection"), "close");
 }
 
 }  // namespace
