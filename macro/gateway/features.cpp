@@ -1,5 +1,6 @@
 #include "macro/gateway/features.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <random>
@@ -194,32 +195,55 @@ std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
   return live_locked(now_s);
 }
 
+// Ids come from next_id(), one after the other, and are authenticated in the nonce token: taken
+// modulo the shard count they spread evenly, and no client can aim at one shard. A small ledger
+// (the tests') stays one shard, so its capacity is exact.
 NonceLedger::NonceLedger(std::size_t capacity)
-    : capacity_(capacity),
-      next_((std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
-  used_.reserve(capacity);
+    : next_((std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
+  constexpr std::size_t kMaxShards = 16;
+  constexpr std::size_t kMinPerShard = 1024;
+  const std::size_t shards = std::clamp<std::size_t>(capacity / kMinPerShard, 1, kMaxShards);
+  per_shard_ = capacity / shards;
+  for (std::size_t i = 0; i < shards; ++i) {
+    shards_.push_back(std::make_unique<Shard>());
+    shards_.back()->used.reserve(per_shard_);
+  }
 }
 
 std::uint64_t NonceLedger::next_id() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return next_++;
+  return next_.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool NonceLedger::use(std::uint64_t id, std::uint32_t expiry, std::uint64_t now_s) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (used_.contains(id)) return false;
-  if (used_.size() >= capacity_) {
-    // Only a full ledger is swept: the sweep costs O(capacity) once per that many nonces.
-    std::erase_if(used_, [now_s](const auto& e) { return now_s >= e.second; });
-    if (used_.size() >= capacity_) return false;
+  Shard& s = *shards_[id % shards_.size()];
+  std::lock_guard<std::mutex> lock(s.mu);
+  // The expired seconds are at the front; each entry is erased once, so this is constant time
+  // amortized over the nonces that entered.
+  while (!s.expiring.empty() && now_s >= s.expiring.begin()->first) {
+    auto front = s.expiring.begin();
+    for (std::uint64_t gone : front->second) s.used.erase(gone);
+    front->second.clear();
+    s.spare.push_back(std::move(front->second));
+    s.expiring.erase(front);
   }
-  used_.emplace(id, expiry);
+  if (s.used.size() >= per_shard_ || s.used.contains(id)) return false;
+  s.used.emplace(id, expiry);
+  auto [bucket, fresh] = s.expiring.try_emplace(expiry);
+  if (fresh && !s.spare.empty()) {
+    bucket->second = std::move(s.spare.back());
+    s.spare.pop_back();
+  }
+  bucket->second.push_back(id);
   return true;
 }
 
 std::size_t NonceLedger::size() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return used_.size();
+  std::size_t n = 0;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->used.size();
+  }
+  return n;
 }
 
 std::uint32_t host_token_id(std::string_view lower_name) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -56,9 +58,11 @@ class InProcessQueueStore final : public QueueStore {
 };
 
 // Used challenge nonces, shared by the workers of one configuration: a nonce passes the verify
-// endpoint once. The verify path runs once per client, so a mutex costs nothing that matters.
-// Entries are forgotten when their nonce expires; with `capacity` live entries, a further nonce
-// is refused (fail closed: the client is asked the challenge again).
+// endpoint once. Entries are forgotten when their nonce expires; with `capacity` live entries, a
+// further nonce is refused (fail closed: the client is asked the challenge again). Every call is
+// constant time whatever the fill: the entries are kept in buckets by expiry second (an ordered
+// map of the few seconds a nonce lifetime spans), so the expired ones are found at the front
+// instead of by a scan, and the ledger is split in shards by id, each with its own mutex.
 class NonceLedger {
  public:
   explicit NonceLedger(std::size_t capacity);
@@ -70,10 +74,15 @@ class NonceLedger {
   std::size_t size();
 
  private:
-  std::mutex mu_;
-  std::size_t capacity_;
-  std::unordered_map<std::uint64_t, std::uint32_t> used_;  // id -> expiry
-  std::uint64_t next_;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<std::uint64_t, std::uint32_t> used;         // id -> expiry
+    std::map<std::uint32_t, std::vector<std::uint64_t>> expiring;  // expiry -> ids
+    std::vector<std::vector<std::uint64_t>> spare;                 // emptied buckets, reused
+  };
+  std::size_t per_shard_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::atomic<std::uint64_t> next_;
 };
 
 // The token ids of a host: a 31-bit hash of its first name (lower case), so that a reload that
