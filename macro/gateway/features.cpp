@@ -166,8 +166,13 @@ constexpr std::size_t kUsedNonceCapacity = 131072;
 
 }  // namespace
 
-InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s)
-    : capacity_(capacity), ttl_s_(ttl_s), second_(ttl_s, 0), count_(ttl_s, 0) {}
+InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s,
+                                         std::uint32_t per_client)
+    : capacity_(capacity),
+      ttl_s_(ttl_s),
+      per_client_(per_client),
+      second_(ttl_s, 0),
+      count_(ttl_s, 0) {}
 
 std::uint64_t InProcessQueueStore::live_locked(std::uint64_t now_s) {
   std::uint64_t live = 0;
@@ -178,16 +183,25 @@ std::uint64_t InProcessQueueStore::live_locked(std::uint64_t now_s) {
   return live;
 }
 
-std::optional<std::uint64_t> InProcessQueueStore::try_admit(std::uint64_t now_s) {
+QueueStore::Admission InProcessQueueStore::try_admit(std::uint64_t now_s, std::uint32_t client) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (live_locked(now_s) >= capacity_) return std::nullopt;
+  while (!by_time_.empty() && by_time_.front().first + ttl_s_ <= now_s) {
+    auto it = per_address_.find(by_time_.front().second);
+    if (--it->second == 0) per_address_.erase(it);
+    by_time_.pop_front();
+  }
+  if (live_locked(now_s) >= capacity_) return {Result::kFull, 0};
+  std::uint32_t& mine = per_address_[client];
+  if (mine >= per_client_) return {Result::kClientLimit, 0};
+  ++mine;
+  by_time_.emplace_back(now_s, client);
   std::size_t slot = static_cast<std::size_t>(now_s % ttl_s_);
   if (second_[slot] != now_s) {
     second_[slot] = now_s;
     count_[slot] = 0;
   }
   ++count_[slot];
-  return next_ticket_++;
+  return {Result::kAdmitted, next_ticket_++};
 }
 
 std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
@@ -291,14 +305,17 @@ HostFeatures load_host_features(const Field& host, int /*host_index*/, bool has_
   }
   if (host.has("queue")) {
     Field q = host.child("queue");
-    q.allow_keys({"capacity", "admission_ttl_s", "refresh_s"});
+    q.allow_keys({"capacity", "admission_ttl_s", "refresh_s", "tickets_per_client"});
     if (!has_keys) q.fail("needs \"tokens\" at the top level (admission cookies are signed)");
     QueueFeature qf;
     qf.capacity = static_cast<std::uint32_t>(q.required("capacity").integer(1, 100000000));
     qf.admission_ttl_s = static_cast<std::uint32_t>(q.integer_or("admission_ttl_s", 300, 1, 86400));
     qf.refresh_s = static_cast<std::uint32_t>(q.integer_or("refresh_s", 5, 1, 3600));
+    qf.tickets_per_client =
+        static_cast<std::uint32_t>(q.integer_or("tickets_per_client", 8, 1, 100000000));
     qf.queue_id = f.token_id;
-    qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s);
+    qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s,
+                                                     qf.tickets_per_client);
     f.queue = std::move(qf);
   }
   if (host.has("challenge")) {
