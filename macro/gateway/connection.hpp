@@ -30,6 +30,7 @@ struct Listener : Pollable {
   bool https = false;
   bool decision = false;  // a decision listener (decision.hpp): nothing is proxied
   bool http2 = false;     // h2 by ALPN (https) or by prior knowledge (http)
+  bool paused = false;    // out of epoll after EMFILE/ENFILE until the worker's resume time
 };
 
 // kCacheWait: a Redis cache lookup is in flight (redis_store.hpp). kH2: an HTTP/2 connection,
@@ -117,6 +118,9 @@ struct ProxyExchange {
   bool req_sent = false;
   bool sent_continue = false;
   bool retried = false;
+  // The whole request body is due by then (0: no body). Reads do not move it, so a body that
+  // trickles in cannot hold the client and the upstream connection for ever.
+  std::uint64_t body_deadline_ms = 0;
   std::size_t resp_len = 0;  // bytes in buffers.resp
   BodyCursor resp_body;      // over buffers.resp, once the head is parsed
   bool resp_head_done = false;

@@ -1,5 +1,6 @@
 #include "macro/gateway/features.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <random>
@@ -165,8 +166,13 @@ constexpr std::size_t kUsedNonceCapacity = 131072;
 
 }  // namespace
 
-InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s)
-    : capacity_(capacity), ttl_s_(ttl_s), second_(ttl_s, 0), count_(ttl_s, 0) {}
+InProcessQueueStore::InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s,
+                                         std::uint32_t per_client)
+    : capacity_(capacity),
+      ttl_s_(ttl_s),
+      per_client_(per_client),
+      second_(ttl_s, 0),
+      count_(ttl_s, 0) {}
 
 std::uint64_t InProcessQueueStore::live_locked(std::uint64_t now_s) {
   std::uint64_t live = 0;
@@ -177,16 +183,25 @@ std::uint64_t InProcessQueueStore::live_locked(std::uint64_t now_s) {
   return live;
 }
 
-std::optional<std::uint64_t> InProcessQueueStore::try_admit(std::uint64_t now_s) {
+QueueStore::Admission InProcessQueueStore::try_admit(std::uint64_t now_s, std::uint32_t client) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (live_locked(now_s) >= capacity_) return std::nullopt;
+  while (!by_time_.empty() && by_time_.front().first + ttl_s_ <= now_s) {
+    auto it = per_address_.find(by_time_.front().second);
+    if (--it->second == 0) per_address_.erase(it);
+    by_time_.pop_front();
+  }
+  if (live_locked(now_s) >= capacity_) return {Result::kFull, 0};
+  std::uint32_t& mine = per_address_[client];
+  if (mine >= per_client_) return {Result::kClientLimit, 0};
+  ++mine;
+  by_time_.emplace_back(now_s, client);
   std::size_t slot = static_cast<std::size_t>(now_s % ttl_s_);
   if (second_[slot] != now_s) {
     second_[slot] = now_s;
     count_[slot] = 0;
   }
   ++count_[slot];
-  return next_ticket_++;
+  return {Result::kAdmitted, next_ticket_++};
 }
 
 std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
@@ -194,32 +209,55 @@ std::uint64_t InProcessQueueStore::admitted(std::uint64_t now_s) {
   return live_locked(now_s);
 }
 
+// Ids come from next_id(), one after the other, and are authenticated in the nonce token: taken
+// modulo the shard count they spread evenly, and no client can aim at one shard. A small ledger
+// (the tests') stays one shard, so its capacity is exact.
 NonceLedger::NonceLedger(std::size_t capacity)
-    : capacity_(capacity),
-      next_((std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
-  used_.reserve(capacity);
+    : next_((std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {
+  constexpr std::size_t kMaxShards = 16;
+  constexpr std::size_t kMinPerShard = 1024;
+  const std::size_t shards = std::clamp<std::size_t>(capacity / kMinPerShard, 1, kMaxShards);
+  per_shard_ = capacity / shards;
+  for (std::size_t i = 0; i < shards; ++i) {
+    shards_.push_back(std::make_unique<Shard>());
+    shards_.back()->used.reserve(per_shard_);
+  }
 }
 
 std::uint64_t NonceLedger::next_id() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return next_++;
+  return next_.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool NonceLedger::use(std::uint64_t id, std::uint32_t expiry, std::uint64_t now_s) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (used_.contains(id)) return false;
-  if (used_.size() >= capacity_) {
-    // Only a full ledger is swept: the sweep costs O(capacity) once per that many nonces.
-    std::erase_if(used_, [now_s](const auto& e) { return now_s >= e.second; });
-    if (used_.size() >= capacity_) return false;
+  Shard& s = *shards_[id % shards_.size()];
+  std::lock_guard<std::mutex> lock(s.mu);
+  // The expired seconds are at the front; each entry is erased once, so this is constant time
+  // amortized over the nonces that entered.
+  while (!s.expiring.empty() && now_s >= s.expiring.begin()->first) {
+    auto front = s.expiring.begin();
+    for (std::uint64_t gone : front->second) s.used.erase(gone);
+    front->second.clear();
+    s.spare.push_back(std::move(front->second));
+    s.expiring.erase(front);
   }
-  used_.emplace(id, expiry);
+  if (s.used.size() >= per_shard_ || s.used.contains(id)) return false;
+  s.used.emplace(id, expiry);
+  auto [bucket, fresh] = s.expiring.try_emplace(expiry);
+  if (fresh && !s.spare.empty()) {
+    bucket->second = std::move(s.spare.back());
+    s.spare.pop_back();
+  }
+  bucket->second.push_back(id);
   return true;
 }
 
 std::size_t NonceLedger::size() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return used_.size();
+  std::size_t n = 0;
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    n += s->used.size();
+  }
+  return n;
 }
 
 std::uint32_t host_token_id(std::string_view lower_name) {
@@ -267,14 +305,17 @@ HostFeatures load_host_features(const Field& host, int /*host_index*/, bool has_
   }
   if (host.has("queue")) {
     Field q = host.child("queue");
-    q.allow_keys({"capacity", "admission_ttl_s", "refresh_s"});
+    q.allow_keys({"capacity", "admission_ttl_s", "refresh_s", "tickets_per_client"});
     if (!has_keys) q.fail("needs \"tokens\" at the top level (admission cookies are signed)");
     QueueFeature qf;
     qf.capacity = static_cast<std::uint32_t>(q.required("capacity").integer(1, 100000000));
     qf.admission_ttl_s = static_cast<std::uint32_t>(q.integer_or("admission_ttl_s", 300, 1, 86400));
     qf.refresh_s = static_cast<std::uint32_t>(q.integer_or("refresh_s", 5, 1, 3600));
+    qf.tickets_per_client =
+        static_cast<std::uint32_t>(q.integer_or("tickets_per_client", 8, 1, 100000000));
     qf.queue_id = f.token_id;
-    qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s);
+    qf.store = std::make_shared<InProcessQueueStore>(qf.capacity, qf.admission_ttl_s,
+                                                     qf.tickets_per_client);
     f.queue = std::move(qf);
   }
   if (host.has("challenge")) {

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,19 +33,26 @@ class Field;
 // In-process for now; a shared store (another process, a cluster) implements the same interface.
 class QueueStore {
  public:
+  enum class Result : std::uint8_t { kAdmitted, kFull, kClientLimit };
+  struct Admission {
+    Result result = Result::kFull;
+    std::uint64_t ticket = 0;  // when kAdmitted
+  };
   virtual ~QueueStore() = default;
-  // Admits one client if fewer than `capacity` admissions are live at `now_s`; returns the
-  // ticket number, or nullopt when full.
-  virtual std::optional<std::uint64_t> try_admit(std::uint64_t now_s) = 0;
+  // Admits one client if fewer than `capacity` admissions are live at `now_s` and fewer than the
+  // per-client bound are the address `client`'s.
+  virtual Admission try_admit(std::uint64_t now_s, std::uint32_t client) = 0;
   virtual std::uint64_t admitted(std::uint64_t now_s) = 0;
 };
 
-// Per-second admission counts over a ring as long as the token lifetime. The join endpoint is
-// rare next to proxied requests, so a mutex here costs nothing on the request path.
+// Per-second admission counts over a ring as long as the token lifetime, and the live admissions
+// of each client address (a FIFO of admissions in time order retires them, so each costs
+// constant time). The join endpoint is rare next to proxied requests, so a mutex here costs
+// nothing on the request path.
 class InProcessQueueStore final : public QueueStore {
  public:
-  InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s);
-  std::optional<std::uint64_t> try_admit(std::uint64_t now_s) override;
+  InProcessQueueStore(std::uint32_t capacity, std::uint32_t ttl_s, std::uint32_t per_client);
+  Admission try_admit(std::uint64_t now_s, std::uint32_t client) override;
   std::uint64_t admitted(std::uint64_t now_s) override;
 
  private:
@@ -50,15 +60,20 @@ class InProcessQueueStore final : public QueueStore {
   std::mutex mu_;
   std::uint32_t capacity_;
   std::uint32_t ttl_s_;
+  std::uint32_t per_client_;
   std::vector<std::uint64_t> second_;  // which second a slot counts
   std::vector<std::uint32_t> count_;
+  std::deque<std::pair<std::uint64_t, std::uint32_t>> by_time_;   // (second, client) admitted
+  std::unordered_map<std::uint32_t, std::uint32_t> per_address_;  // client -> live admissions
   std::uint64_t next_ticket_ = 1;
 };
 
 // Used challenge nonces, shared by the workers of one configuration: a nonce passes the verify
-// endpoint once. The verify path runs once per client, so a mutex costs nothing that matters.
-// Entries are forgotten when their nonce expires; with `capacity` live entries, a further nonce
-// is refused (fail closed: the client is asked the challenge again).
+// endpoint once. Entries are forgotten when their nonce expires; with `capacity` live entries, a
+// further nonce is refused (fail closed: the client is asked the challenge again). Every call is
+// constant time whatever the fill: the entries are kept in buckets by expiry second (an ordered
+// map of the few seconds a nonce lifetime spans), so the expired ones are found at the front
+// instead of by a scan, and the ledger is split in shards by id, each with its own mutex.
 class NonceLedger {
  public:
   explicit NonceLedger(std::size_t capacity);
@@ -70,10 +85,15 @@ class NonceLedger {
   std::size_t size();
 
  private:
-  std::mutex mu_;
-  std::size_t capacity_;
-  std::unordered_map<std::uint64_t, std::uint32_t> used_;  // id -> expiry
-  std::uint64_t next_;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<std::uint64_t, std::uint32_t> used;         // id -> expiry
+    std::map<std::uint32_t, std::vector<std::uint64_t>> expiring;  // expiry -> ids
+    std::vector<std::vector<std::uint64_t>> spare;                 // emptied buckets, reused
+  };
+  std::size_t per_shard_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::atomic<std::uint64_t> next_;
 };
 
 // The token ids of a host: a 31-bit hash of its first name (lower case), so that a reload that
@@ -84,6 +104,7 @@ inline constexpr std::uint32_t kNonceIdBit = 0x80000000u;
 
 struct QueueFeature {
   std::uint32_t capacity = 0;
+  std::uint32_t tickets_per_client = 8;  // live admissions one client address may hold
   std::uint32_t admission_ttl_s = 300;
   std::uint32_t refresh_s = 5;
   std::uint32_t queue_id = 0;

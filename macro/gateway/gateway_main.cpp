@@ -1,5 +1,6 @@
 // gatebench-gateway: the reference HTTP/1.1 gateway (docs/gateway.md).
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -80,6 +81,35 @@ std::string restart_only_change(const gw::Config& a, const gw::Config& b) {
   }
   if (a.max_header_bytes != b.max_header_bytes) return "/limits/max_header_bytes";
   return {};
+}
+
+// Raises the soft open-file limit to the hard one (the common default soft limit, 1,024, is far
+// below what a gateway holds) and returns the client connections per worker the limit leaves
+// room for: each may hold an upstream connection too, and a reserve covers listeners, epoll,
+// Redis, the access log and pooled upstream connections beyond that. Past this cap a worker
+// answers 503 instead of failing accept() for want of descriptors.
+std::uint32_t raise_descriptor_limit(const gw::Config& config) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return UINT32_MAX;
+  const rlim_t was = lim.rlim_cur;
+  if (lim.rlim_cur != lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) lim.rlim_cur = was;
+  }
+  if (lim.rlim_cur == RLIM_INFINITY) return UINT32_MAX;
+  const rlim_t reserve = 32 + rlim_t{config.workers} * (config.listeners.size() + 16);
+  const rlim_t per_worker =
+      lim.rlim_cur > reserve ? (lim.rlim_cur - reserve) / (2 * rlim_t{config.workers}) : 0;
+  const auto cap = static_cast<std::uint32_t>(std::clamp<rlim_t>(per_worker, 1, UINT32_MAX));
+  if (was != lim.rlim_cur || cap < config.max_connections_per_worker) {
+    std::fprintf(stderr,
+                 "gatebench-gateway: open files: %llu (soft limit was %llu); at most %u "
+                 "connections per worker\n",
+                 static_cast<unsigned long long>(lim.rlim_cur),
+                 static_cast<unsigned long long>(was),
+                 std::min(cap, config.max_connections_per_worker));
+  }
+  return cap;
 }
 
 struct Invocation {
@@ -164,6 +194,7 @@ int main(int argc, char** argv) {
 
   gw::SharedState shared;
   shared.calibrate_mixes = calibrate_mixes;
+  shared.descriptor_connection_cap = raise_descriptor_limit(*pub->config);
   shared.cache_counter_slots = pub->config->workers;
   shared.cache_counters = std::make_unique<gw::CacheCounters[]>(pub->config->workers);
   shared.publish(pub);

@@ -127,7 +127,7 @@ struct H2Callbacks {
     H2Stream* s = stream(session, id);
     if (s == nullptr) return 0;
     s->body_unacked += len;
-    if (s->too_large || len == 0) {
+    if (s->too_large || len == 0 || (s->handed && s->user == nullptr)) {
       // Nobody reads this body: give the credit back at once.
       nghttp2_session_consume(session, id, len);
       s->body_unacked -= len;
@@ -286,12 +286,12 @@ H2Stream* H2Front::acquire(std::int32_t id) {
 
 // Scalars back to their defaults, strings emptied but kept with their capacity.
 void H2Front::recycle(H2Stream& s) {
+  drop_body(s);
   s.id = 0;
   s.user = nullptr;
   s.head.clear();
-  s.body.clear();
-  s.body_read = s.body_unacked = 0;
-  s.head_done = s.too_large = s.req_end = s.chunked_req = s.has_length = s.is_head = false;
+  s.head_done = s.too_large = s.handed = s.req_end = s.chunked_req = s.has_length = false;
+  s.is_head = false;
   s.list_bytes = 0;
   s.method.clear();
   s.path.clear();
@@ -329,6 +329,11 @@ void H2Front::dispatch() {
       auto* s = static_cast<H2Stream*>(nghttp2_session_get_stream_user_data(session_, id));
       if (s == nullptr || s->closed) continue;
       s->queued = false;
+      if (s->handed && s->user == nullptr) {
+        drop_body(*s);  // answered already: what still comes is not a new request
+        continue;
+      }
+      s->handed = true;
       handler_.on_ready(*this, *s);
     }
     ready_work_.clear();
@@ -354,15 +359,23 @@ std::size_t H2Front::read_body(H2Stream& s, char* buf, std::size_t len) {
   const std::size_t n = std::min(len, s.body.size() - s.body_read);
   std::memcpy(buf, s.body.data() + s.body_read, n);
   s.body_read += n;
-  if (s.body_read == s.body.size()) {
-    s.body.clear();
-    s.body_read = 0;
-    if (s.body_unacked > 0 && !s.closed) {
-      nghttp2_session_consume(session_, s.id, s.body_unacked);
-      s.body_unacked = 0;
-    }
-  }
+  if (s.body_read == s.body.size()) drop_body(s);
   return n;
+}
+
+// With automatic window updates off, every DATA byte handed to on_data_chunk must be consumed
+// here, read or not: the connection's window is shared, so bytes kept unconsumed on streams that
+// ended would stall every later upload on the connection.
+void H2Front::drop_body(H2Stream& s) {
+  s.body.clear();
+  s.body_read = 0;
+  if (s.body_unacked == 0) return;
+  if (s.closed) {
+    nghttp2_session_consume_connection(session_, s.body_unacked);
+  } else {
+    nghttp2_session_consume(session_, s.id, s.body_unacked);
+  }
+  s.body_unacked = 0;
 }
 
 H2Front::HeadResult H2Front::submit_head(H2Stream& s) {

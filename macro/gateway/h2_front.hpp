@@ -49,6 +49,9 @@ struct H2Stream {
   std::size_t body_unacked = 0;  // DATA payload bytes not yet returned as window credit
   bool head_done = false;
   bool too_large = false;
+  // Handed to the handler once: a stream whose handler let go (user null again) is never
+  // started a second time, and the body bytes that still come are dropped.
+  bool handed = false;
   bool req_end = false;      // END_STREAM received
   bool chunked_req = false;  // the body is framed as chunks (no content-length)
   bool has_length = false;
@@ -141,6 +144,8 @@ class H2Front {
   HeadResult submit_head(H2Stream& s);
   void decode_body(H2Stream& s, const char* in, std::size_t n);
   void resume(H2Stream& s);
+  // Body bytes nobody will read: dropped, their flow-control credit given back.
+  void drop_body(H2Stream& s);
 
   H2Handler& handler_;
   nghttp2_session* session_ = nullptr;

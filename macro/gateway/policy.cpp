@@ -298,8 +298,21 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
           (Buf(s.body) << "{\"admitted\":true,\"ticket\":" << claims.ticket << "}\n").view();
       return d;
     }
-    std::optional<std::uint64_t> ticket = qf.store->try_admit(r.now_s);
-    if (!ticket) {
+    const QueueStore::Admission admission = qf.store->try_admit(r.now_s, r.client_ip);
+    if (admission.result == QueueStore::Result::kClientLimit) {
+      // This address holds its share of seats already: it waits for them, not for the queue.
+      d.response.status = 429;
+      d.response.content_type = "application/json";
+      d.response.body =
+          (Buf(s.body) << "{\"admitted\":false,\"retry_after\":" << std::uint64_t{qf.refresh_s}
+                       << ",\"tickets_per_client\":" << std::uint64_t{qf.tickets_per_client}
+                       << "}\n")
+              .view();
+      d.response.extra_headers =
+          (Buf(s.headers) << "Retry-After: " << std::uint64_t{qf.refresh_s} << "\r\n").view();
+      return d;
+    }
+    if (admission.result == QueueStore::Result::kFull) {
       d.response.status = 503;
       d.response.content_type = "application/json";
       d.response.body =
@@ -313,7 +326,7 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
     // 32 bits of ticket number: the other half of the token's ticket field binds the client.
     tokens::TokenText token = tokens::mint_bound_admission(
         *keys_, static_cast<std::uint32_t>(r.now_s + qf.admission_ttl_s), qf.queue_id,
-        static_cast<std::uint32_t>(*ticket), r.client_ip, r.req.user_agent);
+        static_cast<std::uint32_t>(admission.ticket), r.client_ip, r.req.user_agent);
     Buf h(s.headers);
     h << "Set-Cookie: " << kQueueCookie << "=" << token.view()
       << "; Path=/; Max-Age=" << std::uint64_t{qf.admission_ttl_s}
@@ -326,7 +339,7 @@ Decision HostPolicy::queue(const PolicyRequest& r, std::string_view path, std::s
       d.response.status = 200;
       d.response.content_type = "application/json";
       d.response.body =
-          (Buf(s.body) << "{\"admitted\":true,\"ticket\":" << *ticket
+          (Buf(s.body) << "{\"admitted\":true,\"ticket\":" << admission.ticket
                        << ",\"expires_in\":" << std::uint64_t{qf.admission_ttl_s} << "}\n")
               .view();
     }

@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -66,6 +67,9 @@ void WorkerLoop::start_proxy(Client& c) {
   cc.out_len = cc.out_sent = 0;
   cc.state = CState::kProxy;
   cc.deadline_ms = now_ms_ + host.connect_timeout_ms;
+  if (c.req.body != BodyKind::kNone && px.body_deadline_ms == 0) {
+    px.body_deadline_ms = now_ms_ + cc.gen->pub->config->client_body_timeout_ms;
+  }
   if (UpConn* u = UpstreamConns::take_idle(*cc.gen, cc.host)) {
     px.up = u;
     u->owner = &c;
@@ -128,7 +132,7 @@ bool WorkerLoop::pump_request(Client& c) {
       return true;
     }
     u.connected = true;
-    cc.deadline_ms = now_ms_ + host.read_timeout_ms;
+    cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
   }
   char* in = c.buffers.in.get();
   px.req_body.identify(in, cc.in_len, false);
@@ -159,7 +163,7 @@ bool WorkerLoop::pump_request(Client& c) {
     IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
     if (r.status == IoStatus::kOk) {
       cc.in_len += r.bytes;
-      cc.deadline_ms = now_ms_ + host.read_timeout_ms;
+      cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
       return true;
     }
     if (r.status == IoStatus::kWouldBlock) return false;
@@ -180,8 +184,27 @@ bool WorkerLoop::pump_request(Client& c) {
   std::size_t total = iov[0].iov_len + (cnt > 1 ? iov[1].iov_len : 0);
   if (sent < total) u.writable = false;
   advance(sent, px.up_head_sent, px.up_head_len, body);
-  cc.deadline_ms = now_ms_ + host.read_timeout_ms;
+  cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
   return true;
+}
+
+std::uint64_t WorkerLoop::until_body_due(const Client& c, std::uint64_t d) {
+  const ProxyExchange& px = c.px;
+  if (px.body_deadline_ms == 0 || px.req_body.complete) return d;
+  return std::min(d, px.body_deadline_ms);
+}
+
+bool WorkerLoop::body_overdue(const Client& c) const {
+  const ProxyExchange& px = c.px;
+  return px.body_deadline_ms != 0 && !px.req_body.complete && now_ms_ >= px.body_deadline_ms;
+}
+
+// The client did not send its body in time: 408 and the connection closes; the upstream
+// connection holds part of a request and is closed too.
+void WorkerLoop::body_timed_out(Client& c) {
+  if (c.px.up != nullptr) release_upconn(c, false);
+  c.conn.close_after = true;
+  respond(c, 408, "text/plain", "request body timed out\n", {});
 }
 
 // The response head, once complete: rewritten into buffers.out, the body cursor started.

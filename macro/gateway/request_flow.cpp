@@ -145,6 +145,7 @@ void WorkerLoop::begin_request(Client& c) {
     grow_in(c, c.req.head_len + host.body_limit);
     cc.state = CState::kReadBody;
     cc.deadline_ms = now_ms_ + config.client_body_timeout_ms;
+    c.px.body_deadline_ms = cc.deadline_ms;  // the part streamed after inspection included
     return;
   }
   route_request(c);

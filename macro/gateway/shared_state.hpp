@@ -43,6 +43,11 @@ class SharedState {
   // Mixes of calibration work per parsed request (calibrate.hpp); set before the workers start.
   std::uint32_t calibrate_mixes = 0;
 
+  // Client connections per worker the open-file limit leaves room for (each may hold an upstream
+  // connection too), set before the workers start; the effective cap is the lower of this and
+  // limits.max_connections_per_worker.
+  std::uint32_t descriptor_connection_cap = UINT32_MAX;
+
   // Cache counters, one slot per worker (index), allocated before the workers start.
   std::unique_ptr<CacheCounters[]> cache_counters;
   std::size_t cache_counter_slots = 0;

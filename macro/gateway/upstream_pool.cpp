@@ -1,6 +1,9 @@
 #include "macro/gateway/upstream_pool.hpp"
 
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 namespace gatebench::gateway {
 
@@ -50,9 +53,29 @@ UpConn* UpstreamConns::take_idle(WorkerGen& g, int host) {
   return u;
 }
 
+namespace {
+
+// Whether a connection whose response is complete has nothing more to read. `readable` still set
+// means the last read filled the window (or readiness came after it): those bytes would be taken
+// for the next request's response, and epoll (edge-triggered) reports nothing more for them, so
+// only then is the socket asked (one recv; a fully read response costs no syscall).
+bool drained(UpConn& u) {
+  if (u.peer_closed) return false;
+  if (!u.readable) return true;
+  char byte;
+  const ssize_t n = ::recv(u.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    u.readable = false;
+    return true;
+  }
+  return false;  // bytes, EOF or an error
+}
+
+}  // namespace
+
 void UpstreamConns::release(UpConn& u, bool reusable, bool stopping) {
   u.owner = nullptr;
-  if (reusable && !stopping && !u.gen->retired) {
+  if (reusable && !stopping && !u.gen->retired && drained(u)) {
     auto& pool = u.gen->idle[static_cast<std::size_t>(u.host)];
     const HostConfig& h = u.gen->pub->config->hosts[static_cast<std::size_t>(u.host)];
     if (pool.size() < h.pool_size) {

@@ -26,7 +26,8 @@ struct UpConn : Pollable {
   bool connected = false;
   bool readable = false;
   bool writable = false;
-  bool reused = false;  // taken from a pool (may have been closed by the upstream meanwhile)
+  bool reused = false;       // taken from a pool (may have been closed by the upstream meanwhile)
+  bool peer_closed = false;  // epoll reported the upstream's close (RDHUP, HUP or ERR)
   bool dead = false;
 };
 
@@ -62,8 +63,9 @@ class UpstreamConns {
 
   // The most recently pooled idle connection to `host`, or null.
   static UpConn* take_idle(WorkerGen& g, int host);
-  // Puts `u` back in its generation's pool when `reusable`, the generation is current and the
-  // pool has room; closes it otherwise.
+  // Puts `u` back in its generation's pool when `reusable`, the generation is current, the pool
+  // has room and the socket has nothing left to read (no EOF, no bytes nobody asked for); closes
+  // it otherwise.
   void release(UpConn& u, bool reusable, bool stopping);
   // An idle connection reported closure or unexpected bytes: out of its pool and closed.
   void drop_idle(UpConn& u);

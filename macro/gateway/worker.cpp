@@ -153,6 +153,7 @@ void WorkerLoop::run() {
     reap();
     if (shared_.generation() != seen_generation_) adopt_generation();
     if (!stopping_ && shared_.stopping()) begin_stop();
+    if (accept_resume_ms_ != 0 && now_ms_ >= accept_resume_ms_ && !stopping_) resume_accepting();
     if (now_ms_ >= next_tick_ms_) {
       next_tick_ms_ = now_ms_ + kTickMs;
       tick();
@@ -292,7 +293,11 @@ void WorkerLoop::tick() {
     Client* c = live_[i];
     if (c->conn.deadline_ms != 0 && now_ms_ >= c->conn.deadline_ms) {
       if (c->conn.state == CState::kProxy && !c->px.resp_head_done && c->conn.out_len == 0) {
-        upstream_failed(*c, 504);
+        if (body_overdue(*c)) {
+          body_timed_out(*c);
+        } else {
+          upstream_failed(*c, 504);
+        }
         if (!c->conn.dead) drive(*c);
       } else {
         close_client(*c);
@@ -365,8 +370,15 @@ void WorkerLoop::on_accept(Listener& l) {
     sockaddr_in peer{};
     socklen_t plen = sizeof peer;
     int fd = accept4(l.fd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN, or a transient error (EMFILE...): try again on the next edge
-    if (live_.size() >= cfg().max_connections_per_worker) {
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        pause_accepting();
+        return;
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN: the backlog is empty
+    }
+    if (live_.size() >= connection_cap()) {
       // Past the cap: a clear answer (best effort, the socket is fresh; a TLS client only sees
       // the close, no handshake is spent on it) instead of a connection left waiting.
       static constexpr std::string_view kFull =
@@ -407,6 +419,27 @@ void WorkerLoop::on_accept(Listener& l) {
   }
 }
 
+void WorkerLoop::pause_accepting() {
+  for (auto& l : listeners_) {
+    if (l->fd < 0 || l->paused) continue;
+    epoll_ctl(epfd_, EPOLL_CTL_DEL, l->fd, nullptr);
+    l->paused = true;
+  }
+  accept_resume_ms_ = now_ms_ + kAcceptPauseMs;
+}
+
+void WorkerLoop::resume_accepting() {
+  accept_resume_ms_ = 0;
+  for (auto& l : listeners_) {
+    if (l->fd < 0 || !l->paused) continue;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = l.get();
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, l->fd, &ev);
+    l->paused = false;
+  }
+}
+
 void WorkerLoop::on_client(Client& c, std::uint32_t ev) {
   if (c.conn.dead) return;
   if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c.conn.io.readable = true;
@@ -423,6 +456,7 @@ void WorkerLoop::on_upstream(UpConn& u, std::uint32_t ev) {
     return;
   }
   if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) u.readable = true;
+  if (ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) u.peer_closed = true;
   if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) u.writable = true;
   drive(*u.owner);
 }

@@ -29,6 +29,10 @@ inline constexpr std::size_t kOutCap = kRespCap + 4096;
 inline constexpr std::size_t kSpareBufferedClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
+// Out of descriptors (EMFILE/ENFILE), the listeners leave epoll this long: a level-triggered
+// listener whose accept fails would otherwise wake the loop at once, for ever (nginx does the
+// same).
+inline constexpr std::uint64_t kAcceptPauseMs = 100;
 // A described request rebuilt as a head (decision.hpp), and the decision's own answer.
 inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
 inline constexpr std::size_t kDecisionOutCap = 8192;
@@ -50,6 +54,12 @@ class WorkerLoop : private H2Handler {
   // Loop plumbing (worker.cpp).
   void open_listeners();
   void on_accept(Listener& l);
+  void pause_accepting();
+  void resume_accepting();
+  std::size_t connection_cap() const {
+    return std::min<std::size_t>(cfg().max_connections_per_worker,
+                                 shared_.descriptor_connection_cap);
+  }
   void on_client(Client& c, std::uint32_t ev);
   void on_upstream(UpConn& u, std::uint32_t ev);
   void tick();
@@ -126,6 +136,10 @@ class WorkerLoop : private H2Handler {
   bool read_upstream(Client& c);
   void release_upconn(Client& c, bool reusable);
   void upstream_failed(Client& c, std::uint16_t status);
+  // `d`, or the request body's deadline when that is earlier and the body is still arriving.
+  static std::uint64_t until_body_due(const Client& c, std::uint64_t d);
+  bool body_overdue(const Client& c) const;
+  void body_timed_out(Client& c);
 
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
     if (c.conn.parent != nullptr) return stream_write(c, iov, cnt);
@@ -169,6 +183,8 @@ class WorkerLoop : private H2Handler {
   std::size_t current_peak_ = 0;
   std::size_t previous_peak_ = 0;
   std::uint64_t peak_window_end_ms_ = 0;
+  // Accepting stops for kAcceptPauseMs when the process is out of descriptors (0: accepting).
+  std::uint64_t accept_resume_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
   CacheCounters& cache_counters_;

@@ -14,36 +14,13 @@
 #include "macro/gateway/control_stats.hpp"
 #include "micro/core/access_log/tsv.hpp"
 #include "micro/core/access_log/unescape.hpp"
+#include "tests/macro/gateway/gateway_testkit.hpp"
 
 namespace gw = gatebench::gateway;
 
 namespace {
 
-class UdpReceiver {
- public:
-  UdpReceiver() {
-    fd_ = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof addr_;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr_), &len);
-    timeval tv{2, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
-  ~UdpReceiver() { ::close(fd_); }
-  const sockaddr_in& addr() const { return addr_; }
-  std::string receive() {
-    std::vector<char> buf(65536);
-    ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
-    return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string();
-  }
-
- private:
-  int fd_;
-  sockaddr_in addr_{};
-};
+using gwtest::UdpReceiver;
 
 namespace al = gatebench::access_log;
 

@@ -289,6 +289,36 @@ inline Response fetch(int port, const std::string& raw, const char* source_ip = 
   return c.read_response();
 }
 
+// A UDP socket on 127.0.0.1 at a port the kernel picks: where the tests point the access log.
+class UdpReceiver {
+ public:
+  explicit UdpReceiver(int timeout_ms = 2000) {
+    fd_ = socket(AF_INET, SOCK_DGRAM, 0);
+    addr_.sin_family = AF_INET;
+    addr_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr_), sizeof addr_);
+    socklen_t len = sizeof addr_;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr_), &len);
+    timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~UdpReceiver() { ::close(fd_); }
+  UdpReceiver(const UdpReceiver&) = delete;
+  UdpReceiver& operator=(const UdpReceiver&) = delete;
+  const sockaddr_in& addr() const { return addr_; }
+  int port() const { return ntohs(addr_.sin_port); }
+  // One datagram, or "" when none came within the timeout.
+  std::string receive() {
+    std::vector<char> buf(65536);
+    const ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
+    return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string();
+  }
+
+ private:
+  int fd_ = -1;
+  sockaddr_in addr_{};
+};
+
 // ---- scripted upstream ------------------------------------------------------------------
 
 struct SeenRequest {

@@ -140,6 +140,7 @@ class RawH2 {
   bool ack_settings = true;          // false: a frame of its own would break an open header block
   int last_error = 0;                // SSL_get_error of the read that ended the connection
   std::uint32_t max_concurrent = 0;  // the server's SETTINGS_MAX_CONCURRENT_STREAMS
+  std::uint64_t connection_credit = 0;  // connection-level WINDOW_UPDATE increments received
 
  private:
   static std::uint32_t be32(const std::string& s, std::size_t at) {
@@ -192,6 +193,9 @@ class RawH2 {
             }
             if (ack_settings) send(frame(4, 1, 0, ""));
           }
+          break;
+        case 8:  // WINDOW_UPDATE
+          if (id == 0 && payload.size() == 4) connection_credit += be32(payload, 0) & 0x7fffffff;
           break;
         case 7:  // GOAWAY
           goaway = true;

@@ -2,14 +2,18 @@
 // gatebench-gateway on loopback: a worker past its connection cap answers 503 and closes instead
 // of leaving the client waiting, and frees the slot when a connection goes; a pooled upstream
 // connection that fails on first use is retried on a new one only for a bodyless idempotent
-// request, since the upstream may have acted on anything else before it closed.
+// request, since the upstream may have acted on anything else before it closed. Issue 41: a pooled
+// upstream connection with bytes left unread is not reused; a streamed request body has a total
+// deadline.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -24,16 +28,15 @@ using gwtest::Conn;
 using gwtest::get_request;
 using gwtest::Response;
 
-// An upstream whose connections each answer their first request and then die on the next: the
-// second request is read in full, recorded, and the connection closed without an answer. Every
-// pooled connection the gateway holds is therefore one that fails on first reuse.
-class DroppingUpstream {
+// A test server on loopback: a thread per accepted connection runs `serve(fd)` (with a 5 s
+// receive timeout on the socket); the destructor shuts every connection down and joins.
+class ScriptedServer {
  public:
-  DroppingUpstream() {
+  explicit ScriptedServer(std::function<void(int)> serve) : serve_(std::move(serve)) {
     lfd_ = gwtest::listen_loopback(64, port_);
     acceptor_ = std::thread([this] { accept_loop(); });
   }
-  ~DroppingUpstream() {
+  ~ScriptedServer() {
     stop_ = true;
     acceptor_.join();
     {
@@ -45,11 +48,6 @@ class DroppingUpstream {
     ::close(lfd_);
   }
   int port() const { return port_; }
-  // Requests received per "METHOD path", answered or dropped.
-  int seen(const std::string& request_line) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return seen_[request_line];
-  }
 
  private:
   void accept_loop() {
@@ -62,11 +60,35 @@ class DroppingUpstream {
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
       std::lock_guard<std::mutex> lock(mu_);
       fds_.push_back(fd);
-      workers_.emplace_back([this, fd] { serve(fd); });
+      workers_.emplace_back([this, fd] { serve_(fd); });
     }
   }
+
+  std::function<void(int)> serve_;
+  int lfd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::vector<std::thread> workers_;
+  std::vector<int> fds_;
+};
+
+// An upstream whose connections each answer their first request and then die on the next: the
+// second request is read in full, recorded, and the connection closed without an answer. Every
+// pooled connection the gateway holds is therefore one that fails on first reuse.
+class DroppingUpstream {
+ public:
+  int port() const { return server_.port(); }
+  // Requests received per "METHOD path", answered or dropped.
+  int seen(const std::string& request_line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_[request_line];
+  }
+
+ private:
   void serve(int fd) {
-    Conn c(::dup(fd));  // the dup is closed by Conn; `fd` by the destructor above
+    Conn c(::dup(fd));  // the dup is closed by Conn; `fd` by the server
     for (int n = 0;; ++n) {
       std::size_t end;
       while ((end = c.buffer().find("\r\n\r\n")) == std::string::npos) {
@@ -95,14 +117,9 @@ class DroppingUpstream {
     }
   }
 
-  int lfd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread acceptor_;
   std::mutex mu_;
-  std::vector<std::thread> workers_;
-  std::vector<int> fds_;
   std::map<std::string, int> seen_;
+  ScriptedServer server_{[this](int fd) { serve(fd); }};  // last: stopped before the rest goes
 };
 
 class HardeningE2E : public ::testing::Test {
@@ -241,6 +258,79 @@ TEST_F(HardeningE2E, AFailedPooledUpstreamIsRetriedOnlyForBodylessIdempotentRequ
       EXPECT_EQ(upstream.seen(k.request_line), 1) << "never sent twice";
     }
   }
+}
+
+// An upstream that answers GET /first with a response of exactly `first_size` bytes followed at
+// once, in the same write, by a second response ("stale\n") no request asked for; every other
+// request gets "fresh\n".
+class DoubleAnswerUpstream {
+ public:
+  explicit DoubleAnswerUpstream(std::size_t first_size) : first_size_(first_size) {}
+  int port() const { return server_.port(); }
+
+ private:
+  void serve(int fd) {
+    Conn c(::dup(fd));
+    for (;;) {
+      std::size_t end;
+      while ((end = c.buffer().find("\r\n\r\n")) == std::string::npos) {
+        if (!c.fill()) return;
+      }
+      const bool first = c.buffer().rfind("GET /first ", 0) == 0;
+      c.buffer().erase(0, end + 4);
+      std::string out;
+      if (first) {
+        std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 00000\r\n\r\n";
+        const std::string length = std::to_string(first_size_ - head.size());
+        head.replace(head.find("00000") + 5 - length.size(), length.size(), length);
+        out = head + std::string(first_size_ - head.size(), 'f') +
+              "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstale\n";
+      } else {
+        out = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nfresh\n";
+      }
+      if (!c.send(out)) return;
+    }
+  }
+
+  std::size_t first_size_;
+  ScriptedServer server_{[this](int fd) { serve(fd); }};
+};
+
+TEST_F(HardeningE2E, AnUpstreamConnectionWithUnreadBytesIsNotReused) {
+  // The first response fills the gateway's 16 KiB response window exactly, so its last read
+  // ends at the window's end with the unasked-for response still in the socket.
+  DoubleAnswerUpstream upstream(16384);
+  start(upstream.port(), R"("max_header_bytes": 4096)");
+  Conn first(gwtest::connect_to(port_));
+  const Response r1 = exchange(first, get_request("a.test", "/first"));
+  ASSERT_EQ(r1.status, 200);
+  EXPECT_EQ(r1.body.find("stale"), std::string::npos);
+  for (int i = 0; i < 3; ++i) {
+    Conn next(gwtest::connect_to(port_));
+    const Response r = exchange(next, get_request("a.test", "/next"));
+    EXPECT_EQ(r.status, 200) << i;
+    EXPECT_EQ(r.body.substr(0, 16), "fresh\n") << i << ": another request's answer";
+  }
+}
+
+TEST_F(HardeningE2E, AStreamedBodyHasATotalDeadline) {
+  gwtest::Upstream upstream;
+  start(upstream.port(), R"("client_body_timeout_ms": 1000)");
+  Conn c(gwtest::connect_to(port_));
+  ASSERT_TRUE(c.send("POST /upload HTTP/1.1\r\nHost: a.test\r\nContent-Length: 100\r\n\r\n"));
+  // One byte every 100 ms: each read would renew a per-read deadline for ever.
+  const auto t0 = std::chrono::steady_clock::now();
+  bool answered = false;
+  while (!answered && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(4)) {
+    if (!c.send("x")) break;  // the gateway closed the connection
+    pollfd p{c.fd(), POLLIN, 0};
+    answered = poll(&p, 1, 100) > 0;
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_LT(waited, std::chrono::milliseconds(2500)) << "the body was allowed to trickle on";
+  const Response r = c.read_response();
+  EXPECT_EQ(r.status, 408);
+  EXPECT_EQ(r.header("connection"), "close");
 }
 
 }  // namespace

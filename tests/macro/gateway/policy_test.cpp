@@ -330,6 +330,23 @@ TEST_F(Policy, QueueJoinAdmitsUntilFullAndTheCookiePasses) {
   EXPECT_EQ(eval({.target = std::string(gw::kQueueJoinPath), .now_s = kNowS + 301}).status, 200);
 }
 
+// Issue 41, item 7: one address cannot take the whole queue by joining without its cookie.
+TEST_F(Policy, QueueTicketsPerClientAddressAreBounded) {
+  load({R"("queue": {"capacity": 100, "admission_ttl_s": 60})"});
+  const std::string join(gw::kQueueJoinPath);
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(eval({.target = join}).status, 200) << i;
+  const Outcome over = eval({.target = join});
+  expect_local(over, Action::queue, "queue", 429, "application/json");
+  EXPECT_EQ(over.body, "{\"admitted\":false,\"retry_after\":5,\"tickets_per_client\":8}\n");
+  EXPECT_EQ(over.headers, "Retry-After: 5\r\n");
+  // Another address gets a seat; the refused join took none.
+  EXPECT_EQ(eval({.target = join, .ip = kClient + 1}).status, 200);
+  Outcome status = eval({.target = std::string(gw::kQueueStatusPath)});
+  EXPECT_NE(status.body.find("\"admitted\":9,"), std::string::npos) << status.body;
+  // The first address joins again once its tickets have expired.
+  EXPECT_EQ(eval({.target = join, .now_s = kNowS + 60}).status, 200);
+}
+
 TEST_F(Policy, QueueJoinWithReturnRedirectsToTheLocalPath) {
   load({R"("queue": {"capacity": 5})"});
   Outcome o = eval({.target = std::string(gw::kQueueJoinPath) + "?return=%2Fshop%3Fa%3D1"});

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "macro/gateway/config.hpp"
@@ -119,6 +120,35 @@ TEST(UpstreamPool, ClosedObjectsAreReusedOnlyAfterReap) {
   EXPECT_FALSE(c->dead);
   EXPECT_EQ(c->host, 1);
   EXPECT_EQ(c->owner, nullptr);
+}
+
+// A connection whose last read filled the response window (readable still set) may have bytes
+// of a response nobody asked for, or the upstream's close, waiting: it is pooled only when the
+// socket has nothing to read.
+TEST(UpstreamPool, AConnectionWithUnreadBytesOrEofIsClosedNotPooled) {
+  gw::WorkerGen g = make_gen(8);
+  gw::UpstreamConns ups;
+  int bytes[2];
+  int eof[2];
+  int quiet[2];
+  for (int* p : {bytes, eof, quiet})
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, p), 0);
+  ASSERT_EQ(::write(bytes[1], "HTTP/1.1 200 OK\r\n", 17), 17);
+  ::close(eof[1]);
+  gw::UpConn* with_bytes = ups.open(bytes[0], &g, 0);
+  gw::UpConn* with_eof = ups.open(eof[0], &g, 0);
+  gw::UpConn* drained = ups.open(quiet[0], &g, 0);
+  for (gw::UpConn* u : {with_bytes, with_eof, drained}) {
+    u->readable = true;
+    ups.release(*u, true, false);
+  }
+  EXPECT_TRUE(with_bytes->dead);
+  EXPECT_TRUE(with_eof->dead);
+  EXPECT_FALSE(drained->dead);
+  EXPECT_EQ(gw::UpstreamConns::take_idle(g, 0), drained);
+  EXPECT_EQ(gw::UpstreamConns::take_idle(g, 0), nullptr);
+  ::close(bytes[1]);
+  ::close(quiet[1]);
 }
 
 }  // namespace
