@@ -75,16 +75,19 @@ constexpr const char* kFirstRunMinTime = "--benchmark_min_time=0.05";
 constexpr long kFirstRunProcesses = 3;
 
 // The seed method's scenarios: the gateway's configurations beside the three proxies it is
-// compared with. Every one has nginx-baseline as its baseline, so nothing else is added.
+// compared with. gatebench-macro adds each one's baseline: nginx-baseline is among them, the two
+// HTTPS scenarios bring nginx-https-keepalive and nginx-https-newconn, so 11 scenarios run.
 constexpr const char* kFirstRunScenarios =
     "nginx-baseline,gateway-default,gateway-protected,gateway-https-keepalive,"
     "gateway-https-newconn,gateway-queue,gateway-challenge-pass,haproxy-baseline,caddy-baseline";
+constexpr std::size_t kFirstRunScenarioRuns = 11;
 
 // Seconds per benchmark and process, for the estimates: 1.10 s with Google Benchmark's default
-// minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); the first run's
-// figure is measured the same way (README.md, ci/bench).
+// minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.47 s for the
+// first run's 3 repetitions of 0.05 s (128 benchmarks x 3 processes in 182 s, 2 vCPUs, load
+// average 1.9 at the start).
 constexpr double kMicroSecondsPerRun = 1.10;
-constexpr double kFirstRunMicroSecondsPerRun = 0.45;
+constexpr double kFirstRunMicroSecondsPerRun = 0.47;
 // Per scenario and round beyond warm-up and measured time: starting and stopping the services
 // (issue 40: 74 scenarios x 3 rounds of 3 s in 20 min = 5.4 s each).
 constexpr double kMacroOverheadSeconds = 2.4;
@@ -143,8 +146,7 @@ Estimate estimate_run(const common::CommandLine& args, bool full, const std::str
     if (auto list = args.value("scenarios")) {
       n = static_cast<std::size_t>(std::count(list->begin(), list->end(), ',') + 1);
     } else if (!full) {
-      const std::string list = kFirstRunScenarios;
-      n = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',') + 1);
+      n = kFirstRunScenarioRuns;
     } else {
       std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "--list"};
       if (auto dir = args.value("scenario-dir")) cmd.insert(cmd.end(), {"--scenario-dir", *dir});

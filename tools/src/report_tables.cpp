@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "tools/src/format.hpp"
 
@@ -453,15 +454,17 @@ std::vector<const ScenarioCost*> lead_scenarios(const ReportModel& m) {
 }
 
 ReportTable seed_table(const ReportModel& m) {
-  ReportTable t{"Seed scenarios",
-                "Medians over the ok rounds. req/s per gateway vCPU divides by the CPUs the "
-                "target may use; CPU % is the target's mean over the measured run (100% = one "
-                "CPU); vs nginx is the median of the per-round ratios to nginx-baseline of the "
-                "same round [interval over the rounds]; errors are summed over the rounds.",
-                {"scenario", "req/s", "req/s per gateway vCPU", "p50", "p90", "p99", "CPU %",
-                 "peak MB", "vs nginx", "errors"},
-                {false, true, true, true, true, true, true, true, true, true},
-                {}};
+  ReportTable t{
+      "Seed scenarios",
+      "Medians over the ok rounds. req/s per gateway vCPU divides by the CPUs the "
+      "target may use; CPU % is the target's mean over the measured run (100% = one "
+      "CPU); vs nginx is the median of the per-round ratios to the scenario's nginx "
+      "baseline of the same round (the same protocol: nginx-https-keepalive for HTTPS keep-alive) "
+      "[interval over the rounds]; errors are summed over the rounds.",
+      {"scenario", "req/s", "req/s per gateway vCPU", "p50", "p90", "p99", "CPU %", "peak MB",
+       "vs nginx", "errors"},
+      {false, true, true, true, true, true, true, true, true, true},
+      {}};
   for (const ScenarioCost* sc : lead_scenarios(m)) {
     const MacroScenario& s = *sc->scenario;
     const std::string name = s.ok() ? s.name : s.name + " (" + s.status + ")";
@@ -512,9 +515,10 @@ ReportTable micro_summary_table(const ReportModel& m) {
   std::vector<const MicroRow*> gatecore;
   for (const auto& r : m.micro_rows)
     if (r.parts.impl == "gatecore" && r.ns_per_op > 0) gatecore.push_back(&r);
-  // Grouped by hot path, whatever order the interleaved run measured them in.
+  // Grouped by hot path and sorted by case, whatever order the interleaved run measured them in.
   std::stable_sort(gatecore.begin(), gatecore.end(), [](const MicroRow* a, const MicroRow* b) {
-    return a->parts.hotpath < b->parts.hotpath;
+    return std::tie(a->parts.hotpath, a->parts.case_name) <
+           std::tie(b->parts.hotpath, b->parts.case_name);
   });
   for (const MicroRow* g : gatecore) {
     const MicroRow* peer = nullptr;

@@ -34,7 +34,7 @@ ReportTable seed_table(const ReportModel& m);
 // generator and the backend, and CPU % per process of the target (macro.json cpu_by_process).
 ReportTable cpu_by_process_table(const ReportModel& m);
 
-// One row per hot path and case with a gatecore row, hot paths in alphabetical order: gatecore's
+// One row per hot path and case with a gatecore row, by hot path and case name: gatecore's
 // time per op, the fastest peer of the same case (any implementation but gatecore's variants
 // and the limits), the limit, best peer ÷ gatecore and gatecore ÷ limit.
 ReportTable micro_summary_table(const ReportModel& m);
