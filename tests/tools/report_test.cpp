@@ -12,11 +12,13 @@
 #include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
 #include "tools/src/compare.hpp"
+#include "tools/src/format.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/macro_instructions.hpp"
 #include "tools/src/report_model.hpp"
 #include "tools/src/report_tables.hpp"
 #include "tools/src/report_writers.hpp"
+#include "tools/src/svg_chart.hpp"
 
 namespace gatebench::tools {
 namespace {
@@ -163,13 +165,13 @@ TEST(ReportWriters, HtmlIsSelfContained) {
   std::string url;
   while (RE2::FindAndConsume(&rest, ref, &url)) EXPECT_EQ(url.rfind("data:", 0), 0u) << url;
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  // Bars for req/s and vs nginx, the latency curves, one per-second chart for each of the 9
-  // scenarios with ok rounds, two micro groups, and the feature-cost bars (queue and challenge-pass
-  // against gateway-default).
+  // Three workload charts (HTTP/1.1 keep-alive, HTTPS keep-alive, the open-loop latency), the
+  // latency curves, one per-second chart for each of the 9 scenarios with ok rounds, two micro
+  // groups, and the feature-cost bars (queue and challenge-pass against gateway-default).
   std::size_t svgs = 0;
   for (std::size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1))
     ++svgs;
-  EXPECT_EQ(svgs, 15u);
+  EXPECT_EQ(svgs, 16u);
 }
 
 // A failed scenario is reported with its reason, the failed round with its own, and what its ok
@@ -227,6 +229,123 @@ TEST(ReportWriters, QuickRunCarriesTheSmokeBanner) {
             std::string::npos);
   EXPECT_NE(report_html(m).find("<p class=\"banner\">quick run: smoke figures, not results</p>"),
             std::string::npos);
+}
+
+// Positions of `parts` in `text`, each searched after the previous one: npos once one is missing
+// or out of order.
+std::size_t in_order(const std::string& text, const std::vector<std::string>& parts) {
+  std::size_t at = 0;
+  for (const auto& p : parts) {
+    at = text.find(p, at);
+    if (at == std::string::npos) return at;
+    at += p.size();
+  }
+  return at;
+}
+
+// The reader's first questions first: the seed table and where the CPU went, what each feature
+// costs, the micro summary; every table after them, the environment last.
+TEST(ReportWriters, MarkdownLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
+  const Inputs in;
+  const std::string md = report_markdown(in.model());
+  EXPECT_NE(in_order(md, {"# gatebench report\n\n## Seed scenarios\n", "| scenario | req/s |",
+                          "| nginx-baseline |", "| gateway-default |", "### CPU by process",
+                          "## What each feature costs", "## Micro summary",
+                          "## Macro scenarios, every table", "### Throughput and latency",
+                          "## Micro benchmarks, every row", "## Environment"}),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("## ", md.find("## Environment") + 1), std::string::npos);
+  // The seed table holds the seed scenarios only, vs nginx with its interval.
+  const std::string seed = md.substr(0, md.find("### CPU by process"));
+  EXPECT_EQ(seed.find("waf-mix"), std::string::npos) << seed;
+  EXPECT_NE(seed.find("| gateway-https-keepalive (failed) |"), std::string::npos) << seed;
+  EXPECT_NE(seed.find(" | 0.78 ["), std::string::npos) << seed;
+}
+
+TEST(ReportWriters, HtmlLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
+  const Inputs in;
+  const std::string html = report_html(in.model());
+  std::vector<std::string> h2;
+  for (std::size_t p = html.find("<h2>"); p != std::string::npos; p = html.find("<h2>", p + 1))
+    h2.push_back(html.substr(p + 4, html.find("</h2>", p) - p - 4));
+  const std::vector<std::string> expected = {"Seed scenarios",
+                                             "What each feature costs",
+                                             "Micro summary",
+                                             "Macro scenarios in detail",
+                                             "Micro benchmarks in detail",
+                                             "Environment"};
+  EXPECT_EQ(h2, expected);
+  // Nothing between the heading and the seed table but its note.
+  EXPECT_NE(in_order(html, {"<h1>gatebench report</h1><h2>Seed scenarios</h2><p class=\"note\">",
+                            "</p><table id=\"seed-table\"><tr><th>scenario</th>"}),
+            std::string::npos);
+}
+
+// One row per hot path and case with gatecore, its fastest peer and its limit (the token run:
+// evp_mac is faster than hmac_oneshot on both cases).
+TEST(ReportWriters, MicroSummaryHasGatecoreBestPeerAndLimitPerCase) {
+  const Inputs in;
+  const ReportModel m = in.model();
+  const ReportTable t = micro_summary_table(m);
+  ASSERT_EQ(t.rows.size(), 2u);
+  for (const auto& r : t.rows) {
+    const std::string name = "token/gatecore/" + r[1];
+    const MicroRow& g = row(m, name);
+    const MicroRow& evp = row(m, "token/evp_mac/" + r[1]);
+    const MicroRow& oneshot = row(m, "token/hmac_oneshot/" + r[1]);
+    ASSERT_LT(evp.ns_per_op, oneshot.ns_per_op) << r[1];
+    EXPECT_EQ(r[0], "token");
+    EXPECT_EQ(r[3].rfind("evp_mac ", 0), 0u) << r[3];
+    EXPECT_EQ(r[4].rfind("limit ", 0), 0u) << r[4];
+    EXPECT_EQ(r[5], "×" + fmt_sig(evp.ns_per_op / g.ns_per_op));
+    EXPECT_EQ(r[6], "×" + fmt_sig(*g.vs_limit));
+  }
+}
+
+// One chart per workload: the open-loop round drawn as latency in a chart of its own, the HTTPS
+// scenario apart from the HTTP/1.1 ones, nginx in the baseline's grey.
+TEST(ReportHtml, OneChartPerWorkloadBaselineInGreyOpenLoopAsLatency) {
+  const Inputs in;
+  const std::string html = report_html(in.model());
+  auto chart = [&](const std::string& title) {
+    const std::size_t at = html.find("<title>" + title);
+    if (at == std::string::npos) return std::string();
+    return html.substr(at, html.find("</svg>", at) - at);
+  };
+  const std::string http = chart("HTTP/1.1 keep-alive (req/s");
+  const std::string https = chart("HTTPS keep-alive (req/s");
+  const std::string open = chart("open loop at a fixed rate: latency (µs");
+  ASSERT_FALSE(http.empty() || https.empty() || open.empty()) << html;
+  EXPECT_NE(http.find(">nginx-baseline<"), std::string::npos);
+  EXPECT_EQ(http.find("latency-at-rate"), std::string::npos);
+  EXPECT_EQ(http.find("gateway-https-keepalive"), std::string::npos);
+  EXPECT_NE(https.find("gateway-https-keepalive"), std::string::npos);
+  EXPECT_NE(open.find(">latency-at-rate/gateway-default<"), std::string::npos);
+  EXPECT_NE(open.find("p99 "), std::string::npos) << open;
+  // nginx-baseline's bar, the first of the HTTP/1.1 chart, is grey; the gateway's is not.
+  const std::size_t nginx_bar = http.find("<rect", http.find(">nginx-baseline<"));
+  EXPECT_NE(http.find(std::string("fill=\"") + palette_color(kBaselineColor) + "\"", nginx_bar),
+            std::string::npos);
+  EXPECT_EQ(http.find(palette_color(kBaselineColor), http.find(">gateway-default<")),
+            std::string::npos);
+}
+
+// The label column is as wide as the longest label: the bar starts right of where it ends.
+TEST(SvgChart, BarLabelsAreNeverCut) {
+  const std::string label = "latency-at-rate/gateway-https-resume-tickets-and-more";
+  const std::string svg = svg_bar_chart("t", {{label, 1, "1 req/s", 0}, {"x", 2, "2 req/s", 1}});
+  const RE2 rect(R"re(<rect x="([\d.]+)")re");
+  double x = 0;
+  ASSERT_TRUE(RE2::PartialMatch(svg, rect, &x)) << svg;
+  EXPECT_GE(x, text_width(label) + 6) << svg;
+  const RE2 width(R"re(<svg[^>]* width="([\d.]+)")re");
+  double w = 0;
+  ASSERT_TRUE(RE2::PartialMatch(svg, width, &w));
+  const std::string long_title(150, 't');
+  double tw = 0;
+  ASSERT_TRUE(RE2::PartialMatch(svg_bar_chart(long_title, {{"a", 1, "1", 0}}), width, &tw));
+  EXPECT_GE(tw, text_width(long_title));
 }
 
 TEST(ReportCli, WritesThreeFilesAndRejectsBadInput) {
@@ -363,6 +482,67 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   EXPECT_NE(rendered.find("<polyline"), std::string::npos);
   const std::string messages = read_text_file(page.log_file);
   EXPECT_EQ(messages.find(":CONSOLE"), std::string::npos) << messages;
+  std::filesystem::remove_all(dir);
+}
+
+// The first screen of report.html (a 1280 x 800 window, as a laptop opens it) shows the seed table:
+// its heading and its first row lie above the fold. A copy of the report gets a script that writes
+// the table's layout into the DOM Chromium dumps; a screenshot of the same screen is kept beside
+// it for a person to look at.
+TEST(ReportHtml, FirstScreenShowsTheSeedTableInHeadlessChromium) {
+  const std::string chromium = common::find_on_path("chromium");
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
+  const auto dir = test::scratch_dir("report-first-screen");
+  const Inputs in;
+  std::string html = report_html(in.model());
+  const std::string probe =
+      "<script>const t=document.getElementById('seed-table');"
+      "const row=t.rows[1].getBoundingClientRect();"
+      "document.body.setAttribute('data-seed-top',Math.round(t.getBoundingClientRect().top));"
+      "document.body.setAttribute('data-first-row-bottom',Math.round(row.bottom));"
+      "document.body.setAttribute('data-first-row',t.rows[1].cells[0].textContent);"
+      "document.body.setAttribute('data-screen',window.innerHeight);</script>";
+  html.insert(html.rfind("</body>"), probe);
+  write_text_file((dir / "report.html").string(), html);
+  const auto profile = dir / "profile";
+  std::filesystem::create_directories(profile);
+  const std::vector<std::string> common_args = {chromium,
+                                                "--headless",
+                                                "--no-sandbox",
+                                                "--disable-gpu",
+                                                "--disable-background-networking",
+                                                "--disable-component-update",
+                                                "--no-first-run",
+                                                "--hide-scrollbars",
+                                                "--window-size=1280,800",
+                                                "--user-data-dir=" + profile.string()};
+  auto args = common_args;
+  args.insert(args.end(), {"--dump-dom", "file://" + (dir / "report.html").string()});
+  ASSERT_EQ(common::run_to_exit(common::command(args, (dir / "dom.html").string(),
+                                                (dir / "chromium.log").string())),
+            0)
+      << read_text_file((dir / "chromium.log").string());
+  const std::string dom = read_text_file((dir / "dom.html").string());
+  const RE2 attrs(
+      R"re(data-seed-top="(-?\d+)" data-first-row-bottom="(-?\d+)" data-first-row="([^"]*)" data-screen="(\d+)")re");
+  int top = -1, bottom = -1, screen = -1;
+  std::string first_row;
+  ASSERT_TRUE(RE2::PartialMatch(dom, attrs, &top, &bottom, &first_row, &screen))
+      << dom.substr(0, 600);
+  EXPECT_EQ(first_row, "nginx-baseline");
+  EXPECT_GT(top, 0);
+  EXPECT_LE(bottom, screen) << "the seed table's first row ends below the first screen";
+  EXPECT_GT(screen, 500);  // the window less Chromium's own frame
+  // The screenshot of the same first screen, for the eye (Chromium writes a PNG).
+  args = common_args;
+  args.insert(args.end(), {"--screenshot=" + (dir / "first-screen.png").string(),
+                           "file://" + (dir / "report.html").string()});
+  ASSERT_EQ(common::run_to_exit(
+                common::command(args, (dir / "shot.out").string(), (dir / "shot.log").string())),
+            0);
+  const std::string png = read_text_file((dir / "first-screen.png").string());
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
   std::filesystem::remove_all(dir);
 }
 

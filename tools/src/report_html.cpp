@@ -57,10 +57,12 @@ void environment(const ReportModel& m, std::string& h) {
   h += "</table>";
 }
 
-void table(const ReportTable& t, std::string& h) {
-  h += "<h3>" + html_escape(t.title) + "</h3>";
+// heading false: the table is its section's only content and the section's heading names it; a
+// non-empty id lets a reader (and the first-screen test) find it.
+void table(const ReportTable& t, std::string& h, bool heading = true, const std::string& id = "") {
+  if (heading) h += "<h3>" + html_escape(t.title) + "</h3>";
   if (!t.note.empty()) h += "<p class=\"note\">" + html_escape(t.note) + "</p>";
-  h += "<table><tr>";
+  h += id.empty() ? "<table><tr>" : "<table id=\"" + id + "\"><tr>";
   for (const auto& c : t.head) h += "<th>" + html_escape(c) + "</th>";
   h += "</tr>";
   for (const auto& row : t.rows) {
@@ -71,28 +73,109 @@ void table(const ReportTable& t, std::string& h) {
   h += "</table>";
 }
 
-void macro_section(const ReportModel& m, std::string& h) {
-  h += "<h2>Macro scenarios</h2>";
-  if (const std::string banner = smoke_banner(m); !banner.empty())
-    h += "<p class=\"banner\">" + html_escape(banner) + "</p>";
-  std::vector<Bar> rps, vs;
-  std::vector<Series> latency;
+// Rounds at a fixed offered rate measure latency, not throughput: their req/s is the rate asked.
+bool is_open_loop(const MacroScenario& s) {
+  if (s.details.contains("steps")) return false;  // a search: its own table
+  if (s.details.contains("offered_rate")) return true;
+  for (const auto& r : s.rounds)
+    if (r.details.contains("offered_rate") || r.counts.contains("offered_rate")) return true;
+  return false;
+}
+
+// Scenarios compared in one chart run the same load: the protocol and connection reuse their
+// names carry (macro/scenarios/*.json name every variant so), or a fixed offered rate.
+std::string workload(const MacroScenario& s) {
+  const std::string& n = s.name;
+  auto has = [&](const char* part) { return n.find(part) != std::string::npos; };
+  if (is_open_loop(s)) return "open loop at a fixed rate: latency";
+  if (has("h2-one-stream")) return "HTTP/2, one stream at a time per connection";
+  if (has("-h2")) return "HTTP/2, 10 streams per connection";
+  if (has("newconn")) return "HTTPS, a new connection per request";
+  if (has("resume")) return "HTTPS, a resumed session per connection";
+  if (has("https")) return "HTTPS keep-alive";
+  return "HTTP/1.1 keep-alive";
+}
+
+// The baseline in one colour in every chart, each target in its own (svg_chart.hpp palette).
+int target_color(const MacroScenario& s) {
+  const std::string base = s.name.substr(s.name.rfind('/') + 1);
+  static const std::pair<const char*, int> kTargets[] = {{"nginx", kBaselineColor},
+                                                         {"gateway", 0},
+                                                         {"ablation", 0},
+                                                         {"waf", 0},
+                                                         {"haproxy", 1},
+                                                         {"caddy", 4},
+                                                         {"h2o", 6},
+                                                         {"varnish", 7},
+                                                         {"direct", 3}};
+  for (const auto& [prefix, color] : kTargets)
+    if (base.starts_with(prefix)) return color;
+  return 2;
+}
+
+constexpr const char* kColorKey =
+    "Colours: grey nginx (the baseline), blue the reference gateway, orange haproxy, green "
+    "caddy, purple h2o, brown Varnish, teal the backend alone.";
+
+void workload_charts(const ReportModel& m, std::string& h) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Bar>> charts;
   for (const auto& sc : m.scenarios) {
     const MacroScenario& s = *sc.scenario;
-    if (!s.rps) continue;  // a failed scenario's ok rounds still measured something
-    const int color = static_cast<int>(rps.size());
-    rps.push_back({s.name, *s.rps,
-                   fmt_sig(*s.rps) + " req/s" + (s.ok() ? "" : " (" + s.status + ")"), color});
-    if (s.vs_nginx) vs.push_back({s.name, *s.vs_nginx, fmt_fixed(*s.vs_nginx, 2), color});
-    Series lat{s.name, {}};
+    if (!s.rps || s.details.contains("steps")) continue;
+    const std::string w = workload(s);
+    if (!charts.count(w)) order.push_back(w);
+    const std::string status = s.ok() ? "" : " (" + s.status + ")";
+    if (is_open_loop(s)) {
+      const auto p50 = s.latency_at(50), p99 = s.latency_at(99);
+      if (!p99) continue;
+      charts[w].push_back({s.name, *p99,
+                           "p99 " + fmt_sig(*p99) + " µs" +
+                               (p50 ? ", p50 " + fmt_sig(*p50) + " µs" : "") + " at " +
+                               fmt_sig(*s.rps) + " req/s" + status,
+                           target_color(s)});
+    } else {
+      std::string text = fmt_sig(*s.rps) + " req/s";
+      if (s.vs_nginx) text += ", ×" + fmt_fixed(*s.vs_nginx, 2) + " nginx";
+      charts[w].push_back({s.name, *s.rps, text + status, target_color(s)});
+    }
+  }
+  if (order.empty()) return;
+  h += "<p class=\"note\">One chart per workload; " + std::string(kColorKey) + "</p>";
+  for (const auto& w : order) {
+    const bool latency = w.starts_with("open loop");
+    h += svg_bar_chart(
+        w + (latency ? " (µs, shorter is better)" : " (req/s, median over the ok rounds)"),
+        charts[w]);
+  }
+}
+
+void seed_section(const ReportModel& m, std::string& h) {
+  h += "<h2>Seed scenarios</h2>";
+  if (!m.macro) {
+    h += "<p>No macro.json was given.</p>";
+    return;
+  }
+  if (const std::string banner = smoke_banner(m); !banner.empty())
+    h += "<p class=\"banner\">" + html_escape(banner) + "</p>";
+  table(seed_table(m), h, false, "seed-table");
+  if (const ReportTable t = cpu_by_process_table(m); !t.rows.empty()) table(t, h);
+}
+
+void macro_section(const ReportModel& m, std::string& h) {
+  h += "<h2>Macro scenarios in detail</h2>";
+  workload_charts(m, h);
+  // Percentile curves of the lead scenarios only: eighty curves in one chart say nothing.
+  std::vector<Series> latency;
+  for (const ScenarioCost* sc : lead_scenarios(m)) {
+    const MacroScenario& s = *sc->scenario;
+    if (!s.rps || is_open_loop(s)) continue;
+    Series lat{s.name, {}, target_color(s) == kBaselineColor ? kBaselineColor : -1};
     // x = 1 / (1 - p): the usual percentile axis, equal room for 90, 99, 99.9.
     for (const auto& p : s.latency)
       if (p.percentile < 100) lat.points.emplace_back(1.0 / (1.0 - p.percentile / 100.0), p.us);
     if (!lat.points.empty()) latency.push_back(std::move(lat));
   }
-  if (!rps.empty()) h += svg_bar_chart("Throughput (req/s, median over the ok rounds)", rps);
-  if (!vs.empty())
-    h += svg_bar_chart("Throughput relative to nginx (same round; dashed = 1.0)", vs, false, 1.0);
   if (!latency.empty()) {
     Axis x{"percentile (log scale of 1/(1−p))",
            true,
@@ -116,25 +199,34 @@ void macro_section(const ReportModel& m, std::string& h) {
          "written for gatebench-load runs).</p>";
 }
 
-void attribution_section(const ReportModel& m, std::string& h) {
-  const auto tables = attribution_tables(m);
-  if (tables.empty()) return;
-  h += "<h2>Cost attribution</h2>";
-  for (const auto& t : tables) table(t, h);
+void feature_section(const ReportModel& m, std::string& h) {
   const ReportTable features = ablation_table(m);
-  if (features.rows.empty()) return;
-  const AblationBars bars = ablation_bars(m);
-  if (!bars.bars.empty())
-    h += svg_bar_chart(
-        bars.instructions
-            ? "What each feature costs: instructions per request over the default host"
-            : "What each feature costs: CPU µs per request over the default host (time)",
-        bars.bars);
-  table(features, h);
+  const auto tables = attribution_tables(m);
+  if (features.rows.empty() && tables.empty()) return;
+  h += "<h2>What each feature costs</h2>";
+  if (!features.rows.empty()) {
+    const AblationBars bars = ablation_bars(m);
+    if (!bars.bars.empty())
+      h += svg_bar_chart(
+          bars.instructions
+              ? "What each feature costs: instructions per request over the default host"
+              : "What each feature costs: CPU µs per request over the default host (time)",
+          bars.bars);
+    table(features, h);
+  }
+  for (const auto& t : tables) table(t, h);
+}
+
+void micro_summary(const ReportModel& m, std::string& h) {
+  const ReportTable t = micro_summary_table(m);
+  if (t.rows.empty()) return;
+  h += "<h2>Micro summary</h2>";
+  table(t, h, false, "micro-summary");
 }
 
 void micro_section(const ReportModel& m, std::string& h) {
-  h += "<h2>Micro benchmarks</h2><p class=\"note\">Medians over the repetitions; time per op is "
+  h += "<h2>Micro benchmarks in detail</h2><p class=\"note\">Medians over the repetitions; time "
+       "per op is "
        "per item when the benchmark counts items, else per iteration (CPU time). Charts: one per "
        "hotpath/case, every implementation measured in the same run.</p>";
   // Group by hotpath/case, keeping suite order.
@@ -200,11 +292,14 @@ std::string report_html(const ReportModel& m) {
       "<link rel=\"icon\" href=\"data:,\"><title>gatebench report</title><style>";
   h += kStyle;
   h += "</style></head><body><h1>gatebench report</h1>";
-  environment(m, h);
+  // What a reader came for first, the details after, the environment last (as report.md).
+  seed_section(m, h);
+  feature_section(m, h);
+  if (m.micro) micro_summary(m, h);
   if (m.macro) macro_section(m, h);
-  attribution_section(m, h);
   if (m.micro) micro_section(m, h);
   if (m.instructions) instructions_section(m, h);
+  environment(m, h);
   h += "<p class=\"note\">" + std::string("gatebench ") + kGatebenchVersion +
        " · schema of the data: report.json (" + kReportSchema + ")</p></body></html>\n";
   return h;

@@ -41,7 +41,8 @@ void environment(const ReportModel& m, std::string& md) {
 
 void micro_table(const ReportModel& m, std::string& md) {
   md +=
-      "## Micro benchmarks\n\nMedians over the repetitions. *time per op* is per item when the "
+      "## Micro benchmarks, every row\n\nMedians over the repetitions. *time per op* is per item "
+      "when the "
       "benchmark counts items (SetItemsProcessed), else per iteration (CPU time). ×gatecore and "
       "×limit divide it by gatecore's and by the limit's in the same hotpath/case (a hotpath "
       "with a single limit case uses it for every case).\n\n";
@@ -77,8 +78,9 @@ void instructions_table(const ReportModel& m, std::string& md) {
   md += "\n";
 }
 
-void table_md(const ReportTable& t, std::string& md) {
-  md += "### " + t.title + "\n\n";
+// heading false: the table is its section's only content and the section's heading names it.
+void table_md(const ReportTable& t, std::string& md, bool heading = true) {
+  if (heading) md += "### " + t.title + "\n\n";
   if (!t.note.empty()) md += t.note + "\n\n";
   std::string rule = "|";
   md += "|";
@@ -95,32 +97,51 @@ void table_md(const ReportTable& t, std::string& md) {
   md += "\n";
 }
 
-void macro_table(const ReportModel& m, std::string& md) {
-  md += "## Macro scenarios\n\n";
+void seed_section(const ReportModel& m, std::string& md) {
+  md += "## Seed scenarios\n\n";
+  if (!m.macro) {
+    md += "No macro.json was given.\n\n";
+    return;
+  }
   if (const std::string banner = smoke_banner(m); !banner.empty()) md += "> **" + banner + "**\n\n";
-  for (const auto& t : macro_tables(m)) table_md(t, md);
+  table_md(seed_table(m), md, false);
+  if (const ReportTable t = cpu_by_process_table(m); !t.rows.empty()) table_md(t, md);
 }
 
-void attribution_section(const ReportModel& m, std::string& md) {
+void feature_section(const ReportModel& m, std::string& md) {
+  const ReportTable features = ablation_table(m);
   const auto tables = attribution_tables(m);
-  if (tables.empty()) return;
-  md += "## Cost attribution\n\n";
+  if (features.rows.empty() && tables.empty()) return;
+  md += "## What each feature costs\n\n";
+  if (!features.rows.empty()) table_md(features, md);
   for (const auto& t : tables) table_md(t, md);
-  if (const ReportTable t = ablation_table(m); !t.rows.empty()) table_md(t, md);
+}
+
+void micro_summary(const ReportModel& m, std::string& md) {
+  const ReportTable t = micro_summary_table(m);
+  if (t.rows.empty()) return;
+  md += "## Micro summary\n\n";
+  table_md(t, md, false);
+}
+
+void macro_details(const ReportModel& m, std::string& md) {
+  md += "## Macro scenarios, every table\n\n";
+  for (const auto& t : macro_tables(m)) table_md(t, md);
 }
 
 }  // namespace
 
+// What a reader came for first (the seed table, where the CPU went, what each feature costs, the
+// micro summary), then every table, the environment last.
 std::string report_markdown(const ReportModel& m) {
   std::string md = "# gatebench report\n\n";
-  environment(m, md);
+  seed_section(m, md);
+  feature_section(m, md);
+  if (m.micro) micro_summary(m, md);
+  if (m.macro) macro_details(m, md);
   if (m.micro) micro_table(m, md);
   if (m.instructions) instructions_table(m, md);
-  if (m.macro)
-    macro_table(m, md);
-  else
-    md += "## Macro scenarios\n\nNo macro.json was given.\n\n";
-  attribution_section(m, md);
+  environment(m, md);
   return md;
 }
 

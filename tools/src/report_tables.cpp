@@ -1,7 +1,9 @@
 #include "tools/src/report_tables.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "tools/src/format.hpp"
 
@@ -432,6 +434,119 @@ ReportTable attribution_in_time(const ReportModel& m) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& seed_scenarios() {
+  static const std::vector<std::string> names = {
+      "nginx-baseline",          "gateway-default",       "gateway-protected",
+      "gateway-https-keepalive", "gateway-https-newconn", "gateway-queue",
+      "gateway-challenge-pass",  "haproxy-baseline",      "caddy-baseline"};
+  return names;
+}
+
+std::vector<const ScenarioCost*> lead_scenarios(const ReportModel& m) {
+  std::vector<const ScenarioCost*> out;
+  for (const auto& name : seed_scenarios())
+    for (const auto& sc : m.scenarios)
+      if (sc.scenario->name == name) out.push_back(&sc);
+  if (out.empty())
+    for (const auto& sc : m.scenarios) out.push_back(&sc);
+  return out;
+}
+
+ReportTable seed_table(const ReportModel& m) {
+  ReportTable t{
+      "Seed scenarios",
+      "Medians over the ok rounds. req/s per gateway vCPU divides by the CPUs the "
+      "target may use; CPU % is the target's mean over the measured run (100% = one "
+      "CPU); vs nginx is the median of the per-round ratios to the scenario's nginx "
+      "baseline of the same round (the same protocol: nginx-https-keepalive for HTTPS keep-alive) "
+      "[interval over the rounds]; errors are summed over the rounds.",
+      {"scenario", "req/s", "req/s per gateway vCPU", "p50", "p90", "p99", "CPU %", "peak MB",
+       "vs nginx", "errors"},
+      {false, true, true, true, true, true, true, true, true, true},
+      {}};
+  for (const ScenarioCost* sc : lead_scenarios(m)) {
+    const MacroScenario& s = *sc->scenario;
+    const std::string name = s.ok() ? s.name : s.name + " (" + s.status + ")";
+    t.rows.push_back(
+        {name, sig(s.rps), sig(s.rps_per_gateway_cpu), us(s.latency_at(50)), us(s.latency_at(90)),
+         us(s.latency_at(99)), s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–",
+         fmt_opt(s.peak_mb, 1), with_interval(s.vs_nginx, s.interval("vs_nginx"), true),
+         fmt_opt(s.errors, 0)});
+  }
+  return t;
+}
+
+ReportTable cpu_by_process_table(const ReportModel& m) {
+  ReportTable t{
+      "CPU by process",
+      "CPU µs per request of each role's process tree (the target's with its interval "
+      "over the ok rounds), and the target's CPU % per process name over the measured "
+      "run (100% = one CPU).",
+      {"scenario", "target µs/req", "load µs/req", "backend µs/req", "target CPU % by process"},
+      {false, true, true, true, false},
+      {}};
+  for (const ScenarioCost* sc : lead_scenarios(m)) {
+    const MacroScenario& s = *sc->scenario;
+    const auto& cpu = s.cpu_us_per_request;
+    if (!s.rps && !cpu.target) continue;  // nothing measured (skipped)
+    std::string processes;
+    if (s.raw.contains("cpu_by_process") && s.raw["cpu_by_process"].is_object())
+      for (const auto& [name, value] : s.raw["cpu_by_process"].items())
+        if (value.is_number())
+          processes += (processes.empty() ? "" : ", ") + name + " " +
+                       fmt_fixed(value.get<double>(), 0) + "%";
+    t.rows.push_back({s.name, with_interval(cpu.target, s.interval("cpu_us_per_request"), false),
+                      sig(cpu.load), sig(cpu.backend), processes.empty() ? "–" : processes});
+  }
+  return t;
+}
+
+ReportTable micro_summary_table(const ReportModel& m) {
+  ReportTable t{
+      "Micro summary",
+      "One row per hot path and case: time per op of gatecore, of the fastest peer "
+      "measured on the same input, and of the limit (the floor: the least work the "
+      "case needs). peer ÷ gatecore > 1: gatecore is faster; gatecore ÷ limit: how far "
+      "it is from the floor.",
+      {"hot path", "case", "gatecore", "best peer", "limit", "peer ÷ gatecore", "gatecore ÷ limit"},
+      {false, false, true, false, false, true, true},
+      {}};
+  std::vector<const MicroRow*> gatecore;
+  for (const auto& r : m.micro_rows)
+    if (r.parts.impl == "gatecore" && r.ns_per_op > 0) gatecore.push_back(&r);
+  // Grouped by hot path and sorted by case, whatever order the interleaved run measured them in.
+  std::stable_sort(gatecore.begin(), gatecore.end(), [](const MicroRow* a, const MicroRow* b) {
+    return std::tie(a->parts.hotpath, a->parts.case_name) <
+           std::tie(b->parts.hotpath, b->parts.case_name);
+  });
+  for (const MicroRow* g : gatecore) {
+    const MicroRow* peer = nullptr;
+    for (const auto& r : m.micro_rows) {
+      const std::string& impl = r.parts.impl;
+      if (r.parts.hotpath != g->parts.hotpath || r.parts.case_name != g->parts.case_name ||
+          r.ns_per_op <= 0 || impl.empty() || impl.starts_with("gatecore") ||
+          impl.starts_with("limit"))
+        continue;
+      if (!peer || r.ns_per_op < peer->ns_per_op) peer = &r;
+    }
+    const MicroRow* limit = nullptr;
+    for (const auto& r : m.micro_rows)
+      if (r.bench->name == g->limit_name) limit = &r;
+    auto named = [](const MicroRow* r) {
+      return r ? r->parts.impl + " " + fmt_time_ns(r->ns_per_op) : std::string("–");
+    };
+    t.rows.push_back({g->parts.hotpath, g->parts.case_name, fmt_time_ns(g->ns_per_op), named(peer),
+                      limit ? (limit->parts.case_name == g->parts.case_name
+                                   ? named(limit)
+                                   : limit->parts.impl + "/" + limit->parts.case_name + " " +
+                                         fmt_time_ns(limit->ns_per_op))
+                            : "–",
+                      peer ? "×" + fmt_sig(peer->ns_per_op / g->ns_per_op) : "–",
+                      g->vs_limit ? "×" + fmt_sig(*g->vs_limit) : "–"});
+  }
+  return t;
+}
 
 std::vector<ReportTable> attribution_tables(const ReportModel& m) {
   std::vector<ReportTable> out;

@@ -18,6 +18,27 @@ struct ReportTable {
   std::vector<std::vector<std::string>> rows;
 };
 
+// The seed method's scenarios, in the order the seed table lists them: the gateway's
+// configurations, then the proxies it is compared with (README.md, gatebench run).
+const std::vector<std::string>& seed_scenarios();
+
+// The scenarios the report leads with: the seed scenarios the run measured, in their order; every
+// scenario when it measured none of them (a run of other scenarios still leads with its own).
+std::vector<const ScenarioCost*> lead_scenarios(const ReportModel& m);
+
+// What a reader came for, first: per lead scenario req/s, req/s per gateway vCPU, p50/p90/p99,
+// CPU % (mean over the measured run), peak MB, vs nginx with its interval, errors.
+ReportTable seed_table(const ReportModel& m);
+
+// Where the CPU of each lead scenario went: CPU µs per request of the target [interval], the load
+// generator and the backend, and CPU % per process of the target (macro.json cpu_by_process).
+ReportTable cpu_by_process_table(const ReportModel& m);
+
+// One row per hot path and case with a gatecore row, by hot path and case name: gatecore's
+// time per op, the fastest peer of the same case (any implementation but gatecore's variants
+// and the limits), the limit, best peer ÷ gatecore and gatecore ÷ limit.
+ReportTable micro_summary_table(const ReportModel& m);
+
 // Throughput and latency, the ratios and CPU per request with their intervals, handshakes, cache
 // hit ratios, status reasons, request-mix counts, max-throughput steps and open-loop rounds;
 // tables without rows are left out.

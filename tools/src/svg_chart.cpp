@@ -10,8 +10,8 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                                    "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                    "#edc948", "#b07aa1", "#9c755f", "#9d9d9d"};
 
 std::string num(double v) {
   return fmt_fixed(v, 1);
@@ -49,14 +49,26 @@ std::string short_number(double v) {
 
 }  // namespace
 
+double text_width(const std::string& s) {
+  std::size_t glyphs = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++glyphs;  // count UTF-8 lead bytes, not continuation bytes
+  return std::ceil(7.2 * static_cast<double>(glyphs));
+}
+
 const char* palette_color(int index) {
   return kPalette[static_cast<std::size_t>(index) % (sizeof kPalette / sizeof kPalette[0])];
 }
 
 std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars, bool log_scale,
                           double reference) {
-  const double label_w = 240, bar_w = 300, row_h = 22, top = 30;
-  const double width = label_w + bar_w + 200;
+  double label_w = 40, text_w = 60;
+  for (const auto& b : bars) {
+    label_w = std::max(label_w, text_width(b.label) + 12);
+    text_w = std::max(text_w, text_width(b.text) + 10);
+  }
+  const double bar_w = 300, row_h = 22, top = 30;
+  const double width = std::max(label_w + bar_w + text_w, text_width(title) + 12);
   const double height = top + row_h * static_cast<double>(bars.size()) + 10;
   double max_v = 0, min_v = std::numeric_limits<double>::max();
   for (const auto& b : bars)
@@ -96,8 +108,11 @@ std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars
 
 std::string svg_line_chart(const std::string& title, const std::vector<Series>& series,
                            const Axis& xa, const Axis& ya, const ChartSize& size) {
-  const double width = size.width, height = size.height, left = 70, right = size.legend, top = 30,
-               bottom = 45;
+  double right = size.legend;
+  for (const auto& se : series) right = std::max(right, text_width(se.name) + 36);
+  const double left = 70, top = 30, bottom = 45;
+  const double width = std::max(size.width + right - size.legend, text_width(title) + 12),
+               height = size.height;
   const double pw = width - left - right, ph = height - top - bottom;
   double x_lo = std::numeric_limits<double>::max(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
   for (const auto& se : series)

@@ -27,8 +27,9 @@ struct Axis {
   std::vector<std::pair<double, std::string>> ticks;  // empty: automatic
 };
 
-// log_scale draws bar lengths on a log axis (for ratios spanning decades); reference draws a
-// dashed vertical line at that value (e.g. 1.0 for "as fast as nginx"), ignored when <= 0.
+// The label column is as wide as the longest label and the chart as wide as its title, so no
+// text is cut. log_scale draws bar lengths on a log axis (for ratios spanning decades); reference
+// draws a dashed vertical line at that value (e.g. 1.0 for "as fast as nginx"), ignored when <= 0.
 std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars,
                           bool log_scale = false, double reference = 0);
 struct ChartSize {
@@ -41,5 +42,11 @@ std::string svg_line_chart(const std::string& title, const std::vector<Series>& 
                            const Axis& x, const Axis& y, const ChartSize& size = {});
 
 const char* palette_color(int index);
+// The palette's grey: the baseline (nginx) in every chart, never a target's colour.
+inline constexpr int kBaselineColor = 8;
+
+// Width in pixels of `s` in the charts' 12 px sans-serif, rounded up: a generous average glyph
+// width (digits and capitals are wider than the mean), so that labels are never cut.
+double text_width(const std::string& s);
 
 }  // namespace gatebench::tools
