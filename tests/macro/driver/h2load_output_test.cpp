@@ -15,7 +15,7 @@ namespace gatebench::macro {
 namespace {
 
 std::string data(const std::string& name) {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / "data" / name;
+  const auto path = std::filesystem::path(GATEBENCH_SOURCE_DIR) / "tests/macro/driver/data" / name;
   std::ifstream in(path);
   EXPECT_TRUE(in) << path;
   std::stringstream text;

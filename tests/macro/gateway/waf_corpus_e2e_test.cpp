@@ -14,7 +14,7 @@
 namespace {
 
 const std::filesystem::path kConfigs =
-    std::filesystem::path(__FILE__).parent_path() / "../../../macro/scenarios/configs";
+    std::filesystem::path(GATEBENCH_SOURCE_DIR) / "macro/scenarios/configs";
 
 std::string serialise(const nlohmann::json& t) {
   std::string method = t.value("method", "GET");
