@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "macro/common/build_info.hpp"
+
 namespace gatebench::load {
 namespace {
 
@@ -156,7 +158,7 @@ json to_json(const Options& options, const RequestSet& requests, const RunResult
   const Verdict verdict = judge(options, result);
   json j;
   j["schema"] = "gatebench.load/1";
-  j["tool"] = {{"name", "gatebench-load"}, {"version", "0.1.0"}};
+  j["tool"] = {{"name", "gatebench-load"}, {"version", std::string(build_version())}};
   j["config"] = {
       {"url", options.url},
       {"threads", options.threads},

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "build_info/build_info.hpp"
 #include "fixtures/rng.hpp"
+#include "macro/common/build_info.hpp"
 #include "micro/bench/bench_traffic.hpp"
 #include "micro/bench/input_access_log.hpp"
 #include "micro/bench/input_benchmarks.hpp"
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   // keeps runs of different machines apart by them (docs/history.md).
   benchmark::AddCustomContext("gatebench_cpu_model", cpu_model());
   benchmark::AddCustomContext("gatebench_kernel", kernel());
-  benchmark::AddCustomContext("gatebench_compiler", GATEBENCH_COMPILER);
+  benchmark::AddCustomContext("gatebench_compiler", std::string(gatebench::build_compiler()));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();

@@ -1,11 +1,13 @@
 // gatebench_build_info: the commit embedded at build time is a real commit of this checkout (HEAD
 // or one of its ancestors, since the tree may have moved on after the build), never a guess.
-#include "build_info/build_info.hpp"
+#include "macro/common/build_info.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -34,6 +36,21 @@ Shell shell(const std::string& cmd) {
 
 std::string git(const std::string& args) {
   return "git --no-optional-locks -C '" + kSourceDir + "' " + args;
+}
+
+// The version and compiler come from CMake once: the version is the project() line's.
+TEST(BuildInfo, VersionIsTheProjectsAndCompilerIsNamed) {
+  std::ifstream in(kSourceDir + "/CMakeLists.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "project(gatebench VERSION ";
+  const auto at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::string version =
+      text.substr(at + key.size(), text.find(' ', at + key.size()) - (at + key.size()));
+  EXPECT_EQ(build_version(), version);
+  const std::string compiler(build_compiler());
+  EXPECT_TRUE(compiler.starts_with("GNU ") || compiler.starts_with("Clang ")) << compiler;
+  EXPECT_GT(compiler.size(), 6u) << compiler;
 }
 
 TEST(BuildInfo, CommitIsFortyHexDigitsOrUnknown) {

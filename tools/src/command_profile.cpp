@@ -4,7 +4,7 @@
 #include <iostream>
 #include <thread>
 
-#include "build_info/build_info.hpp"
+#include "macro/common/build_info.hpp"
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
 #include "macro/common/usage_error.hpp"

@@ -6,20 +6,12 @@
 #include <ctime>
 #include <fstream>
 
-#include "build_info/build_info.hpp"
-
-#ifndef GATEBENCH_COMPILER
-#define GATEBENCH_COMPILER "unknown"
-#endif
+#include "macro/common/build_info.hpp"
 
 namespace gatebench::macro {
 
-#ifndef GATEBENCH_SOURCE_DIR
-#define GATEBENCH_SOURCE_DIR "."
-#endif
-
 std::string source_dir() {
-  return GATEBENCH_SOURCE_DIR;
+  return std::string(build_source_dir());
 }
 
 int online_cpus() {
@@ -30,7 +22,7 @@ int online_cpus() {
 EnvInfo collect_env_info(const std::string& /*source_dir*/) {
   EnvInfo env;
   env.cpus = online_cpus();
-  env.compiler = GATEBENCH_COMPILER;
+  env.compiler = std::string(build_compiler());
   utsname u{};
   if (uname(&u) == 0) env.kernel = std::string(u.sysname) + " " + u.release;
   std::ifstream cpuinfo("/proc/cpuinfo");
