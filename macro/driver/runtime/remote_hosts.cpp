@@ -39,15 +39,36 @@ HostEnv parse_host_env(const std::string& output) {
   return env;
 }
 
+// The workdir (default /tmp/gatebench-remote) is shared ground on the host: binaries are copied
+// there and run, often as root. It is used only when it is a real directory (not a symlink) of
+// the ssh user with mode 0700; one made first by another user is refused, naming it.
+namespace {
+
+std::string private_workdir_check(const Host& host) {
+  const std::string w = shell_join(host.workdir, {});
+  return "{ mkdir -p -m 0700 " + w + " && test -d " + w + " && test ! -L " + w + " && test -O " +
+         w + " && test \"$(stat -c %a " + w + ")\" = 700; } || { echo " +
+         shell_join("gatebench: " + host.workdir + " on " + host.name +
+                        " must be a directory of this user with mode 0700, not a symlink "
+                        "(remove it, or chmod 0700 it if it is yours)",
+                    {}) +
+         " >&2; exit 1; }; ";
+}
+
+}  // namespace
+
 RemoteHosts::RemoteHosts(const Placement& placement, std::string load_exe, bool dry_run)
     : placement_(placement), load_exe_(std::move(load_exe)), dry_run_(dry_run) {
   session_ = session_name();
-  // Sockets need short paths (108 bytes): under /tmp, not under the results directory.
-  control_dir_ = (fs::temp_directory_path() / ("gbssh-" + std::to_string(getpid()))).string();
-  if (!dry_run_) {
-    std::error_code ec;
-    fs::create_directories(control_dir_, ec);
-    fs::permissions(control_dir_, fs::perms::owner_all, ec);
+  // Sockets need short paths (108 bytes): under /tmp, not under the results directory. A fresh
+  // private directory: the driver runs as root, and a predictable /tmp/gbssh-<pid> made first by
+  // another user (or a symlink there) would have taken its sockets and logs. A dry run creates
+  // nothing and only names it.
+  if (dry_run_) {
+    control_dir_ = (fs::temp_directory_path() / ("gbssh-" + std::to_string(getpid()))).string();
+  } else {
+    control_.emplace(fs::temp_directory_path(), "gbssh-");
+    control_dir_ = control_->path().string();
   }
 }
 
@@ -85,7 +106,7 @@ SshHost& RemoteHosts::ready(const Host& host) {
   ssh.connect(15s);
   const std::string session = session_dir(host);
   HostEnv env = parse_host_env(
-      ssh.run("mkdir -p " + shell_join(session + "/bin", {}) +
+      ssh.run(private_workdir_check(host) + "mkdir -p " + shell_join(session + "/bin", {}) +
                   " && uname -sr && nproc && { grep -m1 'model name' /proc/cpuinfo || true; }",
               15s));
   const auto& loads = placement_.roles.at("load");
@@ -183,10 +204,7 @@ void RemoteHosts::close() {
   prepared_.clear();
   configs_copied_.clear();
   service_exes_.clear();
-  if (!dry_run_) {
-    std::error_code ec;
-    fs::remove_all(control_dir_, ec);
-  }
+  control_.reset();  // removes the sockets' directory
 }
 
 std::vector<HostEnv> RemoteHosts::host_envs(const EnvInfo& local) const {

@@ -6,10 +6,12 @@
 // their machine when first needed, and this driver's containers removed there at the end.
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "macro/common/private_dir.hpp"
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/runtime/engine_host.hpp"
 #include "macro/driver/runtime/ssh_host.hpp"
@@ -74,8 +76,9 @@ class RemoteHosts {
   const Placement& placement_;
   std::string load_exe_;
   bool dry_run_;
-  std::string control_dir_;  // local: the connections' sockets and logs
-  std::string session_;      // the session directory's name, the same on each host
+  std::optional<common::PrivateDir> control_;  // made unless a dry run; removed by close()
+  std::string control_dir_;                    // local: the connections' sockets and logs
+  std::string session_;  // the session directory's name, the same on each host
   std::map<std::string, std::unique_ptr<SshHost>> hosts_;
   std::map<std::string, HostEnv> envs_;  // of the hosts ready() reached
   std::set<std::string> prepared_;       // connected, session directory and binaries in place

@@ -36,6 +36,7 @@ constexpr int kKillOffset = -6300;
 constexpr int kRefusedOffset = -6400;
 constexpr int kGatewayOffset = -6500;
 constexpr int kLostOffset = -6600;
+constexpr int kSharedOffset = -6700;
 
 // The shipped scenarios: their listeners bind ${listen.<role>} (template_addresses_test).
 std::string shipped_scenarios() {
@@ -209,6 +210,29 @@ TEST(MultiHost, AnUnreachableHostFailsTheScenarioNamingIt) {
   }
   EXPECT_TRUE(processes_mentioning(dir).empty());
   fs::remove_all(dir);
+}
+
+// The workdir is shared ground on the host (binaries are copied there and run as root): one that
+// someone else could write to, made before the run, is refused with its name, and nothing runs.
+TEST(MultiHost, AWorkdirOthersCanWriteIsRefused) {
+  if (auto reason = testing::namespace_host_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  SshNamespace host;
+  if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
+  fs::create_directories(host.workdir());
+  fs::permissions(host.workdir(), fs::perms::all);  // 0777, as another user could leave it
+  const std::string out = host.dir() + "/out";
+  const CaptureResult r =
+      run_driver(driver_args(host, "gateway-default", "load=nsa", kSharedOffset, out), 60s);
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
+  EXPECT_NE(WEXITSTATUS(r.status), 0) << r.output;
+  const std::string text = r.output + (fs::exists(out + "/macro.json")
+                                           ? common::read_json_file(out + "/macro.json").dump()
+                                           : std::string());
+  EXPECT_NE(text.find(host.workdir() + " on nsa must be a directory of this user with mode 0700"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(fs::is_empty(host.workdir()));  // no session directory, no binary copied
+  EXPECT_TRUE(processes_mentioning(out).empty());
 }
 
 // Processes on the host (its work directory in their command line) that are not ssh's.
