@@ -86,6 +86,47 @@ TEST(RateLimit, AgreesWithUnboundedGcra) {
   }
 }
 
+TEST(RateLimit, GrowingKeepsEveryLiveClient) {
+  // 16,384 sets at most; 256 in use at the start.
+  GcraLimiter limiter({.rate_per_second = 1000, .burst = 0, .table_entries = 1 << 16});
+  const std::size_t initial = limiter.memory_in_use();
+  EXPECT_EQ(initial, GcraLimiter::kInitialSets * 64);
+  // 100,000 clients 100 us apart, each live for 1 ms: 10 live at once, so the table in use stays
+  // at its initial size however many clients it has seen.
+  for (std::uint32_t k = 0; k < 100000; ++k)
+    ASSERT_TRUE(limiter.allow(k + 1'000'000, std::uint64_t{k} * 100'000));
+  EXPECT_LE(limiter.memory_in_use(), 2 * initial);
+  // 3,000 clients at one instant, key 0 among them: all live, so the table grows (several
+  // doublings) and every one of them keeps its charge through the moves.
+  const std::uint64_t t = 20'000'000'000;
+  for (std::uint32_t k = 0; k < 3000; ++k) ASSERT_TRUE(limiter.allow(k, t)) << k;
+  EXPECT_GE(limiter.memory_in_use(), 3000u / GcraLimiter::kWays * 64);
+  EXPECT_LE(limiter.memory_in_use(), limiter.memory_bytes());
+  for (std::uint32_t k = 0; k < 3000; ++k) ASSERT_FALSE(limiter.allow(k, t)) << k;
+  for (std::uint32_t k = 0; k < 3000; ++k) ASSERT_TRUE(limiter.allow(k, t + 1'000'000)) << k;
+  EXPECT_EQ(limiter.live_evictions(), 0u);
+}
+
+TEST(RateLimit, AgreesWithUnboundedGcraWhileGrowing) {
+  // 50 r/s with a burst of 2: each client stays live for up to 60 ms, so thousands are live at
+  // once and the table doubles several times during the run.
+  fixtures::Rng rng = fixtures::Rng(fixtures::kDefaultSeed).fork("test/ratelimit/grow");
+  GcraLimiter limiter({.rate_per_second = 50, .burst = 2, .table_entries = 1 << 18});
+  peers::NaiveGcra naive(50, 2);
+  std::uint64_t now = 0;
+  std::size_t refused = 0;
+  for (int i = 0; i < 300000; ++i) {
+    now += rng.below(2'000);
+    const auto key = static_cast<std::uint32_t>(rng.zipf(5000));
+    const bool got = limiter.allow(key, now);
+    ASSERT_EQ(got, naive.allow(key, now)) << i;
+    refused += !got;
+  }
+  EXPECT_EQ(limiter.live_evictions(), 0u);
+  EXPECT_GE(limiter.memory_in_use(), 4 * GcraLimiter::kInitialSets * 64);
+  EXPECT_GT(refused, 1000u);
+}
+
 TEST(RateLimit, ACopyCarriesTheStateAndIsIndependent) {
   GcraLimiter a({.rate_per_second = 1, .burst = 1, .table_entries = 1 << 18});  // 4 MiB table
   EXPECT_TRUE(a.allow(5, 0));

@@ -95,49 +95,76 @@ void ZeroedPages::swap(ZeroedPages& other) noexcept {
 }
 
 GcraLimiter::GcraLimiter(const GcraConfig& config)
-    : set_count_(set_count(config, kWays)), table_(set_count_ * sizeof(Set)) {
-  shift_ = 64 - static_cast<unsigned>(std::countr_zero(set_count_));
+    : set_count_(set_count(config, kWays)),
+      table_(set_count_ * sizeof(Set)),
+      active_sets_(std::min(set_count_, kInitialSets)) {
+  shift_ = 64 - static_cast<unsigned>(std::countr_zero(active_sets_));
   interval_ns_ = std::max<std::uint64_t>(
       1, static_cast<std::uint64_t>(std::llround(1e9 / config.rate_per_second)));
   tolerance_ns_ = interval_ns_ * config.burst;
 }
 
-std::size_t GcraLimiter::find_way(const Set& s, std::uint32_t key) {
+std::uint64_t& GcraLimiter::claim(std::uint32_t key, std::uint64_t now) {
+  for (;;) {
+    Set& s = sets()[set_of(key)];
+    // The oldest entry, by a tournament of masks: which way is oldest is random, and GCC turns
+    // a plain min loop into a branch on it that mispredicts about every other new client.
+    static_assert(kWays == 4);
+    const std::uint64_t* t = s.tat;
+    std::uint64_t m = -static_cast<std::uint64_t>(t[1] < t[0]);
+    const std::uint64_t low01 = t[0] ^ ((t[0] ^ t[1]) & m);
+    const std::uint64_t way01 = m & 1;
+    m = -static_cast<std::uint64_t>(t[3] < t[2]);
+    const std::uint64_t low23 = t[2] ^ ((t[2] ^ t[3]) & m);
+    const std::uint64_t way23 = 2 + (m & 1);
+    m = -static_cast<std::uint64_t>(low23 < low01);
+    const std::uint64_t oldest = low01 ^ ((low01 ^ low23) & m);
+    const auto way = static_cast<std::size_t>(way01 ^ ((way01 ^ way23) & m));
+    if (oldest > now) {
+      if (active_sets_ < set_count_) {
+        grow(now);
+        continue;
+      }
+      ++live_evictions_;
+    }
 #if defined(__SSE2__)
-  static_assert(kWays == 4 && offsetof(Set, key) == 0);
-  const __m128i keys = _mm_load_si128(reinterpret_cast<const __m128i*>(s.key));
-  const auto mask = static_cast<unsigned>(_mm_movemask_ps(
-      _mm_castsi128_ps(_mm_cmpeq_epi32(keys, _mm_set1_epi32(static_cast<int>(key))))));
-  return mask == 0 ? kWays : static_cast<std::size_t>(__builtin_ctz(mask));
+    // The keys as one 16-byte store: the next lookup's 16-byte load of this set is forwarded
+    // from it, where a 4-byte store would stall that load until the store retires.
+    const __m128i lane =
+        _mm_cmpeq_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(static_cast<int>(way)));
+    const __m128i keys = _mm_load_si128(reinterpret_cast<const __m128i*>(s.key));
+    _mm_store_si128(reinterpret_cast<__m128i*>(s.key),
+                    _mm_or_si128(_mm_andnot_si128(lane, keys),
+                                 _mm_and_si128(lane, _mm_set1_epi32(static_cast<int>(key)))));
 #else
-  for (std::size_t i = 0; i < kWays; ++i) {
-    if (s.key[i] == key) return i;
-  }
-  return kWays;
+    s.key[way] = key;
 #endif
+    s.tat[way] = now;
+    return s.tat[way];
+  }
 }
 
-bool GcraLimiter::allow(std::uint32_t key, std::uint64_t now_ns) {
-  Set& s = sets()[set_of(key)];
-  // Stored times are offset by one so 0 can mean "empty" even at now_ns == 0.
-  const std::uint64_t now = now_ns + 1;
-  // An empty entry (TAT 0) whose key happens to equal `key` behaves exactly like a fresh one
-  // (max(0, now) == now), so the key compare needs no emptiness check.
-  std::size_t way = find_way(s, key);
-  if (way == kWays) {
-    // Replace the entry with the oldest arrival time; empty (0) and expired ones come first.
-    way = 0;
-    for (std::size_t i = 1; i < kWays; ++i) {
-      if (s.tat[i] < s.tat[way]) way = i;
+void GcraLimiter::grow(std::uint64_t now) {
+  Set* const table = sets();
+  const unsigned shift = shift_ - 1;
+  // From the last set down: the targets 2s and 2s + 1 of set s are sets already moved (or s
+  // itself, read first), so the split needs no second table.
+  for (std::size_t s = active_sets_; s-- > 0;) {
+    const Set old = table[s];
+    Set* const halves = &table[2 * s];
+    halves[0] = Set{};
+    halves[1] = Set{};
+    std::size_t used[2] = {0, 0};
+    for (std::size_t w = 0; w < kWays; ++w) {
+      if (old.tat[w] <= now) continue;  // expired or empty: the same as absent
+      const std::size_t half = static_cast<std::size_t>(hash(old.key[w]) >> shift) - 2 * s;
+      Set& to = halves[half];
+      to.key[used[half]] = old.key[w];
+      to.tat[used[half]++] = old.tat[w];
     }
-    if (s.tat[way] > now) ++live_evictions_;
-    s.key[way] = key;
-    s.tat[way] = now;
   }
-  const std::uint64_t tat = std::max(s.tat[way], now);
-  if (tat - now > tolerance_ns_) return false;
-  s.tat[way] = tat + interval_ns_;
-  return true;
+  active_sets_ *= 2;
+  shift_ = shift;
 }
 
 }  // namespace gatebench::rules
