@@ -72,7 +72,9 @@ class WorkerLoop : private H2Handler {
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
   std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
-  void drive(Client& c);
+  // Never inlined: `gatebench-macro --instructions` toggles callgrind's collection on this
+  // function's symbol, and GCC at -O2/-O3 inlined it into every caller (nothing was counted).
+  [[gnu::noinline]] void drive(Client& c);
   void drive_steps(Client& c);
 
   // Request state machine (request_flow.cpp).
