@@ -44,6 +44,9 @@ class NginxProcess {
   void stop();
 
  private:
+  // One start on fresh ports; sets reason_ when nginx does not come up.
+  void start(const NginxConfig& config);
+
   std::string dir_;
   std::string reason_;
   common::ChildProcess nginx_;  // in its own group; stopped by stop() or its destructor
