@@ -7,7 +7,7 @@ namespace gatebench::tools {
 
 namespace {
 
-// The driver's reasons for a round failed by its cache check (macro/driver/cache_check.cpp).
+// The driver's reasons for a round failed by its cache check (macro/driver/plan/cache_check.cpp).
 constexpr std::string_view kOutsideRange = "hit ratio ";
 constexpr std::string_view kNothingCounted = "no response counted for the cache's ";
 
