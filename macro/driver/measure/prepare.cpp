@@ -45,6 +45,15 @@ std::string address_of(const ScenarioPlan& plan, int port) {
 
 }  // namespace
 
+bool is_cookie_value(std::string_view value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    value = value.substr(1, value.size() - 2);
+  // cookie-octet: %x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E.
+  for (const char c : value)
+    if (c < 0x21 || c > 0x7e || c == '"' || c == ',' || c == ';' || c == '\\') return false;
+  return true;
+}
+
 void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& load) {
   Variables vars = plan.vars;
   bool any = false;
@@ -86,6 +95,11 @@ void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& loa
     if (it == jar.end()) {
       throw Outcome{Status::skipped, "prepare: no " + step.cookie + " cookie after" + trail};
     }
+    // The value goes verbatim into the load's headers and into JSON request templates: a
+    // quote, backslash or line break from the target would rewrite them.
+    if (!is_cookie_value(it->second))
+      throw Outcome{Status::failed, "prepare: the " + step.cookie +
+                                        " cookie the target set is not an RFC 6265 cookie-value"};
     vars["cookie." + step.cookie] = it->second;
   }
   if (!any) return;

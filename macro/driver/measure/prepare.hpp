@@ -1,6 +1,8 @@
 #pragma once
 // The preparation steps of a scenario run (docs/scenarios.md): a fresh TLS certificate before the
 // services start, cookie flows through the running gateway after, and the rendered inputs.
+#include <string_view>
+
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/system/progress.hpp"
 
@@ -13,6 +15,9 @@ void prepare_tls(const ScenarioPlan& plan, Progress& progress);
 // would; the named cookie becomes ${cookie.<name>} and the load's headers and request mix are
 // rendered again with it. Throws Outcome (skipped: no such cookie; failed: a template error).
 void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& load);
+// RFC 6265's cookie-value: what prepare_cookies accepts from a target before pasting it into
+// headers and request templates.
+bool is_cookie_value(std::string_view value);
 
 // Rendered configs and directories of the services; the load's request mix and wrk's script.
 void write_service_inputs(const ScenarioPlan& plan);

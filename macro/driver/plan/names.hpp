@@ -15,4 +15,12 @@ inline bool is_name(const std::string& text) {
   });
 }
 
+// [A-Za-z_][A-Za-z0-9_]*: what a shell and env(1) take as a variable name.
+inline bool is_env_name(const std::string& text) {
+  if (text.empty() || (text.front() >= '0' && text.front() <= '9')) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 }  // namespace gatebench::macro

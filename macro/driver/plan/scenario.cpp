@@ -64,6 +64,11 @@ ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& 
   if (!is_name(service.binary)) f.child("binary").fail("expected a tool name such as nginx");
   service.args = f.child("args").strings();
   service.env = f.child("env").string_map();
+  // Names go before the command (`env K=V exe` on an ssh host): "-i" or "A=B" would change it.
+  for (const auto& [name, value] : service.env)
+    if (!is_env_name(name))
+      f.child("env").child(name).fail(
+          "expected an environment variable name [A-Za-z_][A-Za-z0-9_]*");
   if (f.has("configs")) {
     const JsonField configs = f.child("configs");
     configs.expect_array();
@@ -186,6 +191,14 @@ Scenario parse_object(const json& object, const std::string& file) {
   Scenario s;
   s.file = file;
   s.name = f.child("name").string();
+  // The name is the run directory's name (round-N/<name>, round-N/<name>/<over> for an
+  // expansion of an "over" file): no segment may be "..", ".", or empty.
+  for (size_t at = 0;;) {
+    const size_t slash = s.name.find('/', at);
+    if (!is_name(s.name.substr(at, slash - at))) f.child("name").fail("expected [a-z0-9_-]+");
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
   s.description = f.child("description").string();
   s.order = int_or(f, "order", 100, 0, 100000);
   s.requires_tools = f.child("requires").strings();

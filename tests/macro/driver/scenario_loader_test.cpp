@@ -133,6 +133,16 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
        "bad.json: /load/close: close is not supported with http2"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "http2": 1})"),
        "bad.json: /load/http2: expected"},
+      // The name becomes the run directory's name: "..json" would write beside the run.
+      {variant(R"("name": "x")", R"("name": "..")"), "bad.json: /name: expected [a-z0-9_-]+"},
+      // Environment names go before the command (`env K=V exe` on ssh hosts): "-i" would be an
+      // option of env.
+      {variant(R"("ready": {"port": "proxy"})",
+               R"("ready": {"port": "proxy"}, "env": {"-i": "1"})"),
+       "bad.json: /services/1/env/-i: expected an environment variable name"},
+      {variant(R"("ready": {"port": "proxy"})",
+               R"("ready": {"port": "proxy"}, "env": {"A=B": "1"})"),
+       "bad.json: /services/1/env/A=B: expected an environment variable name"},
   };
   for (const auto& c : cases) {
     std::string error = error_of(c.text);
