@@ -59,6 +59,9 @@ json load_file(int round) {
   };
   json sqli = round == 1 ? json{{"403", 34}, {"200", 1}} : json{{"403", 35}};
   return {{"schema", "gatebench.load/1"},
+          {"elapsed_s", 2.0},
+          {"requests", 200},
+          {"requests_per_s", 100.0},
           {"templates",
            {t("sqli", sqli), t("xss", {{"403", 15}}), t("get", {{"200", 99}, {"403", 1}}),
             t("post", {{"200", 50}}), t("traversal", json::object())}}};

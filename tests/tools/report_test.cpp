@@ -135,6 +135,16 @@ TEST(ReportWriters, MarkdownMatchesGolden) {
   EXPECT_EQ(report_markdown(in.model()), read_text_file(test::data("report_golden.md")));
 }
 
+TEST(ReportWriters, MarkdownCellsFromTheInputsCannotBreakATable) {
+  Inputs in;
+  in.micro.micro->benchmarks[0].name = "token/gatecore/a|b";
+  in.macro.macro->env["kernel"] = "Linux | `6.1`\nnext";
+  const std::string md = report_markdown(in.model());
+  EXPECT_NE(md.find("`token/gatecore/a\\|b`"), std::string::npos);
+  EXPECT_NE(md.find("| macro: kernel | Linux \\| \\`6.1\\` next |"), std::string::npos);
+  EXPECT_EQ(md.find("a|b"), std::string::npos);
+}
+
 TEST(ReportWriters, JsonMatchesGoldenAndRoundTripsThroughCompare) {
   const Inputs in;
   const auto j = report_json(in.model());

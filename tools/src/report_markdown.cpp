@@ -26,15 +26,18 @@ void environment(const ReportModel& m, std::string& md) {
     const json& c = m.micro->context;
     for (const char* key : {"host_name", "date", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
                             "library_build_type", "gatebench_fixtures_seed"})
-      if (c.contains(key)) md += "| micro: " + std::string(key) + " | " + scalar(c[key]) + " |\n";
-    if (c.contains("load_avg")) md += "| micro: load_avg | " + c["load_avg"].dump() + " |\n";
+      if (c.contains(key))
+        md += "| micro: " + std::string(key) + " | " + md_cell(scalar(c[key])) + " |\n";
+    if (c.contains("load_avg"))
+      md += "| micro: load_avg | " + md_cell(c["load_avg"].dump()) + " |\n";
     for (const auto& [key, value] : c.items())  // the --input files (docs/micro-input.md)
       if (key.starts_with("gatebench_input_"))
-        md += "| micro: " + key + " | " + scalar(value) + " |\n";
+        md += "| micro: " + md_cell(key) + " | " + md_cell(scalar(value)) + " |\n";
   }
   if (m.macro) {
     for (const auto& [key, value] : m.macro->env.items())
-      md += "| macro: " + key + " | " + (value.is_object() ? value.dump() : scalar(value)) + " |\n";
+      md += "| macro: " + md_cell(key) + " | " +
+            md_cell(value.is_object() ? value.dump() : scalar(value)) + " |\n";
   }
   md += "\n";
 }
@@ -51,15 +54,15 @@ void micro_table(const ReportModel& m, std::string& md) {
   for (const auto& r : m.micro_rows) {
     const auto& b = *r.bench;
     if (!b.error.empty()) {
-      md += "| `" + b.name + "` | " + b.error + " | | | | | |\n";
+      md += "| " + md_code_cell(b.name) + " | " + md_cell(b.error) + " | | | | | |\n";
       continue;
     }
     if (r.repetitions == 0) {
-      md += "| `" + b.name + "` | no samples | | | | | |\n";
+      md += "| " + md_code_cell(b.name) + " | no samples | | | | | |\n";
       continue;
     }
     const std::string naive = slower_than_naive_note(r.slower_than_naive);
-    md += "| `" + b.name + "`" + (naive.empty() ? "" : " **" + naive + "**") + " | " +
+    md += "| " + md_code_cell(b.name) + (naive.empty() ? "" : " **" + naive + "**") + " | " +
           fmt_time_ns(r.ns_per_op) + " | " +
           (r.items_per_second ? fmt_rate(*r.items_per_second) : "–") + " | " +
           std::to_string(r.repetitions) + " | " + fmt_percent(r.cv, false) + " | " +
@@ -73,8 +76,8 @@ void instructions_table(const ReportModel& m, std::string& md) {
       "## Instructions per iteration (callgrind)\n\n| benchmark | instructions | note |\n"
       "|---|---:|---|\n";
   for (const auto& c : m.instructions->benchmarks)
-    md += "| `" + c.name + "` | " + (c.error.empty() ? fmt_sig(c.per_iteration, 4) : "–") + " | " +
-          c.error + " |\n";
+    md += "| " + md_code_cell(c.name) + " | " +
+          (c.error.empty() ? fmt_sig(c.per_iteration, 4) : "–") + " | " + md_cell(c.error) + " |\n";
   md += "\n";
 }
 
@@ -85,7 +88,7 @@ void table_md(const ReportTable& t, std::string& md, bool heading = true) {
   std::string rule = "|";
   md += "|";
   for (std::size_t c = 0; c < t.head.size(); ++c) {
-    md += " " + t.head[c] + " |";
+    md += " " + md_cell(t.head[c]) + " |";
     rule += t.numeric[c] ? "---:|" : "---|";
   }
   md += "\n" + rule + "\n";

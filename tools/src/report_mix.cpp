@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "macro/common/load_report.hpp"
 #include "tools/src/json_file.hpp"
 
 namespace gatebench::tools {
@@ -21,20 +22,17 @@ std::optional<TemplateStatuses> round_statuses(const json& round, const fs::path
     const fs::path file = macro_dir / a.get<std::string>();
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
-    json doc;
+    common::LoadReport report;
     try {
-      doc = load_json_file(file.string());
+      report = common::parse_load_report(read_text_file(file.string()), file.string());
     } catch (const std::exception&) {
       return std::nullopt;  // an artifact the report cannot read adds no statuses
     }
-    if (!doc.contains("templates") || !doc["templates"].is_array()) return std::nullopt;
+    if (report.templates.empty()) return std::nullopt;
     TemplateStatuses out;
-    for (const auto& t : doc["templates"]) {
-      if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) return std::nullopt;
-      StatusCounts& counts = out[t["name"].get<std::string>()];
-      if (!t.contains("status") || !t["status"].is_object()) continue;
-      for (const auto& [code, n] : t["status"].items())
-        if (n.is_number()) counts[code] += n.get<double>();
+    for (const common::TemplateReport& t : report.templates) {
+      StatusCounts& counts = out[t.name];
+      for (const auto& [code, n] : t.status) counts[code] += static_cast<double>(n);
     }
     return out;
   }
