@@ -178,40 +178,88 @@ int WorkerLoop::poll_timeout_ms() const {
 }
 
 void WorkerLoop::reap() {
-  for (Client* c : dead_clients_) free_clients_.push_back(c);
+  // A dead client's buffers go back here, not in close_client: code up the stack of the close
+  // may still read them.
+  for (Client* c : dead_clients_) {
+    give_back_buffers(*c);
+    free_clients_.push_back(c);
+  }
   dead_clients_.clear();
   dead_fronts_.clear();
   ups_.reap();
 }
 
-// new_client takes from the back of the free list, so its front holds the objects unused the
-// longest; theirs are the buffers to give back. malloc_trim returns the freed pages of every
-// arena (this worker's included) to the system instead of keeping them for a next burst.
-// Objects that were in use within the last one or two peak windows keep their buffers: HTTP/2
-// streams come and go many times a second, and releasing each tick the ones just finished had
-// the worker in madvise and page faults for 15% of its CPU (gateway-h2, 640 streams in flight).
+// Spare request sets and closed connections' objects beyond what the last one or two peak
+// windows used are freed, the ones unused the longest first (both lists take from the back).
+// malloc_trim returns the freed pages of every arena (this worker's included) to the system
+// instead of keeping them for a next burst. What was in use within the last windows stays: HTTP/2
+// streams come and go many times a second, and releasing each tick the buffers just given back
+// had the worker in madvise and page faults for 15% of its CPU (gateway-h2, 640 streams in
+// flight).
 void WorkerLoop::release_spare_buffers() {
   const std::size_t in_use = client_store_.size() - free_clients_.size();
   if (now_ms_ >= peak_window_end_ms_) {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
+    previous_buffers_peak_ = current_buffers_peak_;
+    current_buffers_peak_ = buffers_in_use_;
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
   }
-  const std::size_t recent_peak = std::max({previous_peak_, current_peak_, in_use});
-  const std::size_t keep = std::max(kSpareBufferedClients, recent_peak - in_use);
-  if (free_clients_.size() <= keep) return;
-  const std::size_t excess = free_clients_.size() - keep;
   bool released = false;
-  for (std::size_t i = 0; i < excess; ++i) {
-    ClientBuffers& b = free_clients_[i]->buffers;
-    if (!b.in && !b.resp && b.hit_body.capacity() == 0 && b.redis_value.capacity() == 0 &&
-        b.capture.capacity() == 0 && !b.candidate) {
-      continue;
+  const std::size_t buffers_peak =
+      std::max({previous_buffers_peak_, current_buffers_peak_, buffers_in_use_});
+  const std::size_t keep_buffers = std::max(kSpareRequestBuffers, buffers_peak - buffers_in_use_);
+  if (spare_buffers_.size() > keep_buffers) {
+    const auto excess = static_cast<std::ptrdiff_t>(spare_buffers_.size() - keep_buffers);
+    spare_buffers_.erase(spare_buffers_.begin(), spare_buffers_.begin() + excess);
+    released = true;
+  }
+  const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
+  const std::size_t keep_clients = std::max(kSpareClients, clients_peak - in_use);
+  if (free_clients_.size() > keep_clients) {
+    const std::size_t excess = free_clients_.size() - keep_clients;
+    for (std::size_t i = 0; i < excess; ++i) {
+      // Swap-remove from the store: the object's owner; nothing else points at a free client.
+      const std::size_t at = free_clients_[i]->store_index;
+      client_store_[at] = std::move(client_store_.back());
+      client_store_[at]->store_index = at;
+      client_store_.pop_back();
     }
-    b = ClientBuffers{};
+    free_clients_.erase(free_clients_.begin(),
+                        free_clients_.begin() + static_cast<std::ptrdiff_t>(excess));
     released = true;
   }
   if (released) malloc_trim(0);
+}
+
+void WorkerLoop::take_buffers(Client& c) {
+  RequestBuffers& b = c.buffers;
+  if (b.in) return;
+  if (!spare_buffers_.empty()) {
+    b = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+  } else {
+    // Made whole before the client gets it: a set is held when `in` is set.
+    RequestBuffers fresh;
+    fresh.in_cap = cfg().max_header_bytes + kBodyWindow;
+    fresh.in = std::make_unique<char[]>(fresh.in_cap);
+    fresh.up_head = std::make_unique<char[]>(cfg().max_header_bytes + 1024);
+    fresh.resp = std::make_unique<char[]>(kRespCap);
+    fresh.out = std::make_unique<char[]>(kOutCap);
+    fresh.req = std::make_unique<RequestHead>();
+    fresh.rh = std::make_unique<ResponseHead>();
+    b = std::move(fresh);
+  }
+  ++buffers_in_use_;
+  current_buffers_peak_ = std::max(current_buffers_peak_, buffers_in_use_);
+}
+
+void WorkerLoop::give_back_buffers(Client& c) {
+  RequestBuffers& b = c.buffers;
+  if (!b.in) return;
+  --buffers_in_use_;
+  spare_buffers_.push_back(std::move(b));
+  b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
 }
 
 void WorkerLoop::adopt_generation() {
@@ -316,19 +364,9 @@ Client* WorkerLoop::new_client() {
     client_store_.push_back(std::make_unique<Client>());
     c = client_store_.back().get();
     c->kind = Kind::kClient;
+    c->store_index = client_store_.size() - 1;
   }
   current_peak_ = std::max(current_peak_, client_store_.size() - free_clients_.size());
-  ClientBuffers& b = c->buffers;
-  std::size_t want = cfg().max_header_bytes + kBodyWindow;
-  if (b.in_cap != want) {
-    b.in = std::make_unique<char[]>(want);
-    b.in_cap = want;
-    b.up_head = std::make_unique<char[]>(cfg().max_header_bytes + 1024);
-  }
-  if (!b.resp) {
-    b.resp = std::make_unique<char[]>(kRespCap);
-    b.out = std::make_unique<char[]>(kOutCap);
-  }
   c->conn = {};
   c->px = {};
   c->live_index = live_.size();

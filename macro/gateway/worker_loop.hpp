@@ -24,9 +24,10 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
-// Closed connections' objects kept with their buffers for the next accepts; the buffers of the
-// others are released on the tick, so a worker's memory follows its connections, not its peak.
-inline constexpr std::size_t kSpareBufferedClients = 64;
+// Request sets (RequestBuffers) and closed connections' objects kept for reuse; the others are
+// freed on the tick, so a worker's memory follows its connections and requests, not its peak.
+inline constexpr std::size_t kSpareRequestBuffers = 64;
+inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
 // Out of descriptors (EMFILE/ENFILE), the listeners leave epoll this long: a level-triggered
@@ -69,6 +70,10 @@ class WorkerLoop : private H2Handler {
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
+  // A request set from the pool (or a new one) for a connection that has bytes to work on, and
+  // back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
+  void take_buffers(Client& c);
+  void give_back_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
   std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
@@ -168,6 +173,9 @@ class WorkerLoop : private H2Handler {
   std::vector<Client*> free_clients_;
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
+  // The request sets no connection holds; the back is the most recently returned (cache-warm).
+  std::vector<RequestBuffers> spare_buffers_;
+  std::size_t buffers_in_use_ = 0;
   // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
   std::vector<std::unique_ptr<H2Front>> dead_fronts_;
   UpstreamConns ups_;
@@ -181,9 +189,12 @@ class WorkerLoop : private H2Handler {
   std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
-  // Clients in use at the peak of the current and the previous window (release_spare_buffers).
+  // Clients and request sets in use at the peak of the current and the previous window
+  // (release_spare_buffers).
   std::size_t current_peak_ = 0;
   std::size_t previous_peak_ = 0;
+  std::size_t current_buffers_peak_ = 0;
+  std::size_t previous_buffers_peak_ = 0;
   std::uint64_t peak_window_end_ms_ = 0;
   // Accepting stops for kAcceptPauseMs when the process is out of descriptors (0: accepting).
   std::uint64_t accept_resume_ms_ = 0;
