@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -58,7 +61,8 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_tag_;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-  gen_owner_ = make_gen(shared_.current());
+  gen_owner_ = build_gen(shared_.current());
+  finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
   tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
@@ -126,27 +130,10 @@ void WorkerLoop::run() {
     now_ms_ = mono_ms();
     for (int i = 0; i < n; ++i) {
       auto* p = static_cast<Pollable*>(events[i].data.ptr);
-      switch (p->kind) {
-        case Kind::kClient:
-          on_client(*static_cast<Client*>(p), events[i].events);
-          break;
-        case Kind::kUpstream:
-          on_upstream(*static_cast<UpConn*>(p), events[i].events);
-          break;
-        case Kind::kListener:
-          on_accept(*static_cast<Listener*>(p));
-          break;
-        case Kind::kWake: {
-          std::uint64_t v;
-          ssize_t r = ::read(wake_fd_, &v, sizeof v);
-          (void)r;
-          break;
-        }
-        case Kind::kRedis: {
-          auto* conn = static_cast<RedisConn*>(p);
-          conn->store->on_event(*conn, events[i].events);
-          break;
-        }
+      try {
+        dispatch(*p, events[i].events);
+      } catch (const std::bad_alloc&) {
+        out_of_memory(*p);
       }
     }
     if (!redis_stores_.empty()) run_redis();
@@ -165,6 +152,43 @@ void WorkerLoop::run() {
   if (log_) log_->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
   asm volatile("" : : "r"(calibrate_state_));
+}
+
+void WorkerLoop::dispatch(Pollable& p, std::uint32_t ev) {
+  switch (p.kind) {
+    case Kind::kClient:
+      on_client(*static_cast<Client*>(&p), ev);
+      break;
+    case Kind::kUpstream:
+      on_upstream(*static_cast<UpConn*>(&p), ev);
+      break;
+    case Kind::kListener:
+      on_accept(*static_cast<Listener*>(&p));
+      break;
+    case Kind::kWake: {
+      std::uint64_t v;
+      ssize_t r = ::read(wake_fd_, &v, sizeof v);
+      (void)r;
+      break;
+    }
+    case Kind::kRedis: {
+      auto* conn = static_cast<RedisConn*>(&p);
+      conn->store->on_event(*conn, ev);
+      break;
+    }
+  }
+}
+
+// A request that could not get memory (a body window for the rules, a cached response's copy)
+// loses its connection; the worker and its other connections go on. Without this the exception
+// would end the worker's thread, and std::terminate the process.
+void WorkerLoop::out_of_memory(Pollable& p) {
+  Client* c = nullptr;
+  if (p.kind == Kind::kClient) c = static_cast<Client*>(&p);
+  if (p.kind == Kind::kUpstream) c = static_cast<UpConn&>(p).owner;
+  std::fprintf(stderr, "gatebench-gateway: worker %d: out of memory%s\n", index_,
+               c != nullptr ? ", closing the connection" : "");
+  if (c != nullptr && !c->conn.dead) close_client(*c);
 }
 
 int WorkerLoop::poll_timeout_ms() const {
@@ -266,17 +290,39 @@ void WorkerLoop::adopt_generation() {
   std::shared_ptr<const Published> pub = shared_.current();
   seen_generation_ = pub->generation;
   if (pub->generation == gen_->pub->generation) return;
+  std::unique_ptr<WorkerGen> next;
+  {
+    std::lock_guard<std::mutex> lock(prepared_mu_);
+    if (prepared_ && prepared_->pub == pub) next = std::move(prepared_);
+    prepared_.reset();
+  }
+  // Every published generation was prepared for this worker first (gateway_main.cpp); building
+  // it here is what a caller that did not prepare gets.
+  if (!next) next = build_gen(std::move(pub));
+  finish_gen(*next);
   // Idle connections of the old generation may point at upstreams that no longer exist.
   ups_.close_idle(*gen_);
   gen_->retired = true;
   WorkerGen* old = gen_;
   retired_.push_back(std::move(gen_owner_));
-  gen_owner_ = make_gen(std::move(pub));
+  gen_owner_ = std::move(next);
   gen_ = gen_owner_.get();
   if (old->inflight == 0) release_gen(old);
 }
 
-std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published> pub) {
+void WorkerLoop::prepare(std::shared_ptr<const Published> pub) {
+  std::unique_ptr<WorkerGen> g = build_gen(std::move(pub));
+  std::lock_guard<std::mutex> lock(prepared_mu_);
+  prepared_ = std::move(g);
+}
+
+void WorkerLoop::discard_prepared() {
+  std::unique_ptr<WorkerGen> dropped;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(prepared_mu_);
+  dropped = std::move(prepared_);
+}
+
+std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published> pub) {
   auto g = std::make_unique<WorkerGen>();
   g->pub = std::move(pub);
   const Config& c = *g->pub->config;
@@ -286,10 +332,16 @@ std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published>
     std::unique_ptr<cache::MemoryStore> store;
     if (h.cache && h.cache->store == CacheStore::kMemory) store = make_memory_cache(*h.cache);
     g->memory_caches.push_back(std::move(store));
-    g->redis_caches.push_back(
-        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
   }
   return g;
+}
+
+// The Redis pools belong to the worker's loop (its epoll set), so they are looked up here.
+void WorkerLoop::finish_gen(WorkerGen& g) {
+  for (const HostConfig& h : g.pub->config->hosts) {
+    g.redis_caches.push_back(
+        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
+  }
 }
 
 void WorkerLoop::release_gen(WorkerGen* g) {
@@ -551,12 +603,25 @@ void WorkerLoop::drive_steps(Client& c) {
 // ---- Worker ------------------------------------------------------------------------------
 
 Worker::Worker(int index, SharedState& shared)
-    : loop_(std::make_unique<WorkerLoop>(index, shared)) {}
+    : index_(index), shared_(shared), loop_(std::make_unique<WorkerLoop>(index, shared)) {}
 Worker::~Worker() {
   if (thread_.joinable()) thread_.join();
 }
 void Worker::start() {
-  thread_ = std::thread([this] { loop_->run(); });
+  thread_ = std::thread([this] {
+    try {
+      loop_->run();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gatebench-gateway: worker %d failed: %s; stopping\n", index_, e.what());
+      shared_.fail_worker();
+    }
+  });
+}
+void Worker::prepare(std::shared_ptr<const Published> pub) {
+  loop_->prepare(std::move(pub));
+}
+void Worker::discard_prepared() {
+  loop_->discard_prepared();
 }
 void Worker::wake() {
   loop_->wake();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,13 @@ class WorkerLoop : private H2Handler {
   WorkerLoop(const WorkerLoop&) = delete;
   WorkerLoop& operator=(const WorkerLoop&) = delete;
   void run();
+  // Builds this worker's state for a generation about to be published (its hosts' policies
+  // with their rate-limit tables, and memory caches), on the calling thread: the main thread
+  // builds every worker's before it publishes, so memory that is not there refuses the reload
+  // instead of ending a worker. Throws std::bad_alloc (or what the constructors throw).
+  void prepare(std::shared_ptr<const Published> pub);
+  // Drops a prepared state whose generation is not going to be published.
+  void discard_prepared();
   void wake() {
     std::uint64_t one = 1;
     ssize_t r = ::write(wake_fd_, &one, sizeof one);
@@ -61,6 +69,8 @@ class WorkerLoop : private H2Handler {
     return std::min<std::size_t>(cfg().max_connections_per_worker,
                                  shared_.descriptor_connection_cap);
   }
+  void dispatch(Pollable& p, std::uint32_t ev);
+  void out_of_memory(Pollable& p);
   void on_client(Client& c, std::uint32_t ev);
   void on_upstream(UpConn& u, std::uint32_t ev);
   void tick();
@@ -76,7 +86,10 @@ class WorkerLoop : private H2Handler {
   void give_back_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
-  std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
+  // The generation's per-worker state without what lives in this worker's loop (prepare), then
+  // the rest (finish_gen, on the worker's thread).
+  static std::unique_ptr<WorkerGen> build_gen(std::shared_ptr<const Published> pub);
+  void finish_gen(WorkerGen& g);
   // Never inlined: `gatebench-macro --instructions` toggles callgrind's collection on this
   // function's symbol, and GCC at -O2/-O3 inlined it into every caller (nothing was counted).
   [[gnu::noinline]] void drive(Client& c);
@@ -168,6 +181,8 @@ class WorkerLoop : private H2Handler {
   WorkerGen* gen_ = nullptr;
   std::vector<std::unique_ptr<WorkerGen>> retired_;
   std::uint64_t seen_generation_ = 0;
+  std::mutex prepared_mu_;
+  std::unique_ptr<WorkerGen> prepared_;  // from prepare(), taken by adopt_generation()
 
   std::vector<std::unique_ptr<Client>> client_store_;
   std::vector<Client*> free_clients_;

@@ -5,6 +5,9 @@
 // 5% of a CPU), hold under 64 MB resident with them (an idle connection keeps no request
 // buffers: at most 4 KiB each) and give the memory back when they close.
 //
+// Also item 10 (MemoryLimitE2E): a reload that does not fit in memory is refused, and a request
+// that cannot get memory loses its connection; neither ends the process.
+//
 // Resident size is only checked in builds without ASan (whose allocator keeps freed memory in
 // its quarantine and adds its own per allocation): this file is also built and run in ci/test's
 // release stage, where every check runs.
@@ -15,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -189,6 +193,101 @@ TEST_F(OverloadE2E, TenThousandIdleConnectionsUnderASoftLimitOf1024) {
         << "resident " << rss_before << " -> " << rss_idle << " -> " << rss_after << " KiB";
   }
   EXPECT_EQ(request_on_new_connection("/after"), 200);
+}
+
+// Caps a running process's address space (RLIMIT_AS) at what it maps now plus `headroom_kib`.
+bool limit_address_space(pid_t pid, long headroom_kib) {
+  long vm_kib = 0;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stol(line.substr(7));
+  if (vm_kib == 0) return false;
+  const auto bytes = static_cast<rlim_t>(vm_kib + headroom_kib) * 1024;
+  const rlimit as{bytes, bytes};
+  return prlimit(pid, RLIMIT_AS, &as, nullptr) == 0;
+}
+
+// Issue 41, item 10: a reload whose workers' state does not fit in memory (a rate-limit table
+// of 2^26 entries, 1 GiB per worker, under an address-space limit that leaves 512 MiB) is
+// refused with its reason and the running configuration keeps serving; it used to throw
+// std::bad_alloc on a worker thread, which ended the process.
+TEST(MemoryLimitE2E, AReloadThatDoesNotFitIsRefusedAndTheOldConfigServes) {
+  if (asan_build()) {
+    GTEST_SKIP() << "ASan reserves terabytes of address space for its shadow: an address-space "
+                    "limit cannot be put on this build's gateway";
+  }
+  gwtest::TempDir dir;
+  gwtest::Upstream upstream;
+  const int port = gwtest::free_port();
+  const auto config = [&](const std::string& rate_limit) {
+    dir.file("gw.json", R"({"workers": 2, "listeners": [{"port": )" + std::to_string(port) +
+                            R"(}], "hosts": [{"names": ["*"], "upstream": "127.0.0.1:)" +
+                            std::to_string(upstream.port()) + R"(", "rate_limit": )" + rate_limit +
+                            "}]}");
+  };
+  config(R"({"rate_per_second": 1000, "burst": 1000})");
+  gwtest::Process gateway({GATEBENCH_GATEWAY_EXE, "--config", (dir.path() / "gw.json").string()},
+                          (dir.path() / "gateway.log").string());
+  ASSERT_TRUE(gwtest::wait_port(port)) << gateway.output();
+  ASSERT_EQ(gwtest::fetch(port, get_request("a.test", "/")).status, 200);
+
+  ASSERT_TRUE(limit_address_space(gateway.pid(), 512 * 1024)) << strerror(errno);
+
+  // One request per second, from a table of 2^26 clients: if it were applied, the second of
+  // two requests would be answered 429.
+  config(R"({"rate_per_second": 1, "burst": 0, "table_entries": 67108864})");
+  gateway.signal(SIGHUP);
+  std::string log;
+  for (int i = 0; i < 100 && log.find("reload refused") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    log = gateway.output();
+  }
+  EXPECT_NE(log.find("reload refused, keeping the running config"), std::string::npos) << log;
+  EXPECT_NE(log.find("cannot build the workers' state"), std::string::npos) << log;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(gwtest::fetch(port, get_request("a.test", "/after")).status, 200)
+        << i << ": " << gateway.output();
+  }
+  EXPECT_EQ(gateway.stop(), 0) << gateway.output();
+}
+
+// Issue 41, item 10: a request that cannot get memory (a host that inspects bodies of up to
+// 16 MiB takes a window that large for each) loses its connection, not the process; the other
+// connections are served on. malloc gets one arena (MALLOC_ARENA_MAX=1), so that window cannot
+// come out of a worker arena's reserved but unused space, which the address-space limit does
+// not cover.
+TEST(MemoryLimitE2E, ARequestThatCannotGetMemoryLosesOnlyItsConnection) {
+  if (asan_build()) {
+    GTEST_SKIP() << "ASan reserves terabytes of address space for its shadow: an address-space "
+                    "limit cannot be put on this build's gateway";
+  }
+  gwtest::TempDir dir;
+  gwtest::Upstream upstream;
+  const int port = gwtest::free_port();
+  dir.file("rules.json", R"({"rules": []})");
+  dir.file("gw.json", R"({"workers": 1, "listeners": [{"port": )" + std::to_string(port) +
+                          R"(}], "hosts": [{"names": ["big.test"], "upstream": "127.0.0.1:)" +
+                          std::to_string(upstream.port()) +
+                          R"(", "rules": "rules.json", "body_limit": 16777216},)" +
+                          R"( {"names": ["*"], "upstream": "127.0.0.1:)" +
+                          std::to_string(upstream.port()) + R"("}]})");
+  gwtest::Process gateway({GATEBENCH_GATEWAY_EXE, "--config", (dir.path() / "gw.json").string()},
+                          (dir.path() / "gateway.log").string(), {"MALLOC_ARENA_MAX=1"});
+  ASSERT_TRUE(gwtest::wait_port(port)) << gateway.output();
+  ASSERT_EQ(gwtest::fetch(port, get_request("a.test", "/")).status, 200);
+  ASSERT_TRUE(limit_address_space(gateway.pid(), 4 * 1024)) << strerror(errno);
+
+  const Response big = gwtest::fetch(
+      port, "POST /upload HTTP/1.1\r\nHost: big.test\r\nContent-Length: 5\r\n\r\nhello");
+  EXPECT_FALSE(big.ok) << "answered " << big.status << " without the memory for the body";
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(gwtest::fetch(port, get_request("a.test", "/after")).status, 200)
+        << i << ": " << gateway.output();
+  }
+  EXPECT_NE(gateway.output().find("out of memory, closing the connection"), std::string::npos)
+      << gateway.output();
+  EXPECT_EQ(gateway.stop(), 0) << gateway.output();
 }
 
 }  // namespace
