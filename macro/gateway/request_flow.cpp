@@ -78,9 +78,23 @@ bool WorkerLoop::step_read_head(Client& c) {
     }
   }
   if (!cc.io.readable) return false;
-  // Bytes are coming: the connection takes a request set for them (none while it is idle).
-  take_buffers(c);
-  in = c.buffers.in.get();
+  if (!c.buffers.in) {
+    // An idle connection has no request set: its next bytes, or the end of a client that
+    // leaves, are read into the worker's scratch, and a set is taken only when bytes came (so
+    // thousands of clients closing at once do not each take one to read their EOF).
+    const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
+    IoResult r = read_client(c, tls_scratch_.get(), std::min(room, kOutCap + kRespCap));
+    if (r.status == IoStatus::kOk) {
+      take_buffers(c);
+      std::memcpy(c.buffers.in.get(), tls_scratch_.get(), r.bytes);
+      cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
+      cc.in_len = r.bytes;
+      return true;
+    }
+    if (r.status == IoStatus::kWouldBlock) return false;
+    close_client(c);  // EOF or error between requests
+    return false;
+  }
   if (cc.in_len == c.buffers.in_cap) return false;  // unreachable: parse reports kTooLarge first
   IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
   if (r.status == IoStatus::kOk) {

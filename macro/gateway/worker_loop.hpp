@@ -27,7 +27,7 @@ inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
 // Request sets (RequestBuffers) and closed connections' objects kept for reuse; the others are
 // freed on the tick, so a worker's memory follows its connections and requests, not its peak.
-inline constexpr std::size_t kSpareRequestBuffers = 64;
+inline constexpr std::size_t kSpareRequestBuffers = 16;
 inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
