@@ -14,14 +14,14 @@ bool WorkerLoop::answer_from_cache(Client& c) {
   cache::MemoryStore* memory = c.conn.gen->memory_caches[host].get();
   RedisStore* redis = c.conn.gen->redis_caches[host];
   if (memory == nullptr && redis == nullptr) return false;
-  if (!cacheable_request(c.req)) {
+  if (!cacheable_request(c.req())) {
     c.px.cache = CacheStatus::kBypass;
     bump(cache_counters_.bypasses);
     return false;
   }
   if (redis != nullptr) return start_redis_lookup(c, *redis);
   const cache::RequestKey key =
-      key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+      key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
   const cache::LookupResult r = memory->lookup(key, cache_now_s());
   if (r.status == cache::LookupStatus::kHit) {
     bump(cache_counters_.hits);
@@ -42,7 +42,7 @@ void WorkerLoop::serve_entry(Client& c, std::string_view entry, std::uint32_t ag
     return;
   }
   cc.out_len = write_hit_head(c.buffers.out.get(), kOutCap, e.head, age_s, status, cc.close_after,
-                              c.req.minor_version == 0);
+                              c.req().minor_version == 0);
   if (cc.out_len == 0) {
     respond(c, 500, "text/plain", "cache entry head too large\n", {});
     return;
@@ -74,7 +74,7 @@ bool WorkerLoop::serve_stale(Client& c) {
       c.conn.gen->memory_caches[static_cast<std::size_t>(c.conn.host)].get();
   if (store == nullptr) return false;
   const cache::RequestKey key =
-      key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+      key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
   const cache::LookupResult r = store->lookup(key, cache_now_s());
   if (r.status != cache::LookupStatus::kStale) return false;
   bump(cache_counters_.stale);
@@ -88,19 +88,20 @@ void WorkerLoop::begin_capture(Client& c) {
   const HostConfig& host = host_of(c);
   std::unique_ptr<CacheCandidate>& cand = c.buffers.candidate;
   if (!cand) cand = std::make_unique<CacheCandidate>();
-  const std::string_view head(c.buffers.resp.get(), c.rh.head_len);
-  if (!examine_response(head, c.rh, c.req, std::string_view(c.buffers.in.get(), c.req.head_len),
+  const std::string_view head(c.buffers.resp.get(), c.rh().head_len);
+  if (!examine_response(head, c.rh(), c.req(),
+                        std::string_view(c.buffers.in.get(), c.req().head_len),
                         host.cache->default_ttl_s, cache_now_s(), *cand)) {
     return;
   }
-  const std::uint64_t body_len = c.rh.body == BodyKind::kLength ? c.rh.content_length : 0;
-  if (!begin_entry(c.buffers.capture, head, c.rh, host.security_headers, body_len,
+  const std::uint64_t body_len = c.rh().body == BodyKind::kLength ? c.rh().content_length : 0;
+  if (!begin_entry(c.buffers.capture, head, c.rh(), host.security_headers, body_len,
                    host.cache->max_entry_bytes)) {
     bump(cache_counters_.refused);
     return;
   }
   px.capture = true;
-  px.cap_scan = c.rh.head_len;
+  px.cap_scan = c.rh().head_len;
 }
 
 void WorkerLoop::capture_body(Client& c) {
@@ -124,7 +125,7 @@ void WorkerLoop::store_capture(Client& c) {
   cache::MemoryStore* store = c.conn.gen->memory_caches[host].get();
   if (store == nullptr) return;
   const cache::RequestKey key =
-      key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+      key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
   const cache::InsertStatus st =
       store->insert(key, cache::key_hash(key), c.buffers.candidate->freshness,
                     c.buffers.candidate->vary_lines(), c.buffers.capture.view(), cache_now_s());
@@ -143,7 +144,7 @@ RedisStore* WorkerLoop::redis_store_for(const CacheConfig& config) {
 
 bool WorkerLoop::start_redis_lookup(Client& c, RedisStore& store) {
   const cache::RequestKey key =
-      key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+      key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
   char name[kRedisKeyLen];
   if (store.lookup(c, redis_key(cache::key_hash(key), name), now_ms_)) {
     c.conn.state = CState::kCacheWait;
@@ -164,7 +165,7 @@ void WorkerLoop::resume_after_lookup(Client& c) {
       const std::string_view value(c.buffers.redis_value.data(), c.px.redis_value_len);
       const auto bytes = std::as_bytes(std::span<const char>(value.data(), value.size()));
       const cache::RequestKey key =
-          key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+          key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
       // The value comes from outside the process: checked whole before it is read.
       if (cache::entry_valid(bytes) && cache::entry_primary_matches(bytes.data(), key)) {
         const cache::LookupResult r = cache::entry_lookup(bytes.data(), key, cache_now_s());
@@ -196,7 +197,7 @@ void WorkerLoop::resume_after_lookup(Client& c) {
 
 void WorkerLoop::store_in_redis(Client& c, RedisStore& store) {
   const cache::RequestKey key =
-      key_headers_.key(c.req, std::string_view(c.buffers.in.get(), c.req.head_len));
+      key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
   const CacheCandidate& cand = *c.buffers.candidate;
   cache::EntryWriter writer;
   const cache::InsertStatus st =

@@ -1,8 +1,9 @@
 // A client connection's state in the worker loop, in parts with one lifetime each: what lives as
 // long as the connection (reset with `= {}` when a recycled object takes a new connection), what
 // lives for one request's log record, and what lives for one proxied exchange. The buffers and
-// the parsers' results are kept across reuse: the buffers so steady state allocates nothing, the
-// heads because each parse overwrites them.
+// the parsers' results live in a request set the connection holds only while it has bytes to
+// work on (RequestBuffers); the set is recycled through the worker's pool, and each parse
+// overwrites the heads.
 #pragma once
 
 #include <arpa/inet.h>
@@ -48,8 +49,13 @@ enum class CState : std::uint8_t {
 
 struct Client;
 
-// Allocated once per connection object (sizes from max_header_bytes, which only a restart changes).
-struct ClientBuffers {
+// What a request needs while its bytes are in the gateway: the windows and the parsed heads
+// (about 69 KiB with the default max_header_bytes). A connection takes a set from its worker's
+// pool when bytes arrive and gives it back when it has none left (idle between keep-alive
+// requests, or closed), so an idle connection holds only its Client object; the pool is a free
+// list, so a request allocates nothing in steady state. Sizes come from max_header_bytes, which
+// only a restart changes; `in` may have grown for an inspected body (grow_in) and keeps its size.
+struct RequestBuffers {
   // Request side: the head stays at the front for the whole request (views in the parsed head
   // point into it); body bytes cycle through the window behind it.
   std::unique_ptr<char[]> in;
@@ -57,6 +63,13 @@ struct ClientBuffers {
   std::unique_ptr<char[]> up_head;  // the head rewritten for the upstream
   std::unique_ptr<char[]> resp;     // the upstream's response window
   std::unique_ptr<char[]> out;      // a response head or a whole local response for the client
+  std::unique_ptr<RequestHead> req;
+  std::unique_ptr<ResponseHead> rh;
+};
+
+// A connection's buffers: the pooled request set while it has one, and what the response cache
+// and HTTP/2 keep on the connection itself.
+struct ClientBuffers : RequestBuffers {
   // Response cache: a hit's body once it cannot go out at once (the store's view is only valid
   // until the worker's next insert), and a response being stored with its freshness.
   std::vector<char> hit_body;
@@ -138,9 +151,13 @@ struct Client : Pollable {
   ClientConn conn;
   RequestLog log;
   ProxyExchange px;
+  std::size_t store_index = 0;  // in the worker's client_store_ (objects are freed when spare)
   ClientBuffers buffers;
-  RequestHead req;
-  ResponseHead rh;
+  // The current request's parsed heads, in the request set (valid while it is held).
+  RequestHead& req() { return *buffers.req; }
+  const RequestHead& req() const { return *buffers.req; }
+  ResponseHead& rh() { return *buffers.rh; }
+  const ResponseHead& rh() const { return *buffers.rh; }
 };
 
 }  // namespace gatebench::gateway

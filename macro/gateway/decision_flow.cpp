@@ -9,25 +9,25 @@ namespace gatebench::gateway {
 
 void WorkerLoop::begin_decision(Client& c) {
   ClientConn& cc = c.conn;
-  const std::string_view target = c.req.target;
+  const std::string_view target = c.req().target;
   const bool json = target.substr(0, target.find('?')) == kDecisionJsonPath;
   if (!json) {
-    if (c.req.body != BodyKind::kNone) cc.close_after = true;  // the body is not read
+    if (c.req().body != BodyKind::kNone) cc.close_after = true;  // the body is not read
     decide(c, false);
     return;
   }
-  if (c.req.method != "POST" || c.req.body != BodyKind::kLength) {
+  if (c.req().method != "POST" || c.req().body != BodyKind::kLength) {
     cc.close_after = true;
-    respond(c, c.req.method != "POST" ? 405 : 400, "text/plain",
+    respond(c, c.req().method != "POST" ? 405 : 400, "text/plain",
             "the JSON form is POST with a Content-Length body\n", {});
     return;
   }
-  if (c.req.content_length > kDecisionMaxBody) {
+  if (c.req().content_length > kDecisionMaxBody) {
     cc.close_after = true;
     respond(c, 413, "text/plain", "decision request body over 16 KiB\n", {});
     return;
   }
-  grow_in(c, c.req.head_len + kDecisionMaxBody);
+  grow_in(c, c.req().head_len + kDecisionMaxBody);
   cc.state = CState::kReadBody;
   cc.deadline_ms = now_ms_ + cfg().client_body_timeout_ms;
 }
@@ -38,13 +38,13 @@ void WorkerLoop::decide(Client& c, bool json) {
   std::span<char> head_out(decision_head_.get(), kDecisionHeadCap);
   Described described;
   if (json) {
-    const std::string_view body(c.buffers.in.get() + c.req.head_len,
-                                static_cast<std::size_t>(c.req.content_length));
-    c.log.local_body = static_cast<std::uint32_t>(c.req.content_length);
+    const std::string_view body(c.buffers.in.get() + c.req().head_len,
+                                static_cast<std::size_t>(c.req().content_length));
+    c.log.local_body = static_cast<std::uint32_t>(c.req().content_length);
     described = describe_from_json(body, cc.ip, head_out);
   } else {
-    described = describe_from_original(c.req, std::string_view(c.buffers.in.get(), c.req.head_len),
-                                       cc.ip, head_out);
+    described = describe_from_original(
+        c.req(), std::string_view(c.buffers.in.get(), c.req().head_len), cc.ip, head_out);
   }
   if (described.head_len == 0) {
     respond(c, 400, "text/plain", described.error, {});

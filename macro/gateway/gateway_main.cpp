@@ -226,6 +226,15 @@ int main(int argc, char** argv) {
           throw gw::ConfigError(config_path + ": " + fixed +
                                 ": cannot change on reload (restart the gateway)");
         }
+        // Each worker's state (rate-limit tables, memory caches) is built here, before the
+        // generation is published: memory that is not there refuses the reload, while the
+        // running configuration keeps serving, instead of ending a worker thread.
+        try {
+          for (auto& w : workers) w->prepare(next);
+        } catch (const std::exception& e) {
+          for (auto& w : workers) w->discard_prepared();
+          throw gw::ConfigError(config_path + ": cannot build the workers' state: " + e.what());
+        }
         ++generation;
         shared.publish(std::move(next));
         for (auto& w : workers) w->wake();
@@ -252,6 +261,10 @@ int main(int argc, char** argv) {
         text);
     std::fprintf(stderr, "gatebench-gateway: cache: %.*s\n", static_cast<int>(line.size()),
                  line.data());
+  }
+  if (shared.worker_failed()) {
+    std::fprintf(stderr, "gatebench-gateway: stopped after a worker failed\n");
+    return 1;
   }
   std::fprintf(stderr, "gatebench-gateway: stopped\n");
   return 0;

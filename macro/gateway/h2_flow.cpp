@@ -16,6 +16,7 @@ void WorkerLoop::start_h2(Client& c) {
   H2Settings settings;
   settings.max_concurrent_streams = cfg().h2_max_concurrent_streams;
   settings.max_header_list = static_cast<std::uint32_t>(cfg().max_header_bytes);
+  take_buffers(c);             // after a TLS handshake the connection has read nothing yet
   H2Handler& handler = *this;  // converted here: the base is private
   c.buffers.h2 = std::make_unique<H2Front>(handler, settings);
   c.buffers.h2->owner = &c;
@@ -109,6 +110,7 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
   std::memcpy(cc.ip_text, pc.ip_text, sizeof cc.ip_text);
   cc.ip_len = pc.ip_len;
   parent.conn.deadline_ms = 0;
+  take_buffers(sc);
   if (s.too_large || s.head.size() > sc.buffers.in_cap) {
     refuse_head(sc, 431, "request header list too large\n");
   } else {

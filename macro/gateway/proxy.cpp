@@ -40,7 +40,7 @@ bool idempotent(std::string_view method) {
 bool WorkerLoop::send_continue(Client& c) {
   ProxyExchange& px = c.px;
   // A stream's Expect never reaches the head (h2_front.hpp): no interim answer to send.
-  if (!c.req.expect_continue || px.sent_continue || c.conn.parent != nullptr) return true;
+  if (!c.req().expect_continue || px.sent_continue || c.conn.parent != nullptr) return true;
   px.sent_continue = true;
   static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
   iovec civ{const_cast<char*>(kContinue.data()), kContinue.size()};
@@ -61,13 +61,14 @@ void WorkerLoop::start_proxy(Client& c) {
       c.log.decision.hops == 0
           ? std::string_view()
           : hop_lines(c.log.decision.hops, host.features->loop->via_name, hop_buf);
-  px.up_head_len = write_upstream_head(c.buffers.up_head.get(), cfg().max_header_bytes + 1024,
-                                       std::string_view(c.buffers.in.get(), c.req.head_len), c.req,
-                                       std::string_view(cc.ip_text, cc.ip_len), cc.https, hops);
+  px.up_head_len =
+      write_upstream_head(c.buffers.up_head.get(), cfg().max_header_bytes + 1024,
+                          std::string_view(c.buffers.in.get(), c.req().head_len), c.req(),
+                          std::string_view(cc.ip_text, cc.ip_len), cc.https, hops);
   cc.out_len = cc.out_sent = 0;
   cc.state = CState::kProxy;
   cc.deadline_ms = now_ms_ + host.connect_timeout_ms;
-  if (c.req.body != BodyKind::kNone && px.body_deadline_ms == 0) {
+  if (c.req().body != BodyKind::kNone && px.body_deadline_ms == 0) {
     px.body_deadline_ms = now_ms_ + cc.gen->pub->config->client_body_timeout_ms;
   }
   if (UpConn* u = UpstreamConns::take_idle(*cc.gen, cc.host)) {
@@ -156,8 +157,8 @@ bool WorkerLoop::pump_request(Client& c) {
       return true;
     }
     // Every body byte received so far is forwarded: reuse the window and read more.
-    cc.in_len = c.req.head_len;
-    body.rewind(c.req.head_len);
+    cc.in_len = c.req().head_len;
+    body.rewind(c.req().head_len);
     if (!send_continue(c)) return true;
     if (!cc.io.readable) return false;
     IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
@@ -213,31 +214,31 @@ bool WorkerLoop::parse_upstream_head(Client& c) {
   ProxyExchange& px = c.px;
   char* resp = c.buffers.resp.get();
   HeadStatus st =
-      parse_response_head(std::string_view(resp, px.resp_len), kRespCap, c.req.is_head, c.rh);
-  if (st == HeadStatus::kComplete && c.rh.status < 200) {
+      parse_response_head(std::string_view(resp, px.resp_len), kRespCap, c.req().is_head, c.rh());
+  if (st == HeadStatus::kComplete && c.rh().status < 200) {
     // Interim response (100 Continue...): not forwarded, the final one follows.
-    std::size_t rest = px.resp_len - c.rh.head_len;
-    std::memmove(resp, resp + c.rh.head_len, rest);
+    std::size_t rest = px.resp_len - c.rh().head_len;
+    std::memmove(resp, resp + c.rh().head_len, rest);
     px.resp_len = rest;
     return true;
   }
   if (st == HeadStatus::kComplete) {
     px.resp_head_done = true;
     c.log.up_time_us = mono_us() - c.log.up_start_us;
-    c.log.status = c.rh.status;
-    bool client_keep = !cc.close_after && c.rh.keep_alive && c.rh.body != BodyKind::kUntilClose;
+    c.log.status = c.rh().status;
+    bool client_keep = !cc.close_after && c.rh().keep_alive && c.rh().body != BodyKind::kUntilClose;
     if (!px.req_body.complete) client_keep = false;
     cc.close_after = !client_keep;
     cc.out_len =
-        write_client_head(c.buffers.out.get(), kOutCap, std::string_view(resp, c.rh.head_len), c.rh,
-                          host_of(c).security_headers, cc.close_after, c.req.minor_version == 0,
-                          cache_status_line(px.cache));
+        write_client_head(c.buffers.out.get(), kOutCap, std::string_view(resp, c.rh().head_len),
+                          c.rh(), host_of(c).security_headers, cc.close_after,
+                          c.req().minor_version == 0, cache_status_line(px.cache));
     if (cc.out_len == 0) {
       upstream_failed(c, 502);
       return true;
     }
     cc.out_sent = 0;
-    px.resp_body.start(c.rh.body, c.rh.content_length, c.rh.head_len);
+    px.resp_body.start(c.rh().body, c.rh().content_length, c.rh().head_len);
     begin_capture(c);
     return true;
   }
@@ -282,7 +283,7 @@ bool WorkerLoop::send_response(Client& c) {
     return true;
   }
   if (body.complete) {
-    bool reusable = c.rh.keep_alive && px.req_body.complete && px.req_sent &&
+    bool reusable = c.rh().keep_alive && px.req_body.complete && px.req_sent &&
                     body.scan == px.resp_len && !px.up_eof;
     if (px.up != nullptr) release_upconn(c, reusable);
     store_capture(c);
@@ -333,7 +334,7 @@ bool WorkerLoop::read_upstream(Client& c) {
     upstream_failed(c, 502);
     return true;
   }
-  if (c.rh.body == BodyKind::kUntilClose) {
+  if (c.rh().body == BodyKind::kUntilClose) {
     px.resp_body.complete = true;
     return true;
   }
@@ -349,8 +350,8 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
   // A pooled connection the upstream closed while we picked it: retry once on a new one, as
   // long as no body byte has been consumed from the client and the method is idempotent (the
   // upstream may have acted on the first attempt before closing).
-  if (reused && fresh_response && !px.retried && c.req.body == BodyKind::kNone && status == 502 &&
-      idempotent(c.req.method)) {
+  if (reused && fresh_response && !px.retried && c.req().body == BodyKind::kNone && status == 502 &&
+      idempotent(c.req().method)) {
     px.retried = true;
     px.up_head_sent = 0;
     px.req_sent = false;
@@ -364,7 +365,7 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
   }
   // Body bytes may sit half-forwarded in the buffer: only a bodyless request lets the
   // connection carry on (its end is then exactly head_len).
-  if (c.req.body != BodyKind::kNone) c.conn.close_after = true;
+  if (c.req().body != BodyKind::kNone) c.conn.close_after = true;
   if (serve_stale(c)) return;
   std::string_view body = status == 504 ? "upstream timed out\n" : "bad gateway\n";
   respond(c, status, "text/plain", body, {});

@@ -67,17 +67,34 @@ bool WorkerLoop::step_read_head(Client& c) {
   }
   if (cc.in_len > 0 && !preface_prefix) {
     HeadStatus st =
-        parse_request_head(std::string_view(in, cc.in_len), cfg().max_header_bytes, c.req);
+        parse_request_head(std::string_view(in, cc.in_len), cfg().max_header_bytes, c.req());
     if (st == HeadStatus::kComplete) {
       begin_request(c);
       return true;
     }
     if (st != HeadStatus::kIncomplete) {
-      refuse_head(c, c.req.error_status, c.req.error);
+      refuse_head(c, c.req().error_status, c.req().error);
       return true;
     }
   }
   if (!cc.io.readable) return false;
+  if (!c.buffers.in) {
+    // An idle connection has no request set: its next bytes, or the end of a client that
+    // leaves, are read into the worker's scratch, and a set is taken only when bytes came (so
+    // thousands of clients closing at once do not each take one to read their EOF).
+    const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
+    IoResult r = read_client(c, tls_scratch_.get(), std::min(room, kOutCap + kRespCap));
+    if (r.status == IoStatus::kOk) {
+      take_buffers(c);
+      std::memcpy(c.buffers.in.get(), tls_scratch_.get(), r.bytes);
+      cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
+      cc.in_len = r.bytes;
+      return true;
+    }
+    if (r.status == IoStatus::kWouldBlock) return false;
+    close_client(c);  // EOF or error between requests
+    return false;
+  }
   if (cc.in_len == c.buffers.in_cap) return false;  // unreachable: parse reports kTooLarge first
   IoResult r = read_client(c, in + cc.in_len, c.buffers.in_cap - cc.in_len);
   if (r.status == IoStatus::kOk) {
@@ -85,7 +102,10 @@ bool WorkerLoop::step_read_head(Client& c) {
     cc.in_len += r.bytes;
     return true;
   }
-  if (r.status == IoStatus::kWouldBlock) return false;
+  if (r.status == IoStatus::kWouldBlock) {
+    if (cc.in_len == 0 && cc.parent == nullptr) give_back_buffers(c);
+    return false;
+  }
   close_client(c);  // EOF or error between requests
   return false;
 }
@@ -96,14 +116,14 @@ void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view w
   c.log.start_us = mono_us();
   cc.host = -1;
   cc.close_after = true;
-  c.req.method = {};
-  c.req.target = {};
-  c.req.host = {};
-  c.req.user_agent = {};
-  c.req.referer = {};
-  c.req.body = BodyKind::kNone;
-  c.req.is_head = false;
-  c.req.head_len = static_cast<std::uint32_t>(cc.in_len);
+  c.req().method = {};
+  c.req().target = {};
+  c.req().host = {};
+  c.req().user_agent = {};
+  c.req().referer = {};
+  c.req().body = BodyKind::kNone;
+  c.req().is_head = false;
+  c.req().head_len = static_cast<std::uint32_t>(cc.in_len);
   respond(c, status, "text/plain", why, {});
 }
 
@@ -115,8 +135,8 @@ void WorkerLoop::begin_request(Client& c) {
   c.log.start_us = now_us;
   // Set here, not when proxying starts, so a local answer also knows the body is still unread.
   c.px = {};
-  c.px.req_body.start(c.req.body, c.req.content_length, c.req.head_len);
-  cc.close_after = cc.close_after || !c.req.keep_alive;
+  c.px.req_body.start(c.req().body, c.req().content_length, c.req().head_len);
+  cc.close_after = cc.close_after || !c.req().keep_alive;
   // The request keeps its generation (config strings, pools) until it is logged.
   cc.gen = gen_;
   ++gen_->inflight;
@@ -126,23 +146,23 @@ void WorkerLoop::begin_request(Client& c) {
     begin_decision(c);
     return;
   }
-  cc.host = find_host(config, c.req.host);
+  cc.host = find_host(config, c.req().host);
   if (cc.host < 0) {
     // Nothing to route to: the body (if any) is not read, so the connection cannot continue.
-    if (c.req.body != BodyKind::kNone) cc.close_after = true;
+    if (c.req().body != BodyKind::kNone) cc.close_after = true;
     respond(c, config.unknown_host_status, "text/plain", "unknown host\n", {});
     return;
   }
   const HostConfig& host = host_of(c);
-  if (c.req.body != BodyKind::kNone && host.inspects_bodies()) {
-    if (c.req.body == BodyKind::kLength && c.req.content_length > host.body_limit &&
+  if (c.req().body != BodyKind::kNone && host.inspects_bodies()) {
+    if (c.req().body == BodyKind::kLength && c.req().content_length > host.body_limit &&
         host.body_overflow == BodyOverflow::kReject) {
       cc.close_after = true;
       respond(c, 413, "text/plain", "request body larger than the host's body_limit\n", {});
       return;
     }
     // The rules see the body: it is read (up to the limit) before they run.
-    grow_in(c, c.req.head_len + host.body_limit);
+    grow_in(c, c.req().head_len + host.body_limit);
     cc.state = CState::kReadBody;
     cc.deadline_ms = now_ms_ + config.client_body_timeout_ms;
     c.px.body_deadline_ms = cc.deadline_ms;  // the part streamed after inspection included
@@ -160,7 +180,7 @@ void WorkerLoop::grow_in(Client& c, std::size_t want) {
   std::memcpy(bigger.get(), b.in.get(), c.conn.in_len);
   b.in = std::move(bigger);
   b.in_cap = want;
-  parse_request_head(std::string_view(b.in.get(), c.conn.in_len), cfg().max_header_bytes, c.req);
+  parse_request_head(std::string_view(b.in.get(), c.conn.in_len), cfg().max_header_bytes, c.req());
 }
 
 bool WorkerLoop::step_read_body(Client& c) {
@@ -179,7 +199,7 @@ bool WorkerLoop::step_read_body(Client& c) {
       decide(c, true);
       return true;
     }
-  } else if (body.complete || body.scan - c.req.head_len >= host_of(c).body_limit ||
+  } else if (body.complete || body.scan - c.req().head_len >= host_of(c).body_limit ||
              cc.in_len == c.buffers.in_cap) {
     route_request(c);
     return true;
@@ -201,11 +221,11 @@ void WorkerLoop::route_request(Client& c) {
   const HostConfig& host = host_of(c);
   // An absolute-form target ("GET http://host/path") goes on as origin-form, so path rules and
   // the upstream see the same path; naming a host other than Host's would route around them.
-  if (!c.req.target.empty() && c.req.target.front() != '/' && c.req.target != "*") {
+  if (!c.req().target.empty() && c.req().target.front() != '/' && c.req().target != "*") {
     std::string_view authority;
-    std::string_view origin = rules::origin_form(c.req.target, authority);
-    if (origin.data() != c.req.target.data()) {
-      if (!same_host(authority, c.req.host)) {
+    std::string_view origin = rules::origin_form(c.req().target, authority);
+    if (origin.data() != c.req().target.data()) {
+      if (!same_host(authority, c.req().host)) {
         cc.close_after = true;
         respond(c, 400, "text/plain", "absolute-form target names another host than Host\n", {});
         return;
@@ -216,14 +236,14 @@ void WorkerLoop::route_request(Client& c) {
         *slash = '/';
         origin = std::string_view(slash, origin.size() + 1);
       }
-      c.req.target = origin;
+      c.req().target = origin;
     }
   }
   std::string_view body;
   bool body_complete = true;
   if (cc.state == CState::kReadBody) {
     const BodyCursor& cursor = c.px.req_body;
-    body = std::string_view(c.buffers.in.get() + c.req.head_len, cursor.scan - c.req.head_len);
+    body = std::string_view(c.buffers.in.get() + c.req().head_len, cursor.scan - c.req().head_len);
     body_complete = cursor.complete;
     if (body.size() > host.body_limit) {
       body = body.substr(0, host.body_limit);
@@ -234,15 +254,15 @@ void WorkerLoop::route_request(Client& c) {
       respond(c, 413, "text/plain", "request body larger than the host's body_limit\n", {});
       return;
     }
-    if (c.req.body == BodyKind::kChunked) {
+    if (c.req().body == BodyKind::kChunked) {
       if (chunk_scratch_.size() < body.size()) chunk_scratch_.resize(body.size());
       body = rules::chunked_data(body, chunk_scratch_.data());
     }
   }
   // The rules run now: at the request's start, unless its body was read first.
   const std::int64_t now_us = cc.state == CState::kReadBody ? mono_us() : c.log.start_us;
-  PolicyRequest pr{c.req,
-                   std::string_view(c.buffers.in.get(), c.req.head_len),
+  PolicyRequest pr{c.req(),
+                   std::string_view(c.buffers.in.get(), c.req().head_len),
                    cc.ip,
                    cc.https,
                    static_cast<std::uint64_t>(now_us) * 1000,
@@ -252,7 +272,7 @@ void WorkerLoop::route_request(Client& c) {
   c.log.decision =
       cc.gen->policies[static_cast<std::size_t>(cc.host)]->evaluate(pr, *policy_scratch_);
   if (c.log.decision.respond) {
-    if (c.req.body != BodyKind::kNone) cc.close_after = true;
+    if (c.req().body != BodyKind::kNone) cc.close_after = true;
     const LocalResponse& lr = c.log.decision.response;
     respond(c, lr.status, lr.content_type, lr.body, lr.extra_headers);
     return;
@@ -269,7 +289,7 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
       cc.host >= 0 && cc.gen != nullptr ? host_of(c).security_headers : SecurityHeaders::kOff;
   cc.out_len =
       write_local_response(c.buffers.out.get(), kOutCap, status, content_type, body, extra_headers,
-                           sh, cc.close_after, c.req.minor_version == 0, c.req.is_head);
+                           sh, cc.close_after, c.req().minor_version == 0, c.req().is_head);
   cc.out_sent = 0;
   cc.out_body = {};
   cc.out_body_borrowed = false;
@@ -332,21 +352,21 @@ void WorkerLoop::log_request(const Client& c) {
   r.bytes_sent = c.log.bytes_sent;
   r.client_ip = c.conn.ip;
   r.status = c.log.status;
-  r.method = access_log::method_for_log(c.req.method);
+  r.method = access_log::method_for_log(c.req().method);
   r.scheme = c.conn.https ? access_log::Scheme::https : access_log::Scheme::http;
   r.action = c.log.decision.action;
-  std::string_view host = c.req.host;
+  std::string_view host = c.req().host;
   std::size_t colon = host.rfind(':');
   if (colon != std::string_view::npos) host = host.substr(0, colon);
   r.host = host;
-  std::string_view target = c.req.target;
+  std::string_view target = c.req().target;
   std::size_t q = target.find('?');
   r.path = target.substr(0, q);
   r.query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
-  r.user_agent = c.req.user_agent;
-  r.referer = c.req.referer;
+  r.user_agent = c.req().user_agent;
+  r.referer = c.req().referer;
   r.rule_id = c.log.decision.rule_id;
-  log_->add(r, c.req.method, now_ms_);
+  log_->add(r, c.req().method, now_ms_);
 }
 
 void WorkerLoop::finish_request(Client& c) {
@@ -360,9 +380,9 @@ void WorkerLoop::finish_request(Client& c) {
     return;
   }
   if (cc.close_after) {
-    bool unread_input = c.req.body != BodyKind::kNone && !c.px.req_body.complete;
+    bool unread_input = c.req().body != BodyKind::kNone && !c.px.req_body.complete;
     if (cc.state == CState::kLocal &&
-        (unread_input || cc.in_len > c.req.head_len || cc.io.readable)) {
+        (unread_input || cc.in_len > c.req().head_len || cc.io.readable)) {
       shutdown(cc.io.fd, SHUT_WR);
       cc.state = CState::kLinger;
       cc.deadline_ms = now_ms_ + kLingerMs;
@@ -373,11 +393,13 @@ void WorkerLoop::finish_request(Client& c) {
   }
   // Keep-alive: whatever follows the request (pipelined bytes) becomes the next request.
   std::size_t used =
-      cc.state == CState::kProxy ? c.px.req_body.scan : c.req.head_len + c.log.local_body;
+      cc.state == CState::kProxy ? c.px.req_body.scan : c.req().head_len + c.log.local_body;
   std::size_t rest = cc.in_len - used;
   char* in = c.buffers.in.get();
   if (rest > 0) std::memmove(in, in + used, rest);
   cc.in_len = rest;
+  // Idle until the next request's first bytes: the request set goes back to the pool.
+  if (rest == 0) give_back_buffers(c);
   cc.state = CState::kReadHead;
   cc.deadline_ms =
       now_ms_ + (rest == 0 ? cfg().keepalive_timeout_ms : cfg().client_header_timeout_ms);

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -55,11 +57,20 @@ class SharedState {
   void request_stop() { stopping_.store(true, std::memory_order_release); }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
 
+  // A worker's loop ended with an exception: the gateway stops (the main thread, in sigwait,
+  // is woken by a SIGTERM to the process) and exits 1.
+  void fail_worker() {
+    worker_failed_.store(true, std::memory_order_release);
+    ::kill(::getpid(), SIGTERM);
+  }
+  bool worker_failed() const { return worker_failed_.load(std::memory_order_acquire); }
+
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const Published> current_;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> worker_failed_{false};
 };
 
 }  // namespace gatebench::gateway

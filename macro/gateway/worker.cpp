@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -58,7 +61,8 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_tag_;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-  gen_owner_ = make_gen(shared_.current());
+  gen_owner_ = build_gen(shared_.current());
+  finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
   tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
@@ -126,27 +130,10 @@ void WorkerLoop::run() {
     now_ms_ = mono_ms();
     for (int i = 0; i < n; ++i) {
       auto* p = static_cast<Pollable*>(events[i].data.ptr);
-      switch (p->kind) {
-        case Kind::kClient:
-          on_client(*static_cast<Client*>(p), events[i].events);
-          break;
-        case Kind::kUpstream:
-          on_upstream(*static_cast<UpConn*>(p), events[i].events);
-          break;
-        case Kind::kListener:
-          on_accept(*static_cast<Listener*>(p));
-          break;
-        case Kind::kWake: {
-          std::uint64_t v;
-          ssize_t r = ::read(wake_fd_, &v, sizeof v);
-          (void)r;
-          break;
-        }
-        case Kind::kRedis: {
-          auto* conn = static_cast<RedisConn*>(p);
-          conn->store->on_event(*conn, events[i].events);
-          break;
-        }
+      try {
+        dispatch(*p, events[i].events);
+      } catch (const std::bad_alloc&) {
+        out_of_memory(*p);
       }
     }
     if (!redis_stores_.empty()) run_redis();
@@ -167,6 +154,43 @@ void WorkerLoop::run() {
   asm volatile("" : : "r"(calibrate_state_));
 }
 
+void WorkerLoop::dispatch(Pollable& p, std::uint32_t ev) {
+  switch (p.kind) {
+    case Kind::kClient:
+      on_client(*static_cast<Client*>(&p), ev);
+      break;
+    case Kind::kUpstream:
+      on_upstream(*static_cast<UpConn*>(&p), ev);
+      break;
+    case Kind::kListener:
+      on_accept(*static_cast<Listener*>(&p));
+      break;
+    case Kind::kWake: {
+      std::uint64_t v;
+      ssize_t r = ::read(wake_fd_, &v, sizeof v);
+      (void)r;
+      break;
+    }
+    case Kind::kRedis: {
+      auto* conn = static_cast<RedisConn*>(&p);
+      conn->store->on_event(*conn, ev);
+      break;
+    }
+  }
+}
+
+// A request that could not get memory (a body window for the rules, a cached response's copy)
+// loses its connection; the worker and its other connections go on. Without this the exception
+// would end the worker's thread, and std::terminate the process.
+void WorkerLoop::out_of_memory(Pollable& p) {
+  Client* c = nullptr;
+  if (p.kind == Kind::kClient) c = static_cast<Client*>(&p);
+  if (p.kind == Kind::kUpstream) c = static_cast<UpConn&>(p).owner;
+  std::fprintf(stderr, "gatebench-gateway: worker %d: out of memory%s\n", index_,
+               c != nullptr ? ", closing the connection" : "");
+  if (c != nullptr && !c->conn.dead) close_client(*c);
+}
+
 int WorkerLoop::poll_timeout_ms() const {
   std::uint64_t wait = kTickMs;
   for (const auto& r : redis_stores_) {
@@ -178,57 +202,127 @@ int WorkerLoop::poll_timeout_ms() const {
 }
 
 void WorkerLoop::reap() {
-  for (Client* c : dead_clients_) free_clients_.push_back(c);
+  // A dead client's buffers go back here, not in close_client: code up the stack of the close
+  // may still read them.
+  for (Client* c : dead_clients_) {
+    give_back_buffers(*c);
+    free_clients_.push_back(c);
+  }
   dead_clients_.clear();
   dead_fronts_.clear();
   ups_.reap();
 }
 
-// new_client takes from the back of the free list, so its front holds the objects unused the
-// longest; theirs are the buffers to give back. malloc_trim returns the freed pages of every
-// arena (this worker's included) to the system instead of keeping them for a next burst.
-// Objects that were in use within the last one or two peak windows keep their buffers: HTTP/2
-// streams come and go many times a second, and releasing each tick the ones just finished had
-// the worker in madvise and page faults for 15% of its CPU (gateway-h2, 640 streams in flight).
+// Spare request sets and closed connections' objects beyond what the last one or two peak
+// windows used are freed, the ones unused the longest first (both lists take from the back).
+// malloc_trim returns the freed pages of every arena (this worker's included) to the system
+// instead of keeping them for a next burst. What was in use within the last windows stays: HTTP/2
+// streams come and go many times a second, and releasing each tick the buffers just given back
+// had the worker in madvise and page faults for 15% of its CPU (gateway-h2, 640 streams in
+// flight).
 void WorkerLoop::release_spare_buffers() {
   const std::size_t in_use = client_store_.size() - free_clients_.size();
   if (now_ms_ >= peak_window_end_ms_) {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
+    previous_buffers_peak_ = current_buffers_peak_;
+    current_buffers_peak_ = buffers_in_use_;
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
   }
-  const std::size_t recent_peak = std::max({previous_peak_, current_peak_, in_use});
-  const std::size_t keep = std::max(kSpareBufferedClients, recent_peak - in_use);
-  if (free_clients_.size() <= keep) return;
-  const std::size_t excess = free_clients_.size() - keep;
   bool released = false;
-  for (std::size_t i = 0; i < excess; ++i) {
-    ClientBuffers& b = free_clients_[i]->buffers;
-    if (!b.in && !b.resp && b.hit_body.capacity() == 0 && b.redis_value.capacity() == 0 &&
-        b.capture.capacity() == 0 && !b.candidate) {
-      continue;
+  const std::size_t buffers_peak =
+      std::max({previous_buffers_peak_, current_buffers_peak_, buffers_in_use_});
+  const std::size_t keep_buffers = std::max(kSpareRequestBuffers, buffers_peak - buffers_in_use_);
+  if (spare_buffers_.size() > keep_buffers) {
+    const auto excess = static_cast<std::ptrdiff_t>(spare_buffers_.size() - keep_buffers);
+    spare_buffers_.erase(spare_buffers_.begin(), spare_buffers_.begin() + excess);
+    released = true;
+  }
+  const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
+  const std::size_t keep_clients = std::max(kSpareClients, clients_peak - in_use);
+  if (free_clients_.size() > keep_clients) {
+    const std::size_t excess = free_clients_.size() - keep_clients;
+    for (std::size_t i = 0; i < excess; ++i) {
+      // Swap-remove from the store: the object's owner; nothing else points at a free client.
+      const std::size_t at = free_clients_[i]->store_index;
+      client_store_[at] = std::move(client_store_.back());
+      client_store_[at]->store_index = at;
+      client_store_.pop_back();
     }
-    b = ClientBuffers{};
+    free_clients_.erase(free_clients_.begin(),
+                        free_clients_.begin() + static_cast<std::ptrdiff_t>(excess));
     released = true;
   }
   if (released) malloc_trim(0);
+}
+
+void WorkerLoop::take_buffers(Client& c) {
+  RequestBuffers& b = c.buffers;
+  if (b.in) return;
+  if (!spare_buffers_.empty()) {
+    b = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+  } else {
+    // Made whole before the client gets it: a set is held when `in` is set.
+    RequestBuffers fresh;
+    fresh.in_cap = cfg().max_header_bytes + kBodyWindow;
+    fresh.in = std::make_unique<char[]>(fresh.in_cap);
+    fresh.up_head = std::make_unique<char[]>(cfg().max_header_bytes + 1024);
+    fresh.resp = std::make_unique<char[]>(kRespCap);
+    fresh.out = std::make_unique<char[]>(kOutCap);
+    fresh.req = std::make_unique<RequestHead>();
+    fresh.rh = std::make_unique<ResponseHead>();
+    b = std::move(fresh);
+  }
+  ++buffers_in_use_;
+  current_buffers_peak_ = std::max(current_buffers_peak_, buffers_in_use_);
+}
+
+void WorkerLoop::give_back_buffers(Client& c) {
+  RequestBuffers& b = c.buffers;
+  if (!b.in) return;
+  --buffers_in_use_;
+  spare_buffers_.push_back(std::move(b));
+  b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
 }
 
 void WorkerLoop::adopt_generation() {
   std::shared_ptr<const Published> pub = shared_.current();
   seen_generation_ = pub->generation;
   if (pub->generation == gen_->pub->generation) return;
+  std::unique_ptr<WorkerGen> next;
+  {
+    std::lock_guard<std::mutex> lock(prepared_mu_);
+    if (prepared_ && prepared_->pub == pub) next = std::move(prepared_);
+    prepared_.reset();
+  }
+  // Every published generation was prepared for this worker first (gateway_main.cpp); building
+  // it here is what a caller that did not prepare gets.
+  if (!next) next = build_gen(std::move(pub));
+  finish_gen(*next);
   // Idle connections of the old generation may point at upstreams that no longer exist.
   ups_.close_idle(*gen_);
   gen_->retired = true;
   WorkerGen* old = gen_;
   retired_.push_back(std::move(gen_owner_));
-  gen_owner_ = make_gen(std::move(pub));
+  gen_owner_ = std::move(next);
   gen_ = gen_owner_.get();
   if (old->inflight == 0) release_gen(old);
 }
 
-std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published> pub) {
+void WorkerLoop::prepare(std::shared_ptr<const Published> pub) {
+  std::unique_ptr<WorkerGen> g = build_gen(std::move(pub));
+  std::lock_guard<std::mutex> lock(prepared_mu_);
+  prepared_ = std::move(g);
+}
+
+void WorkerLoop::discard_prepared() {
+  std::unique_ptr<WorkerGen> dropped;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(prepared_mu_);
+  dropped = std::move(prepared_);
+}
+
+std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published> pub) {
   auto g = std::make_unique<WorkerGen>();
   g->pub = std::move(pub);
   const Config& c = *g->pub->config;
@@ -238,10 +332,16 @@ std::unique_ptr<WorkerGen> WorkerLoop::make_gen(std::shared_ptr<const Published>
     std::unique_ptr<cache::MemoryStore> store;
     if (h.cache && h.cache->store == CacheStore::kMemory) store = make_memory_cache(*h.cache);
     g->memory_caches.push_back(std::move(store));
-    g->redis_caches.push_back(
-        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
   }
   return g;
+}
+
+// The Redis pools belong to the worker's loop (its epoll set), so they are looked up here.
+void WorkerLoop::finish_gen(WorkerGen& g) {
+  for (const HostConfig& h : g.pub->config->hosts) {
+    g.redis_caches.push_back(
+        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
+  }
 }
 
 void WorkerLoop::release_gen(WorkerGen* g) {
@@ -316,19 +416,9 @@ Client* WorkerLoop::new_client() {
     client_store_.push_back(std::make_unique<Client>());
     c = client_store_.back().get();
     c->kind = Kind::kClient;
+    c->store_index = client_store_.size() - 1;
   }
   current_peak_ = std::max(current_peak_, client_store_.size() - free_clients_.size());
-  ClientBuffers& b = c->buffers;
-  std::size_t want = cfg().max_header_bytes + kBodyWindow;
-  if (b.in_cap != want) {
-    b.in = std::make_unique<char[]>(want);
-    b.in_cap = want;
-    b.up_head = std::make_unique<char[]>(cfg().max_header_bytes + 1024);
-  }
-  if (!b.resp) {
-    b.resp = std::make_unique<char[]>(kRespCap);
-    b.out = std::make_unique<char[]>(kOutCap);
-  }
   c->conn = {};
   c->px = {};
   c->live_index = live_.size();
@@ -513,12 +603,25 @@ void WorkerLoop::drive_steps(Client& c) {
 // ---- Worker ------------------------------------------------------------------------------
 
 Worker::Worker(int index, SharedState& shared)
-    : loop_(std::make_unique<WorkerLoop>(index, shared)) {}
+    : index_(index), shared_(shared), loop_(std::make_unique<WorkerLoop>(index, shared)) {}
 Worker::~Worker() {
   if (thread_.joinable()) thread_.join();
 }
 void Worker::start() {
-  thread_ = std::thread([this] { loop_->run(); });
+  thread_ = std::thread([this] {
+    try {
+      loop_->run();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gatebench-gateway: worker %d failed: %s; stopping\n", index_, e.what());
+      shared_.fail_worker();
+    }
+  });
+}
+void Worker::prepare(std::shared_ptr<const Published> pub) {
+  loop_->prepare(std::move(pub));
+}
+void Worker::discard_prepared() {
+  loop_->discard_prepared();
 }
 void Worker::wake() {
   loop_->wake();

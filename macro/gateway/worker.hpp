@@ -27,12 +27,21 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  // Runs the loop on the worker's thread. An exception that escapes it (nothing should) is
+  // printed with the worker's index and stops the gateway gracefully with exit status 1
+  // (SharedState::worker_failed) instead of std::terminate taking the process down unexplained.
   void start();
+  // Builds the worker's state for a generation before it is published (WorkerLoop::prepare):
+  // throws std::bad_alloc when there is no memory for it; then discard_prepared() drops it.
+  void prepare(std::shared_ptr<const Published> pub);
+  void discard_prepared();
   // Wakes the loop so it notices a new generation or a stop request.
   void wake();
   void join();
 
  private:
+  int index_;
+  SharedState& shared_;
   std::unique_ptr<WorkerLoop> loop_;
   std::thread thread_;
 };

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -24,9 +25,10 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
-// Closed connections' objects kept with their buffers for the next accepts; the buffers of the
-// others are released on the tick, so a worker's memory follows its connections, not its peak.
-inline constexpr std::size_t kSpareBufferedClients = 64;
+// Request sets (RequestBuffers) and closed connections' objects kept for reuse; the others are
+// freed on the tick, so a worker's memory follows its connections and requests, not its peak.
+inline constexpr std::size_t kSpareRequestBuffers = 16;
+inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
 // Out of descriptors (EMFILE/ENFILE), the listeners leave epoll this long: a level-triggered
@@ -44,6 +46,13 @@ class WorkerLoop : private H2Handler {
   WorkerLoop(const WorkerLoop&) = delete;
   WorkerLoop& operator=(const WorkerLoop&) = delete;
   void run();
+  // Builds this worker's state for a generation about to be published (its hosts' policies
+  // with their rate-limit tables, and memory caches), on the calling thread: the main thread
+  // builds every worker's before it publishes, so memory that is not there refuses the reload
+  // instead of ending a worker. Throws std::bad_alloc (or what the constructors throw).
+  void prepare(std::shared_ptr<const Published> pub);
+  // Drops a prepared state whose generation is not going to be published.
+  void discard_prepared();
   void wake() {
     std::uint64_t one = 1;
     ssize_t r = ::write(wake_fd_, &one, sizeof one);
@@ -60,6 +69,8 @@ class WorkerLoop : private H2Handler {
     return std::min<std::size_t>(cfg().max_connections_per_worker,
                                  shared_.descriptor_connection_cap);
   }
+  void dispatch(Pollable& p, std::uint32_t ev);
+  void out_of_memory(Pollable& p);
   void on_client(Client& c, std::uint32_t ev);
   void on_upstream(UpConn& u, std::uint32_t ev);
   void tick();
@@ -69,9 +80,16 @@ class WorkerLoop : private H2Handler {
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
+  // A request set from the pool (or a new one) for a connection that has bytes to work on, and
+  // back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
+  void take_buffers(Client& c);
+  void give_back_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
-  std::unique_ptr<WorkerGen> make_gen(std::shared_ptr<const Published> pub);
+  // The generation's per-worker state without what lives in this worker's loop (prepare), then
+  // the rest (finish_gen, on the worker's thread).
+  static std::unique_ptr<WorkerGen> build_gen(std::shared_ptr<const Published> pub);
+  void finish_gen(WorkerGen& g);
   // Never inlined: `gatebench-macro --instructions` toggles callgrind's collection on this
   // function's symbol, and GCC at -O2/-O3 inlined it into every caller (nothing was counted).
   [[gnu::noinline]] void drive(Client& c);
@@ -163,11 +181,16 @@ class WorkerLoop : private H2Handler {
   WorkerGen* gen_ = nullptr;
   std::vector<std::unique_ptr<WorkerGen>> retired_;
   std::uint64_t seen_generation_ = 0;
+  std::mutex prepared_mu_;
+  std::unique_ptr<WorkerGen> prepared_;  // from prepare(), taken by adopt_generation()
 
   std::vector<std::unique_ptr<Client>> client_store_;
   std::vector<Client*> free_clients_;
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
+  // The request sets no connection holds; the back is the most recently returned (cache-warm).
+  std::vector<RequestBuffers> spare_buffers_;
+  std::size_t buffers_in_use_ = 0;
   // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
   std::vector<std::unique_ptr<H2Front>> dead_fronts_;
   UpstreamConns ups_;
@@ -181,9 +204,12 @@ class WorkerLoop : private H2Handler {
   std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
-  // Clients in use at the peak of the current and the previous window (release_spare_buffers).
+  // Clients and request sets in use at the peak of the current and the previous window
+  // (release_spare_buffers).
   std::size_t current_peak_ = 0;
   std::size_t previous_peak_ = 0;
+  std::size_t current_buffers_peak_ = 0;
+  std::size_t previous_buffers_peak_ = 0;
   std::uint64_t peak_window_end_ms_ = 0;
   // Accepting stops for kAcceptPauseMs when the process is out of descriptors (0: accepting).
   std::uint64_t accept_resume_ms_ = 0;

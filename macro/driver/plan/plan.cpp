@@ -1,5 +1,6 @@
 #include "macro/driver/plan/plan.hpp"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,13 @@ namespace gatebench::macro {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The name of the user this process runs as (its uid when it has no name).
+std::string driver_user() {
+  const uid_t uid = geteuid();
+  if (const passwd* pw = getpwuid(uid); pw != nullptr) return pw->pw_name;
+  return "#" + std::to_string(uid);
+}
 
 std::string format_seconds(double seconds) {
   std::ostringstream out;
@@ -212,6 +220,9 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     vars["run_dir"] = plan.run_dir;
     vars["configs"] = fs::absolute(configs_dir).lexically_normal().string();
     vars["scenario"] = s.name;
+    // Services run as the driver's user; nginx is told so (its workers would otherwise run as
+    // nobody, who cannot reach a run directory under a private --out).
+    vars["service_user"] = driver_user();
     for (const auto& [name, port] : s.ports) {
       int shifted = port + options.port_offset;
       if (shifted < 1024 || shifted > 65535) {
@@ -289,6 +300,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         service.remote_dir =
             session + "/" + fs::path(out_dir).filename().string() + "/" + safe_dir_name(s.name);
         svars["run_dir"] = service.remote_dir;
+        // The ssh login (ssh's own default, this user's name, when the host names none).
+        if (!on->user.empty()) svars["service_user"] = on->user;
         svars["configs"] = session + "/configs";
         for (const char* v : {"tls.cert", "tls.key"})
           if (svars.contains(v)) svars[v] = service.remote_path(svars[v], plan.run_dir);

@@ -2,7 +2,8 @@
 // gateway: every round ok, and the hit ratio checked from the backend, which logs each /cache/
 // request that reaches it (configs/nginx-backend.conf): behind a working cache that is the first
 // request of the round (of each worker, for the gateway's per-worker memory store) and nothing
-// else. Varnish or redis-server missing: the scenario must be skipped with that reason.
+// else. Varnish or redis-server missing: the scenario must be skipped with that reason. The first
+// test runs with --out in a private (0700) directory, as a careful user or CI passes it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,8 +62,13 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
   if (!fs::exists(std::string(GATEBENCH_MACRO_EXE)))
     GTEST_SKIP() << "skipped: " << GATEBENCH_MACRO_EXE << " not built";
   const bool have_varnish = tools.find("varnishd").has_value();
-  const std::string out = unique_dir("cache-scenarios");
-  fs::remove_all(out);
+  // The output directory inside a private one (mode 0700, what mktemp -d makes): a service
+  // whose processes drop to another user (nginx's workers) must still write its cache there.
+  const std::string parent = unique_dir("cache-scenarios");
+  fs::remove_all(parent);
+  fs::create_directory(parent);
+  fs::permissions(parent, fs::perms::owner_all, fs::perm_options::replace);
+  const std::string out = parent + "/out";
   // No warm-up: the first measured request is the one miss of each round. gatebench-load counts
   // the X-Cache-Status values the scenarios' cache blocks judge (wrk cannot).
   CaptureResult r =
@@ -106,7 +112,7 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
     }
   }
   EXPECT_TRUE(processes_mentioning(out).empty());
-  fs::remove_all(out);
+  fs::remove_all(parent);
 }
 
 const nlohmann::json* scenario_named(const nlohmann::json& report, const std::string& name) {

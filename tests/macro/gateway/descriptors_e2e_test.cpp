@@ -19,27 +19,9 @@
 namespace {
 
 using gwtest::Conn;
+using gwtest::cpu_ticks;
 using gwtest::get_request;
 using gwtest::Response;
-
-// CPU time (user + system) of a process in clock ticks, from /proc/<pid>/stat.
-long cpu_ticks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Fields after the command name (which may hold spaces) start after the last ')'.
-  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  long utime = 0;
-  long stime = 0;
-  for (int i = 3; rest >> field; ++i) {
-    if (i == 14) utime = std::stol(field);
-    if (i == 15) {
-      stime = std::stol(field);
-      break;
-    }
-  }
-  return utime + stime;
-}
 
 // "Max open files" soft and hard limits of a process, from /proc/<pid>/limits.
 std::pair<std::string, std::string> nofile_limits(pid_t pid) {

@@ -484,4 +484,28 @@ class Upstream {
   std::vector<SeenRequest> seen_;
 };
 
+// CPU time (user + system) of a process in clock ticks, from /proc/<pid>/stat.
+inline long cpu_ticks(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  long utime = 0;
+  for (int i = 3; rest >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) return utime + std::stol(field);
+  }
+  return 0;
+}
+
+// A process's resident memory in KiB (VmRSS), 0 when unreadable.
+inline long rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return 0;
+}
+
 }  // namespace gwtest
