@@ -16,6 +16,7 @@
 #include "macro/driver/measure/remote_sampler.hpp"
 #include "macro/driver/measure/round_order.hpp"
 #include "macro/driver/measure/runner.hpp"
+#include "macro/driver/measure/target_check.hpp"
 #include "macro/driver/output/macro_json.hpp"
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/plan/options.hpp"
@@ -529,7 +530,17 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    // `target check FILE`: the one subcommand (docs/targets.md).
+    if (!args.empty() && args[0] == "target") {
+      try {
+        return target_command({args.begin() + 1, args.end()});
+      } catch (const gatebench::common::UsageError& e) {
+        std::cerr << "gatebench-macro target: " << e.what() << "\n";
+        return gatebench::common::kUsageExit;
+      }
+    }
+    return run(args);
   } catch (const std::exception& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
     return 1;
