@@ -77,6 +77,7 @@ bool check_feature(const ScenarioPlan& plan, const RunContext& context) {
     std::printf("  cannot start: %s\n", plan.skip_reason.c_str());
     return false;
   }
+  context.progress.begin(plan.scenario.name);
   Services services(plan, context);
   try {
     for (const auto& [name, port] : plan.ports)
