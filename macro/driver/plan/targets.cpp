@@ -146,8 +146,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   const json doc = common::read_json_file(file);
   const JsonField root(doc, file);
   root.expect_object();
-  root.allow_only({"name", "description", "templates", "ports", "prepare", "companions", "features",
-                   "use", "binary", "args", "env", "configs", "dirs", "discard", "ready"});
+  root.allow_only({"name", "description", "service", "templates", "ports", "prepare", "companions",
+                   "features", "use", "binary", "args", "env", "configs", "dirs", "discard",
+                   "ready"});
   Target t;
   t.file = file;
   t.name = root.child("name").string();
@@ -182,7 +183,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   if (root.has("use")) {
     main = resolve_block(json{{"use", doc["use"]}}, root.child("use"), blocks_dir, blocks);
   } else {
-    main["name"] = t.name;
+    main["name"] = root.string_or("service", t.name);
+    if (!is_name(main["name"].get<std::string>()))
+      root.child("service").fail("expected a service name [a-z0-9_-]+");
     if (!own_templates.empty()) main["templates"] = own_templates;
   }
   main["role"] = "gateway";  // the target is what is measured
@@ -222,8 +225,8 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     fe.expect_object();
     if (!known.contains(feature))
       fe.fail("no workload needs feature '" + feature + "' (features: " + join(known) + ")");
-    fe.allow_only(
-        {"port", "ports", "headers", "path", "configs", "args", "env", "dirs", "discard", "ready"});
+    fe.allow_only({"port", "ports", "headers", "path", "prepare", "configs", "args", "env", "dirs",
+                   "discard", "ready"});
     Target::Offer offer;
     offer.ports = ports;
     if (fe.has("ports")) read_ports(fe.child("ports"), offer.ports);
@@ -294,6 +297,10 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     offer.services.push_back(std::move(backend));
     offer.services.push_back(std::move(service));
     offer.prepare = prepare;
+    if (fe.has("prepare")) {
+      fe.child("prepare").expect_array();
+      for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));
+    }
     t.offers.emplace(feature, std::move(offer));
   }
   return t;
@@ -319,13 +326,17 @@ Scenario expand(const Target& target, const Workload& workload) {
   const Target::Offer& o = offer->second;
   const std::string role = workload.load["port"].get<std::string>();
   const std::string port = o.port.empty() ? role : o.port;
-  json prepare = o.prepare;
+  // The workload's steps, then the target's: the last tls-cert step is ${tls.cert}, so a target
+  // that needs its own certificate file (haproxy's PEM bundle) gets it in its templates.
+  json prepare = json::array();
   for (json step : workload.prepare) {
     // A cookie flow goes through the port the load uses.
     if (step.value("step", "") == "cookies" && step.contains("port") && step["port"] == role)
       step["port"] = port;
-    if (std::find(prepare.begin(), prepare.end(), step) == prepare.end()) prepare.push_back(step);
+    prepare.push_back(step);
   }
+  for (const json& step : o.prepare)
+    if (std::find(prepare.begin(), prepare.end(), step) == prepare.end()) prepare.push_back(step);
   json load = workload.load;
   load["port"] = port;
   json headers = json::array();

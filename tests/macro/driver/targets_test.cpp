@@ -52,6 +52,9 @@ TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
   const auto workloads = load_workloads(kWorkloadDir);
   const Target nginx = load_target(kTargetDir + "/nginx.json", workloads, kScenarioDir);
   const Target gateway = load_target(kTargetDir + "/gateway.json", workloads, kScenarioDir);
+  const Target haproxy = load_target(kTargetDir + "/haproxy.json", workloads, kScenarioDir);
+  const Target caddy = load_target(kTargetDir + "/caddy.json", workloads, kScenarioDir);
+  const Target h2o = load_target(kTargetDir + "/h2o.json", workloads, kScenarioDir);
   struct Pair {
     const Target* target;
     const char* workload;
@@ -69,6 +72,10 @@ TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
       {&gateway, "https-newconn", "gateway-https-newconn", "nginx-https-newconn"},
       {&gateway, "h2", "gateway-h2", "nginx-h2"},
       {&gateway, "h2-one-stream", "gateway-h2-one-stream", "nginx-h2-one-stream"},
+      {&haproxy, "plain", "haproxy-baseline", "nginx-plain"},
+      {&caddy, "plain", "caddy-baseline", "nginx-plain"},
+      {&h2o, "h2", "h2o-h2", "nginx-h2"},
+      {&h2o, "h2-one-stream", "h2o-h2-one-stream", "nginx-h2-one-stream"},
   };
   for (const Pair& p : pairs) {
     Scenario got = expand(*p.target, workload(workloads, p.workload));
@@ -76,6 +83,23 @@ TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
     Scenario want = shipped(scenarios, p.scenario);
     want.baseline = p.baseline;  // the shipped files name their baselines the old way
     expect_same_run(got, want);
+  }
+}
+
+TEST(Targets, HaproxyOverHttp2KeepsItsOwnCertificateFile) {
+  // haproxy loads its key from <certificate>.key (tls.pem, tls.pem.key): its feature adds that
+  // step after the workload's, whose tls.crt is made as well, unused.
+  const auto scenarios = load_scenarios(kScenarioDir);
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target haproxy = load_target(kTargetDir + "/haproxy.json", workloads, kScenarioDir);
+  for (const char* w : {"h2", "h2-one-stream"}) {
+    const Scenario got = expand(haproxy, workload(workloads, w));
+    const Scenario& want = shipped(scenarios, std::string("haproxy-") + w);
+    EXPECT_EQ(got.ports, want.ports);
+    EXPECT_TRUE(got.services == want.services) << w;
+    EXPECT_TRUE(got.load == want.load) << w;
+    ASSERT_EQ(got.prepare.size(), 2u);
+    EXPECT_TRUE(got.prepare[1] == want.prepare.at(0));  // the last: ${tls.cert} is its file
   }
 }
 
