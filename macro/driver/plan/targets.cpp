@@ -136,9 +136,17 @@ std::vector<Workload> load_workloads(const std::string& dir) {
 }
 
 std::string target_file(const std::string& name_or_file) {
-  if (is_name(name_or_file))
-    return (fs::path(shipped_targets_dir()) / (name_or_file + ".json")).string();
-  return name_or_file;
+  if (!is_name(name_or_file)) return name_or_file;
+  const fs::path file = fs::path(shipped_targets_dir()) / (name_or_file + ".json");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    std::set<std::string> known;
+    for (const auto& entry : fs::directory_iterator(shipped_targets_dir(), ec))
+      if (entry.path().extension() == ".json") known.insert(entry.path().stem().string());
+    throw common::UsageError("--target: no shipped target named '" + name_or_file +
+                             "' (known: " + join(known) + "; a file of your own is a path)");
+  }
+  return file.string();
 }
 
 Target load_target(const std::string& file, const std::vector<Workload>& workloads,

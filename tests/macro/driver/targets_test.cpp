@@ -251,6 +251,19 @@ TEST(Targets, UnknownWorkloadIsAUsageError) {
   }
 }
 
+TEST(Targets, UnknownShippedTargetNamesTheKnownOnes) {
+  try {
+    target_file("lighttpd");
+    ADD_FAILURE() << "no error";
+  } catch (const common::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--target: no shipped target named 'lighttpd' (known: "
+                                         "caddy, gateway, h2o, haproxy, nginx; "),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(target_file("./mine.json"), "./mine.json");
+}
+
 TEST(Targets, SelectionHasTheTargetsAndTheBaselinesBeside) {
   const TargetRun run =
       target_scenarios({"gateway"}, {"plain", "https-newconn"}, kWorkloadDir, kScenarioDir);
