@@ -16,11 +16,13 @@
 #include "macro/driver/measure/remote_sampler.hpp"
 #include "macro/driver/measure/round_order.hpp"
 #include "macro/driver/measure/runner.hpp"
+#include "macro/driver/measure/target_check.hpp"
 #include "macro/driver/output/macro_json.hpp"
 #include "macro/driver/plan/hosts.hpp"
 #include "macro/driver/plan/options.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/plan/targets.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/container.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
@@ -58,6 +60,7 @@ std::vector<Scenario> with_baselines(const std::vector<Scenario>& all,
   std::set<std::string> names;
   for (const auto& s : selected) names.insert(s.name);
   for (const auto& s : selected) {
+    if (!s.unavailable.empty()) continue;  // skipped: nothing to compare with
     for (const std::string& b : {s.baseline, s.latency_baseline}) {
       if (b.empty() || names.contains(b)) continue;
       if (std::any_of(all.begin(), all.end(), [&](const Scenario& x) { return x.name == b; }))
@@ -282,6 +285,22 @@ void check_placement(const Options& o, const Placement& placement) {
                                               "here or on podman hosts, not on ssh hosts");
 }
 
+// --target: the targets' expansions join the scenarios (one with a shipped scenario's name, such
+// as nginx-https-keepalive, replaces it: it was asked for by target) and are selected beside
+// --scenarios; the baselines' expansions join unselected, with_baselines adds them.
+void add_targets(const Options& o, const std::string& scenario_dir, std::vector<Scenario>& all,
+                 std::vector<std::string>& names) {
+  TargetRun run = target_scenarios(o.targets, o.workloads, shipped_workloads_dir(), scenario_dir);
+  std::set<std::string> expanded;
+  for (const auto& s : run.scenarios) expanded.insert(s.name);
+  std::erase_if(all, [&](const Scenario& s) { return expanded.contains(s.name); });
+  for (auto& s : run.scenarios) all.push_back(std::move(s));
+  std::stable_sort(all.begin(), all.end(), [](const Scenario& a, const Scenario& b) {
+    return a.order != b.order ? a.order < b.order : a.name < b.name;
+  });
+  names.insert(names.end(), run.selected.begin(), run.selected.end());
+}
+
 // What a run reads before it starts anything. Filled in place (the plans may point into the
 // placement), never copied.
 struct RunSetup {
@@ -309,7 +328,9 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
     setup.configs_dir =
         fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
     std::vector<Scenario> all = load_scenarios(scenario_dir);
-    std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, o.scenarios));
+    std::vector<std::string> names = o.scenarios;
+    if (!o.targets.empty()) add_targets(o, scenario_dir, all, names);
+    std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, names));
     if (o.list) {
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;
@@ -509,7 +530,17 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    // `target check FILE`: the one subcommand (docs/targets.md).
+    if (!args.empty() && args[0] == "target") {
+      try {
+        return target_command({args.begin() + 1, args.end()});
+      } catch (const gatebench::common::UsageError& e) {
+        std::cerr << "gatebench-macro target: " << e.what() << "\n";
+        return gatebench::common::kUsageExit;
+      }
+    }
+    return run(args);
   } catch (const std::exception& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";
     return 1;

@@ -45,6 +45,9 @@ options:
   --rounds N          macro: rounds per scenario (passed to gatebench-macro)
   --seed N            macro: seed of the round order (passed to gatebench-macro)
   --scenario-dir DIR  macro: scenario files (passed to gatebench-macro)
+  --target FILE|NAME  macro: every workload of this target beside its nginx baseline, instead of
+                      the seed set (repeatable; passed to gatebench-macro, docs/targets.md)
+  --workloads LIST    macro: only these workloads of --target (passed to gatebench-macro)
   --no-micro          skip micro        --no-macro   skip macro
 
 The report is written whenever a step left a result to report, also when a macro scenario
@@ -143,7 +146,9 @@ Estimate estimate_run(const common::CommandLine& args, bool full, const std::str
   }
   if (!args.flag("no-macro")) {
     std::optional<std::size_t> n;
-    if (auto list = args.value("scenarios")) {
+    if (args.value("target")) {
+      // Scenarios per target depend on the workloads it offers: no estimate.
+    } else if (auto list = args.value("scenarios")) {
       n = static_cast<std::size_t>(std::count(list->begin(), list->end(), ',') + 1);
     } else if (!full) {
       n = kFirstRunScenarioRuns;
@@ -192,11 +197,18 @@ int command_macro(const CommandArgs& args) {
   return common::run_to_exit(common::command(cmd));
 }
 
+int command_target(const CommandArgs& args) {
+  std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "target"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  return common::run_to_exit(common::command(cmd));
+}
+
 int command_run(const CommandArgs& argv) {
-  const common::CommandLine args(argv,
-                                 {"out", "filter", "repetitions", "duration", "connections",
-                                  "scenarios", "rounds", "seed", "scenario-dir"},
-                                 {"help", "full", "no-micro", "no-macro"});
+  const common::CommandLine args(
+      argv,
+      {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds", "seed",
+       "scenario-dir", "target", "workloads"},
+      {"help", "full", "no-micro", "no-macro"});
   if (args.flag("help")) {
     std::cout << kRunHelp;
     return 0;
@@ -247,8 +259,12 @@ int command_run(const CommandArgs& argv) {
     const std::string file = out + "/macro/macro.json";
     CommandArgs macro = {"--out", out + "/macro"};
     if (!full) macro.push_back("--quick");
-    if (!full && !args.value("scenarios"))
+    // With --target the targets' workloads are the run (each beside its nginx baseline).
+    if (!full && !args.value("scenarios") && !args.value("target"))
       macro.insert(macro.end(), {"--scenarios", kFirstRunScenarios});
+    for (const auto& target : args.values("target"))
+      macro.insert(macro.end(), {"--target", target});
+    if (auto v = args.value("workloads")) macro.insert(macro.end(), {"--workloads", *v});
     for (const char* opt :
          {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir"})
       if (auto v = args.value(opt)) {

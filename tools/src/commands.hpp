@@ -15,6 +15,8 @@ int command_report(const CommandArgs& args);
 int command_attribution(const CommandArgs& args);
 int command_profile(const CommandArgs& args);
 int command_macro(const CommandArgs& args);
+// `gatebench target check FILE`: hands over to `gatebench-macro target` (docs/targets.md).
+int command_target(const CommandArgs& args);
 int command_run(const CommandArgs& args);
 int command_history(const CommandArgs& args);
 int command_bisect(const CommandArgs& args);

@@ -26,6 +26,8 @@ commands:
   history   add runs to the results history (SQLite), show its series with change points,
             check the newest points for a regression (docs/history.md)
   bisect    GOOD BAD --filter RE: the first commit where those benchmarks got slower
+  target    check FILE|NAME: validate a target file, start it once, one request per
+            feature (docs/targets.md)
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
     if (command == "run") return command_run(args);
     if (command == "history") return command_history(args);
     if (command == "bisect") return command_bisect(args);
+    if (command == "target") return command_target(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const gatebench::common::UsageError& e) {

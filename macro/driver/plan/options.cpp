@@ -53,6 +53,11 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
                         gatebench-load sends exactly N, then 2N requests on one connection, and
                         write OUT/instructions.json (gatebench.macro_instructions/1) with
                         instructions per request = (I(2N) - I(N)) / N (docs/attribution.md)
+  --target FILE|NAME    run every workload (macro/workloads) this target offers, each beside
+                        its baseline (nginx on the same workload), as scenarios <target>-<workload>;
+                        NAME is a shipped target (macro/targets/NAME.json); repeatable; without
+                        --scenarios only these run (docs/targets.md)
+  --workloads a,b       only these workloads of --target
   --hosts FILE          hosts a run may use: local, or reached over ssh (JSON,
                         docs/multi-host.md)
   --place SPEC          put roles on hosts of --hosts: load=a+b,gateway=here,... (roles load,
@@ -75,6 +80,18 @@ CpuSet parse_cpus(const std::string& text, const std::string& what) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(what + ": " + e.what());
   }
+}
+
+// "a,b" -> {a, b}; empty items are dropped.
+std::vector<std::string> comma_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -108,6 +125,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("instructions"),
                                         value_option("hosts"),
                                         value_option("place"),
+                                        value_option("target"),
+                                        value_option("workloads"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -123,12 +142,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (n == "GATEBENCH_GATEWAY_CPUS") o.cpus.gateway = set;
   }
   if (auto list = line.value("scenarios")) {
-    for (size_t start = 0; start <= list->size();) {
-      size_t comma = list->find(',', start);
-      if (comma == std::string::npos) comma = list->size();
-      if (comma > start) o.scenarios.push_back(list->substr(start, comma - start));
-      start = comma + 1;
-    }
+    o.scenarios = comma_list(*list);
     if (o.scenarios.empty()) throw UsageError("--scenarios: expected names separated by commas");
   }
   o.list = line.flag("list");
@@ -188,6 +202,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   if (!o.hosts_file.empty() &&
       (o.instructions > 0 || (o.runtime != "process" && o.runtime != "kube")))
     throw UsageError("--hosts: only with --runtime process or kube and without --instructions");
+  o.targets = line.values("target");
+  for (const auto& t : o.targets)
+    if (t.empty()) throw UsageError("--target: needs a target file or name");
+  if (auto list = line.value("workloads")) {
+    o.workloads = comma_list(*list);
+    if (o.workloads.empty()) throw UsageError("--workloads: expected names separated by commas");
+    if (o.targets.empty()) throw UsageError("--workloads: needs --target");
+  }
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.

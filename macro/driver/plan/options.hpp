@@ -38,6 +38,9 @@ struct Options {
   // Roles on other hosts (docs/multi-host.md): the hosts file and "role=host[+host],...".
   std::string hosts_file;
   std::string place;
+  // Workload x target (docs/targets.md): --target FILE|NAME (repeatable) and --workloads a,b.
+  std::vector<std::string> targets;
+  std::vector<std::string> workloads;  // empty: every workload
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.

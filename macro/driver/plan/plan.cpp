@@ -285,6 +285,7 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       const std::string field = "/services/" + std::to_string(i);
       Variables svars = vars;
       add_address_vars(svars, placement, place_role(spec));
+      if (!spec.templates.empty()) svars["configs"] = spec.templates;
       ServicePlan service;
       service.name = spec.name;
       service.role = spec.role;
@@ -325,10 +326,10 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         service.env[name] =
             render(value, svars, s.file, field + "/env" + common::pointer_token(name));
       }
+      const std::string& templates = spec.templates.empty() ? configs_dir : spec.templates;
       for (size_t c = 0; c < spec.configs.size(); ++c) {
         const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
-        std::string text =
-            read_template(configs_dir, spec.configs[c].template_name, s.file, cfield);
+        std::string text = read_template(templates, spec.configs[c].template_name, s.file, cfield);
         service.configs.emplace_back(
             (fs::path(plan.run_dir) / spec.configs[c].output).string(),
             render(text, svars, s.file, cfield + " " + spec.configs[c].template_name));
@@ -389,7 +390,9 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     plan.vars = vars;
 
     // What the chosen load generator cannot do decides before anything starts.
-    if (!missing.empty()) {
+    if (!s.unavailable.empty()) {
+      plan.skip_reason = s.unavailable;
+    } else if (!missing.empty()) {
       for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
     } else if (load_tool == "wrk" && ls.http2) {
       plan.skip_reason = "wrk cannot speak HTTP/2 (needs --load gatebench)";

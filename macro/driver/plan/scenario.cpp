@@ -51,8 +51,8 @@ ReadyCheck parse_ready(const JsonField& f, const std::map<std::string, int>& por
 }
 
 ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& ports) {
-  f.allow_only(
-      {"name", "role", "binary", "args", "env", "configs", "dirs", "discard", "ready", "sample"});
+  f.allow_only({"name", "role", "binary", "args", "env", "configs", "dirs", "discard", "ready",
+                "sample", "templates"});
   ServiceSpec service;
   service.name = f.child("name").string();
   if (!is_name(service.name)) f.child("name").fail("expected [a-z0-9_-]+");
@@ -96,6 +96,9 @@ ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& 
   }
   service.ready = parse_ready(object_at(f, "ready"), ports);
   service.sample = f.boolean_or("sample", service.role == Role::gateway);
+  service.templates = f.string_or("templates", "");
+  if (!service.templates.empty() && service.templates.front() != '/')
+    f.child("templates").fail("expected an absolute directory");
   return service;
 }
 
@@ -260,6 +263,15 @@ Role Scenario::target_role() const {
 
 Scenario parse_scenario(const std::string& text, const std::string& file) {
   return parse_object(common::parse_json_text(text, file), file);
+}
+
+Scenario parse_scenario_object(const json& object, const std::string& file) {
+  return parse_object(object, file);
+}
+
+ServiceSpec parse_service_spec(const JsonField& f, const std::map<std::string, int>& ports) {
+  f.expect_object();
+  return parse_service(f, ports);
 }
 
 std::vector<Scenario> load_scenarios(const std::string& dir) {

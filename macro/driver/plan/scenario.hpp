@@ -1,10 +1,12 @@
 #pragma once
 // Scenario files (macro/scenarios/*.json, format in docs/scenarios.md): the model and its loader.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/plan/cache_check.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
@@ -18,12 +20,14 @@ using ScenarioError = common::UsageError;
 struct ConfigFile {
   std::string template_name;  // relative to the configs directory
   std::string output;         // relative to the scenario's run directory
+  bool operator==(const ConfigFile&) const = default;
 };
 
 struct ReadyCheck {
   std::string port;       // a key of Scenario::ports
   std::string http_path;  // empty: a TCP connect is enough
   double timeout_s = 10;
+  bool operator==(const ReadyCheck&) const = default;
 };
 
 struct ServiceSpec {
@@ -37,6 +41,10 @@ struct ServiceSpec {
   std::vector<std::string> discard;  // run-directory files deleted after the run (access logs)
   ReadyCheck ready;
   bool sample = false;  // part of the measured target (CPU%, memory)
+  // Absolute directory of this service's config templates; empty: the scenario directory's
+  // configs/. A target outside the checkout keeps its templates beside its file (targets.hpp).
+  std::string templates;
+  bool operator==(const ServiceSpec&) const = default;
 };
 
 struct PrepareStep {
@@ -48,6 +56,7 @@ struct PrepareStep {
   std::vector<std::string> get;
   std::vector<std::string> headers;
   std::string cookie;
+  bool operator==(const PrepareStep&) const = default;
 };
 
 enum class LoadMode { closed, rate, search };
@@ -69,6 +78,7 @@ struct LoadSpec {
   // knowledge for http; `streams` concurrent streams per connection.
   bool http2 = false;
   int streams = 1;
+  bool operator==(const LoadSpec&) const = default;
 };
 
 struct Scenario {
@@ -92,6 +102,9 @@ struct Scenario {
   // A cache in front of the backend: each round's hit ratio is measured and checked.
   std::optional<CacheCheck> cache;
   std::string group;  // the file's name for scenarios expanded from "over"
+  // Non-empty: known from the files alone that it cannot run (a target that does not offer the
+  // workload's feature, targets.hpp); reported as skipped with this reason.
+  std::string unavailable;
 
   // The role whose CPU and memory are reported: gateway when the scenario has one, else backend.
   Role target_role() const;
@@ -102,5 +115,9 @@ std::vector<Scenario> load_scenarios(const std::string& dir);
 
 // Parses one scenario object; `file` names it in errors. Exposed for tests.
 Scenario parse_scenario(const std::string& text, const std::string& file);
+// The same for a parsed object with its service blocks resolved (targets.cpp builds them).
+Scenario parse_scenario_object(const nlohmann::json& object, const std::string& file);
+// One service object; errors name `f`'s file and pointer. Each `ready.port` must be in `ports`.
+ServiceSpec parse_service_spec(const common::JsonField& f, const std::map<std::string, int>& ports);
 
 }  // namespace gatebench::macro

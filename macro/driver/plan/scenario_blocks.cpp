@@ -24,6 +24,34 @@ json read_block(const fs::path& path) {
 
 }  // namespace
 
+json resolve_block(const json& entry, const common::JsonField& use, const fs::path& blocks_dir,
+                   std::map<std::string, json>& cache) {
+  if (!use.json().is_string() || !is_name(use.string())) {
+    use.fail("expected a block name [a-z0-9_-]+");
+  }
+  const std::string name = use.string();
+  const fs::path path = blocks_dir / (name + ".json");
+  auto cached = cache.find(name);
+  if (cached == cache.end()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      use.fail("no block '" + name + "' (" + path.string() + ")");
+    }
+    cached = cache.emplace(name, read_block(path)).first;
+  }
+  json resolved = cached->second;
+  for (const auto& [key, value] : entry.items()) {
+    if (key == "use") continue;
+    if (key == "env" && value.is_object() && resolved.contains("env") &&
+        resolved["env"].is_object()) {
+      resolved["env"].update(value);
+    } else {
+      resolved[key] = value;
+    }
+  }
+  return resolved;
+}
+
 void resolve_service_blocks(json& scenario, const fs::path& file) {
   if (!scenario.is_object() || !scenario.contains("services")) return;
   json& services = scenario["services"];
@@ -36,30 +64,7 @@ void resolve_service_blocks(json& scenario, const fs::path& file) {
     // A fresh view each time: the entries before this one have been replaced.
     const common::JsonField use =
         common::JsonField(scenario, file.string()).child("services").at(i).child("use");
-    if (!use.json().is_string() || !is_name(use.string())) {
-      use.fail("expected a block name [a-z0-9_-]+");
-    }
-    const std::string name = use.string();
-    const fs::path path = dir / (name + ".json");
-    auto cached = blocks.find(name);
-    if (cached == blocks.end()) {
-      std::error_code ec;
-      if (!fs::is_regular_file(path, ec)) {
-        use.fail("no block '" + name + "' (" + path.string() + ")");
-      }
-      cached = blocks.emplace(name, read_block(path)).first;
-    }
-    json resolved = cached->second;
-    for (const auto& [key, value] : entry.items()) {
-      if (key == "use") continue;
-      if (key == "env" && value.is_object() && resolved.contains("env") &&
-          resolved["env"].is_object()) {
-        resolved["env"].update(value);
-      } else {
-        resolved[key] = value;
-      }
-    }
-    entry = std::move(resolved);
+    entry = resolve_block(entry, use, dir, blocks);
   }
 }
 

@@ -1,0 +1,418 @@
+#include "macro/driver/plan/targets.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/names.hpp"
+#include "macro/driver/plan/scenario_blocks.hpp"
+#include "macro/driver/system/env_info.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+using common::JsonField;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// The shipped backend of every expansion (services/backend.json) and its port.
+constexpr const char* kBackendPort = "backend";
+constexpr int kBackendPortNumber = 18080;
+
+// The fields of the target's own service that a target file and each of its features may set.
+constexpr std::array<std::string_view, 7> kServiceKeys = {"binary", "args",    "env",  "configs",
+                                                          "dirs",   "discard", "ready"};
+
+std::string join(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// `from`'s service fields over `into`: each replaces the field of that name whole, except `env`,
+// whose variables are added (as a scenario entry over a block, scenario_blocks.hpp).
+void apply_service_fields(json& into, const json& from) {
+  for (std::string_view key : kServiceKeys) {
+    const std::string k(key);
+    if (!from.contains(k)) continue;
+    if (k == "env" && into.contains("env") && into["env"].is_object() && from[k].is_object())
+      into["env"].update(from[k]);
+    else
+      into[k] = from[k];
+  }
+}
+
+// A tls-cert step with its defaults written out, so the target's and the workload's same step
+// are recognised as one.
+json normalized_step(json step) {
+  if (step.is_object() && step.value("step", "") == "tls-cert") {
+    if (!step.contains("cert")) step["cert"] = "tls.crt";
+    if (!step.contains("key")) step["key"] = "tls.key";
+  }
+  return step;
+}
+
+std::map<std::string, int> port_map(const json& ports) {
+  std::map<std::string, int> out;
+  for (const auto& [name, value] : ports.items()) out[name] = value.get<int>();
+  return out;
+}
+
+void read_ports(const JsonField& f, json& into) {
+  f.expect_object();
+  for (const std::string& name : f.keys()) {
+    if (!is_name(name)) f.child(name).fail("expected a name [a-z0-9_-]+");
+    if (name == kBackendPort)
+      f.child(name).fail("reserved for the shipped backend (port 18080 of every expansion)");
+    into[name] = f.child(name).integer(1024, 65535);
+  }
+}
+
+Workload parse_workload(const fs::path& path) {
+  const std::string file = path.string();
+  const json doc = common::read_json_file(file);
+  const JsonField f(doc, file);
+  f.expect_object();
+  f.allow_only({"name", "description", "order", "feature", "baseline", "needs", "prepare", "load"});
+  Workload w;
+  w.file = file;
+  w.name = f.child("name").string();
+  if (w.name != path.stem().string())
+    f.child("name").fail("expected '" + path.stem().string() + "' (the file name without .json)");
+  w.description = f.child("description").string();
+  w.order = static_cast<int>(f.integer_or("order", 100, 0, 100000));
+  w.feature = f.child("feature").string();
+  if (!is_name(w.feature)) f.child("feature").fail("expected a feature name [a-z0-9_-]+");
+  w.baseline = f.child("baseline").string();
+  if (!is_name(w.baseline)) f.child("baseline").fail("expected a target name [a-z0-9_-]+");
+  w.needs = f.child("needs").string_map();
+  for (const auto& [field, why] : w.needs) {
+    if (field != "headers" && field != "path")
+      f.child("needs").child(field).fail("expected headers or path (what a feature can give)");
+  }
+  w.prepare = json::array();
+  if (f.has("prepare")) {
+    const JsonField prepare = f.child("prepare");
+    prepare.expect_array();
+    for (size_t i = 0; i < prepare.size(); ++i) {
+      prepare.at(i).expect_object();
+      w.prepare.push_back(normalized_step(prepare.at(i).json()));
+    }
+  }
+  const JsonField load = f.child("load");
+  load.expect_object();
+  const std::string role = load.child("port").string();
+  if (role != "http" && role != "https")
+    load.child("port").fail("expected the role of a target port: http or https");
+  w.load = load.json();
+  return w;
+}
+
+}  // namespace
+
+std::string shipped_workloads_dir() {
+  return (fs::path(source_dir()) / "macro" / "workloads").string();
+}
+
+std::string shipped_targets_dir() {
+  return (fs::path(source_dir()) / "macro" / "targets").string();
+}
+
+std::vector<Workload> load_workloads(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ScenarioError(dir + ": not a directory of workload files");
+  std::vector<Workload> out;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      out.push_back(parse_workload(entry.path()));
+  }
+  if (out.empty()) throw ScenarioError(dir + ": no workload files (*.json)");
+  std::sort(out.begin(), out.end(), [](const Workload& a, const Workload& b) {
+    return a.order != b.order ? a.order < b.order : a.name < b.name;
+  });
+  return out;
+}
+
+std::string target_file(const std::string& name_or_file) {
+  if (!is_name(name_or_file)) return name_or_file;
+  const fs::path file = fs::path(shipped_targets_dir()) / (name_or_file + ".json");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    std::set<std::string> known;
+    for (const auto& entry : fs::directory_iterator(shipped_targets_dir(), ec))
+      if (entry.path().extension() == ".json") known.insert(entry.path().stem().string());
+    throw common::UsageError("--target: no shipped target named '" + name_or_file +
+                             "' (known: " + join(known) + "; a file of your own is a path)");
+  }
+  return file.string();
+}
+
+Target load_target(const std::string& file, const std::vector<Workload>& workloads,
+                   const std::string& scenario_dir) {
+  const json doc = common::read_json_file(file);
+  const JsonField root(doc, file);
+  root.expect_object();
+  root.allow_only({"name", "description", "service", "templates", "ports", "prepare", "companions",
+                   "features", "use", "binary", "args", "env", "configs", "dirs", "discard",
+                   "ready"});
+  Target t;
+  t.file = file;
+  t.name = root.child("name").string();
+  if (!is_name(t.name)) root.child("name").fail("expected a target name [a-z0-9_-]+");
+  t.description = root.child("description").string();
+
+  // Templates beside the target file unless it names another directory (relative to the file):
+  // a user's target needs nothing copied into the checkout.
+  const fs::path base = fs::absolute(file).parent_path();
+  fs::path templates_path = (base / root.string_or("templates", ".")).lexically_normal();
+  if (!templates_path.has_filename()) templates_path = templates_path.parent_path();  // "dir/"
+  const std::string templates = templates_path.string();
+  std::error_code ec;
+  if (!fs::is_directory(templates, ec)) root.child("templates").fail("no directory " + templates);
+  const std::string shipped_configs =
+      fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
+  auto same_dir = [](const std::string& a, const std::string& b) {
+    std::error_code e;
+    return fs::equivalent(a, b, e);
+  };
+  // Left empty for the shipped configs directory, so a shipped target's expansions are the
+  // shipped scenario files' services field for field.
+  const std::string own_templates = same_dir(templates, shipped_configs) ? "" : templates;
+
+  json ports = json::object();
+  ports[kBackendPort] = kBackendPortNumber;
+  read_ports(root.child("ports"), ports);
+
+  const fs::path blocks_dir = fs::path(scenario_dir) / "services";
+  std::map<std::string, json> blocks;
+  json main = json::object();
+  if (root.has("use")) {
+    main = resolve_block(json{{"use", doc["use"]}}, root.child("use"), blocks_dir, blocks);
+  } else {
+    main["name"] = root.string_or("service", t.name);
+    if (!is_name(main["name"].get<std::string>()))
+      root.child("service").fail("expected a service name [a-z0-9_-]+");
+    if (!own_templates.empty()) main["templates"] = own_templates;
+  }
+  main["role"] = "gateway";  // the target is what is measured
+  apply_service_fields(main, doc);
+  if (!main.contains("binary"))
+    root.child("binary").fail("missing (expected the target's executable, e.g. lighttpd)");
+
+  json companions = json::array();
+  if (root.has("companions")) {
+    const JsonField list = root.child("companions");
+    list.expect_array();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const JsonField entry = list.at(i);
+      entry.expect_object();
+      json c = entry.json();
+      if (c.contains("use")) {
+        c = resolve_block(c, entry.child("use"), blocks_dir, blocks);
+      } else if (!own_templates.empty()) {
+        c["templates"] = own_templates;
+      }
+      companions.push_back(std::move(c));
+    }
+  }
+  json prepare = json::array();
+  if (root.has("prepare")) {
+    root.child("prepare").expect_array();
+    for (const auto& step : doc["prepare"]) prepare.push_back(normalized_step(step));
+  }
+
+  std::set<std::string> known;
+  for (const Workload& w : workloads) known.insert(w.feature);
+  const JsonField features = root.child("features");
+  features.expect_object();
+  if (features.size() == 0) features.fail("expected at least one feature (" + join(known) + ")");
+  for (const std::string& feature : features.keys()) {
+    const JsonField fe = features.child(feature);
+    fe.expect_object();
+    if (!known.contains(feature))
+      fe.fail("no workload needs feature '" + feature + "' (features: " + join(known) + ")");
+    fe.allow_only({"port", "ports", "headers", "path", "prepare", "configs", "args", "env", "dirs",
+                   "discard", "ready"});
+    Target::Offer offer;
+    offer.ports = ports;
+    if (fe.has("ports")) read_ports(fe.child("ports"), offer.ports);
+    const std::map<std::string, int> port_names = port_map(offer.ports);
+    offer.headers = fe.child("headers").strings();
+    for (size_t i = 0; i < offer.headers.size(); ++i) {
+      if (offer.headers[i].find(':') == std::string::npos)
+        fe.child("headers").at(i).fail("expected 'Name: value'");
+    }
+    offer.path = fe.string_or("path", "");
+    if (fe.has("path") && (offer.path.empty() || offer.path.front() != '/'))
+      fe.child("path").fail("expected a path starting with /");
+    if (fe.has("port")) {
+      offer.port = fe.child("port").string();
+      if (!port_names.contains(offer.port))
+        fe.child("port").fail("'" + offer.port + "' is not in ports");
+    }
+
+    // What each workload of this feature needs: its port, and the fields it names.
+    std::string first_port;
+    for (const Workload& w : workloads) {
+      if (w.feature != feature) continue;
+      const std::string role = w.load["port"].get<std::string>();
+      const std::string port = offer.port.empty() ? role : offer.port;
+      if (!port_names.contains(port)) {
+        fe.fail("workload '" + w.name + "' connects to the target's " + role +
+                " port: name one in \"port\" or add \"" + role + "\" to /ports");
+      }
+      if (first_port.empty()) first_port = port;
+      for (const auto& [field, why] : w.needs) {
+        if (!fe.has(field))
+          fe.fail("missing \"" + field + "\": workload '" + w.name + "' needs " + why);
+      }
+    }
+
+    json service = main;
+    apply_service_fields(service, fe.json());
+    // A TCP connect to the load's port, unless the target says how it is ready.
+    if (!service.contains("ready")) service["ready"] = json{{"port", first_port}};
+    // Checked as the scenario loader checks a service, at this feature's pointer.
+    json view = doc;
+    view["features"][feature] = service;
+    parse_service_spec(JsonField(view, file).child("features").child(feature), port_names);
+    // Every template must exist now: nothing starts before the whole run is known to be good.
+    const std::string dir = service.value("templates", shipped_configs);
+    const JsonField configs = fe.has("configs")     ? fe.child("configs")
+                              : root.has("configs") ? root.child("configs")
+                                                    : root.child("use");
+    if (service.contains("configs")) {
+      for (size_t i = 0; i < service["configs"].size(); ++i) {
+        const std::string name = service["configs"][i]["template"].get<std::string>();
+        if (!fs::is_regular_file(fs::path(dir) / name, ec)) {
+          const JsonField at =
+              configs.json().is_array() ? configs.at(i).child("template") : configs;
+          at.fail("template '" + name + "' not found in " + dir);
+        }
+      }
+    }
+    for (size_t i = 0; i < companions.size(); ++i) {
+      json cview = doc;
+      cview["companions"][i] = companions[i];
+      parse_service_spec(JsonField(cview, file).child("companions").at(i), port_names);
+    }
+    json backend =
+        resolve_block(json{{"use", "backend"}},
+                      JsonField(json{{"use", "backend"}}, file).child("use"), blocks_dir, blocks);
+    offer.services = companions;
+    offer.services.push_back(std::move(backend));
+    offer.services.push_back(std::move(service));
+    offer.prepare = prepare;
+    if (fe.has("prepare")) {
+      fe.child("prepare").expect_array();
+      for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));
+    }
+    t.offers.emplace(feature, std::move(offer));
+  }
+  return t;
+}
+
+Scenario expand(const Target& target, const Workload& workload) {
+  const std::string name = target.name + "-" + workload.name;
+  const std::string baseline = workload.baseline + "-" + workload.name;
+  auto offer = target.offers.find(workload.feature);
+  if (offer == target.offers.end()) {
+    Scenario s;
+    s.name = name;
+    s.description = workload.description;
+    s.file = target.file;
+    s.order = workload.order;
+    s.baseline = baseline;
+    s.ports[kBackendPort] = kBackendPortNumber;
+    s.load.port = kBackendPort;
+    s.unavailable = target.name + " does not offer feature '" + workload.feature + "' (workload " +
+                    workload.name + ")";
+    return s;
+  }
+  const Target::Offer& o = offer->second;
+  const std::string role = workload.load["port"].get<std::string>();
+  const std::string port = o.port.empty() ? role : o.port;
+  // The workload's steps, then the target's: the last tls-cert step is ${tls.cert}, so a target
+  // that needs its own certificate file (haproxy's PEM bundle) gets it in its templates.
+  json prepare = json::array();
+  for (json step : workload.prepare) {
+    // A cookie flow goes through the port the load uses.
+    if (step.value("step", "") == "cookies" && step.contains("port") && step["port"] == role)
+      step["port"] = port;
+    prepare.push_back(step);
+  }
+  for (const json& step : o.prepare)
+    if (std::find(prepare.begin(), prepare.end(), step) == prepare.end()) prepare.push_back(step);
+  json load = workload.load;
+  load["port"] = port;
+  json headers = json::array();
+  for (const auto& h : o.headers) headers.push_back(h);
+  if (load.contains("headers") && load["headers"].is_array())
+    for (const auto& h : load["headers"]) headers.push_back(h);
+  if (!headers.empty()) load["headers"] = headers;
+  if (!o.path.empty()) load["path"] = o.path;
+  json scenario = {{"name", name},
+                   {"description", workload.description + " (" + target.name + ")"},
+                   {"order", workload.order},
+                   {"baseline", baseline},
+                   {"ports", o.ports},
+                   {"services", o.services},
+                   {"load", load}};
+  if (!prepare.empty()) scenario["prepare"] = prepare;
+  // Errors here are the workload's (its load and prepare steps, at their own pointers).
+  Scenario s = parse_scenario_object(scenario, workload.file + " (target " + target.file + ")");
+  s.file = target.file;
+  return s;
+}
+
+TargetRun target_scenarios(const std::vector<std::string>& targets,
+                           const std::vector<std::string>& workload_names,
+                           const std::string& workloads_dir, const std::string& scenario_dir) {
+  const std::vector<Workload> all = load_workloads(workloads_dir);
+  std::vector<Workload> chosen;
+  if (workload_names.empty()) {
+    chosen = all;
+  } else {
+    std::set<std::string> known;
+    for (const auto& w : all) known.insert(w.name);
+    for (const auto& name : workload_names) {
+      if (!known.contains(name))
+        throw common::UsageError("--workloads: no workload named '" + name +
+                                 "' (known: " + join(known) + ")");
+    }
+    for (const auto& w : all)
+      if (std::find(workload_names.begin(), workload_names.end(), w.name) != workload_names.end())
+        chosen.push_back(w);
+  }
+  TargetRun run;
+  std::set<std::string> named;
+  for (const auto& t : targets) {
+    const Target target = load_target(target_file(t), all, scenario_dir);
+    if (!named.insert(target.name).second)
+      throw common::UsageError("--target: two targets named '" + target.name + "'");
+    for (const auto& w : chosen) {
+      run.scenarios.push_back(expand(target, w));
+      run.selected.push_back(run.scenarios.back().name);
+    }
+  }
+  // Each workload's baseline target on that workload, when it was not named itself.
+  std::map<std::string, Target> baselines;
+  for (const auto& w : chosen) {
+    if (named.contains(w.baseline)) continue;
+    auto it = baselines.find(w.baseline);
+    if (it == baselines.end()) {
+      const std::string file = target_file(w.baseline);
+      if (!fs::is_regular_file(file))
+        JsonField(json{{"baseline", w.baseline}}, w.file)
+            .child("baseline")
+            .fail("no shipped target '" + w.baseline + "' (" + file + ")");
+      it = baselines.emplace(w.baseline, load_target(file, all, scenario_dir)).first;
+    }
+    run.scenarios.push_back(expand(it->second, w));
+  }
+  return run;
+}
+
+}  // namespace gatebench::macro

@@ -1,0 +1,140 @@
+// --target, --workloads and `target check` through the real executable: bad input is exit 2 with
+// nothing started or written, the shipped gateway target runs beside its nginx baselines, and
+// `target check` answers every feature of the gateway.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "driver_exe.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
+constexpr int kOffset = 5200;
+
+int exit_code(const CaptureResult& r) {
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+}
+
+std::string write_target(const std::string& dir, const std::string& text) {
+  fs::create_directories(dir);
+  const std::string file = dir + "/mygw.json";
+  std::ofstream(file) << text;
+  return file;
+}
+
+TEST(TargetRun, BadInputIsExit2AndStartsNothing) {
+  const std::string dir = unique_dir("target-bad");
+  fs::remove_all(dir);
+  const std::string file = write_target(dir, R"({"name": "mygw", "description": "d",
+    "binary": "nginx", "ports": {"http": 18081}, "features": {"plain": {}, "h3": {}}})");
+  const std::string out = dir + "/out";
+  CaptureResult r = run_driver({"--target", file, "--out", out, "--rounds", "1"});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(file + ": /features/h3: no workload needs feature 'h3'"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  r = run_driver({"target", "check", file, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find("/features/h3: no workload needs feature 'h3'"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  r = run_driver({"--target", "nginx", "--workloads", "plain,quic", "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find("--workloads: no workload named 'quic'"), std::string::npos) << r.output;
+  r = run_driver({"--workloads", "plain", "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find("--workloads: needs --target"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  fs::remove_all(dir);
+}
+
+TEST(TargetRun, DryRunShowsTheBaselinesAndTheSkippedWorkloads) {
+  const std::string dir = unique_dir("target-dry");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/p.conf") << "${port.http}\n";
+  const std::string file = write_target(dir, R"({"name": "mygw", "description": "d",
+    "binary": "nginx", "args": ["-c", "${run_dir}/p.conf"],
+    "configs": [{"template": "p.conf", "output": "p.conf"}],
+    "ports": {"http": 18081}, "features": {"plain": {}}})");
+  CaptureResult r = run_driver({"--dry-run", "--target", file, "--workloads", "plain,h2",
+                                "--rounds", "1", "--out", dir + "/out"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  for (const char* want : {"scenario mygw-plain", "scenario nginx-plain", "scenario mygw-h2",
+                           "skipped: mygw does not offer feature 'h2' (workload h2)"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  // A skipped workload brings no baseline to run for nothing.
+  EXPECT_EQ(r.output.find("scenario nginx-h2"), std::string::npos) << r.output;
+  fs::remove_all(dir);
+}
+
+bool ready_to_run() {
+  Toolbox tools;
+  for (const char* tool :
+       {"nginx", "openssl", "curl", "gatebench-load", "gatebench-gateway", "gatebench-control"})
+    if (!tools.find(tool)) return false;
+  for (int port : {18080, 18081, 18443, 18101, 18102})
+    if (!port_free(port + kOffset)) return false;
+  return true;
+}
+
+TEST(TargetRun, GatewayTargetRunsBesideItsNginxBaselines) {
+  if (!ready_to_run()) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
+  const std::string out = unique_dir("target-run");
+  fs::remove_all(out);
+  CaptureResult r =
+      run_driver({"--target", "gateway", "--workloads", "plain,https-keepalive", "--quick",
+                  "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+                  "--port-offset", std::to_string(kOffset), "--out", out},
+                 120s);
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  std::map<std::string, std::string> baselines;
+  for (const auto& s : report["scenarios"]) {
+    EXPECT_EQ(s["status"], "ok") << s["name"] << ": " << s["reason"];
+    EXPECT_EQ(s["errors"], 0) << s["name"];
+    baselines[s["name"].get<std::string>()] = s["baseline"].get<std::string>();
+  }
+  EXPECT_EQ(baselines, (std::map<std::string, std::string>{
+                           {"gateway-plain", "nginx-plain"},
+                           {"nginx-plain", "nginx-plain"},
+                           {"gateway-https-keepalive", "nginx-https-keepalive"},
+                           {"nginx-https-keepalive", "nginx-https-keepalive"}}));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+TEST(TargetRun, CheckAnswersEveryFeatureOfTheGateway) {
+  if (!ready_to_run()) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
+  const std::string out = unique_dir("target-check");
+  fs::remove_all(out);
+  CaptureResult r = run_driver(
+      {"target", "check", "gateway", "--port-offset", std::to_string(kOffset), "--out", out}, 120s);
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  for (const char* want :
+       {"feature plain (workload plain)", "feature https (workload https-keepalive)",
+        "feature https-full (workload https-newconn)", "feature h2 (workload h2)", "HTTP/1.1 200",
+        "HTTP/2 200", "every feature answered 2xx"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace gatebench::macro
