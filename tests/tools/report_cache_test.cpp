@@ -41,7 +41,7 @@ json cache_scenario(const std::string& name, const std::string& status, const st
   return s;
 }
 
-json macro_doc() {
+json cache_macro_doc() {
   json hit_rounds = {round_json(1, "ok", "", 0.9995), round_json(2, "ok", "", 0.9997),
                      round_json(3, "ok", "", 0.9999)};
   json miss_rounds = {
@@ -75,13 +75,13 @@ json macro_doc() {
                            json::array())}}};
 }
 
-struct Inputs {
-  ResultSet macro = parse_result_set(macro_doc(), "macro.json");
+struct CacheInputs {
+  ResultSet macro = parse_result_set(cache_macro_doc(), "macro.json");
   ReportModel model() const { return build_report_model(nullptr, &*macro.macro, nullptr, {}); }
 };
 
 TEST(ReportCache, VerdictsPerScenarioAndRound) {
-  const Inputs in;
+  const CacheInputs in;
   const ReportModel m = in.model();
   ASSERT_EQ(m.cache_hits.size(), 4u);  // nginx-baseline has no cache check
   const CacheHitRow& hit = m.cache_hits[0];
@@ -111,7 +111,7 @@ TEST(ReportCache, VerdictsPerScenarioAndRound) {
 // A ratio outside the range with a reason that does not name the cache check (a file written by
 // hand or by a driver without the check) is still a miss: the range decides.
 TEST(ReportCache, TheRangeDecidesWhenTheReasonIsSilent) {
-  json doc = macro_doc();
+  json doc = cache_macro_doc();
   doc["scenarios"][1]["rounds"][1]["hit_ratio"] = 0.95;
   const ResultSet set = parse_result_set(doc, "macro.json");
   const ReportModel m = build_report_model(nullptr, &*set.macro, nullptr, {});
@@ -120,7 +120,7 @@ TEST(ReportCache, TheRangeDecidesWhenTheReasonIsSilent) {
 }
 
 TEST(ReportCache, JsonRows) {
-  const Inputs in;
+  const CacheInputs in;
   const json j = report_json(in.model());
   const json& rows = j["cache_hit_ratio"];
   ASSERT_EQ(rows.size(), 4u);
@@ -147,7 +147,7 @@ TEST(ReportCache, JsonRows) {
 }
 
 TEST(ReportCache, MarkdownAndHtmlRows) {
-  const Inputs in;
+  const CacheInputs in;
   const ReportModel m = in.model();
   const std::string md = report_markdown(m);
   for (const char* line :

@@ -20,7 +20,7 @@ using nlohmann::json;
 
 // 100 attacks (sqli 70, one of them missed; xss 30; traversal drawn in neither round) and 300
 // benign requests (get 200, two wrongly blocked; post 100) over two rounds.
-json macro_doc() {
+json mix_macro_doc() {
   auto round = [](int n) {
     return json{{"round", n},
                 {"status", "ok"},
@@ -71,7 +71,7 @@ struct MixRun {
   std::filesystem::path dir = test::scratch_dir("mix");
   std::string macro = (dir / "macro.json").string();
   explicit MixRun(int rounds_with_files) {
-    write_text_file(macro, macro_doc().dump());
+    write_text_file(macro, mix_macro_doc().dump());
     for (int r = 1; r <= rounds_with_files; ++r) {
       const auto d = dir / ("round-" + std::to_string(r)) / "waf-mix";
       std::filesystem::create_directories(d);

@@ -23,7 +23,7 @@
 namespace gatebench::tools {
 namespace {
 
-struct Inputs {
+struct ReportInputs {
   ResultSet micro = load_result_set(test::data("report_micro.json"));
   ResultSet macro = load_result_set(test::data("report_macro.json"));
   ReportModel model() const {
@@ -52,7 +52,7 @@ TEST(ReportModel, SplitsBenchmarkNames) {
 }
 
 TEST(ReportModel, RatiosWithinHotpathAndCase) {
-  const Inputs in;
+  const ReportInputs in;
   const auto m = in.model();
   const auto& gc = row(m, "token/gatecore/admission");
   const auto& peer = row(m, "token/hmac_oneshot/admission");
@@ -76,7 +76,7 @@ const Attribution& attribution(const ReportModel& m, const std::string& scenario
 }
 
 TEST(ReportModel, CostAttributionUsesTheMediansAndTheirIntervals) {
-  const Inputs in;
+  const ReportInputs in;
   const auto m = in.model();
   const MacroRun& run = *in.macro.macro;
   const auto& pass = attribution(m, "gateway-challenge-pass");
@@ -131,7 +131,7 @@ TEST(ReportModel, AttributionRulesFileErrorsNameTheField) {
 }
 
 TEST(ReportWriters, MarkdownMatchesGolden) {
-  const Inputs in;
+  const ReportInputs in;
   EXPECT_EQ(report_markdown(in.model()), read_text_file(test::data("report_golden.md")));
 }
 
@@ -146,7 +146,7 @@ TEST(ReportWriters, MarkdownCellsFromTheInputsCannotBreakATable) {
 }
 
 TEST(ReportWriters, JsonMatchesGoldenAndRoundTripsThroughCompare) {
-  const Inputs in;
+  const ReportInputs in;
   const auto j = report_json(in.model());
   EXPECT_EQ(j, load_json_file(test::data("report_golden.json")));
   const auto set = parse_result_set(j, "report.json");
@@ -166,7 +166,7 @@ TEST(ReportWriters, JsonMatchesGoldenAndRoundTripsThroughCompare) {
 }
 
 TEST(ReportWriters, HtmlIsSelfContained) {
-  const Inputs in;
+  const ReportInputs in;
   const std::string html = report_html(in.model());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   // Every src/href must be inline: nothing may be fetched.
@@ -187,7 +187,7 @@ TEST(ReportWriters, HtmlIsSelfContained) {
 // A failed scenario is reported with its reason, the failed round with its own, and what its ok
 // rounds measured; the tables of the request mix, the search steps and the open-loop rounds.
 TEST(ReportWriters, MacroTablesShowStatusCountsStepsAndOpenLoop) {
-  const Inputs in;
+  const ReportInputs in;
   const std::string md = report_markdown(in.model());
   for (const char* line :
        {"| gateway-https-keepalive | all | failed | round 3: error rate 0.40% above "
@@ -211,7 +211,7 @@ TEST(ReportWriters, MacroTablesShowStatusCountsStepsAndOpenLoop) {
 // The shipped corpus has 264 templates (attack-*, benign-*): only those with unexpected answers
 // are listed, then the totals, and attack-* templates count as attacks.
 TEST(ReportWriters, ALargeMixListsTheUnexpectedTemplatesThenTheTotals) {
-  Inputs in;
+  ReportInputs in;
   for (MacroScenario& s : in.macro.macro->scenarios) {
     if (s.name != "waf-mix") continue;
     s.counts = nlohmann::json::object();
@@ -232,7 +232,7 @@ TEST(ReportWriters, ALargeMixListsTheUnexpectedTemplatesThenTheTotals) {
 }
 
 TEST(ReportWriters, QuickRunCarriesTheSmokeBanner) {
-  Inputs in;
+  ReportInputs in;
   in.macro.macro->run["quick"] = true;
   const auto m = in.model();
   EXPECT_NE(report_markdown(m).find("> **quick run: smoke figures, not results**"),
@@ -256,7 +256,7 @@ std::size_t in_order(const std::string& text, const std::vector<std::string>& pa
 // The reader's first questions first: the seed table and where the CPU went, what each feature
 // costs, the micro summary; every table after them, the environment last.
 TEST(ReportWriters, MarkdownLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
-  const Inputs in;
+  const ReportInputs in;
   const std::string md = report_markdown(in.model());
   EXPECT_NE(in_order(md, {"# gatebench report\n\n## Seed scenarios\n", "| scenario | req/s |",
                           "| nginx-baseline |", "| gateway-default |", "### CPU by process",
@@ -274,7 +274,7 @@ TEST(ReportWriters, MarkdownLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
 }
 
 TEST(ReportWriters, HtmlLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
-  const Inputs in;
+  const ReportInputs in;
   const std::string html = report_html(in.model());
   std::vector<std::string> h2;
   for (std::size_t p = html.find("<h2>"); p != std::string::npos; p = html.find("<h2>", p + 1))
@@ -295,7 +295,7 @@ TEST(ReportWriters, HtmlLeadsWithTheSeedTableAndEndsWithTheEnvironment) {
 // One row per hot path and case with gatecore, its fastest peer and its limit (the token run:
 // evp_mac is faster than hmac_oneshot on both cases).
 TEST(ReportWriters, MicroSummaryHasGatecoreBestPeerAndLimitPerCase) {
-  const Inputs in;
+  const ReportInputs in;
   const ReportModel m = in.model();
   const ReportTable t = micro_summary_table(m);
   ASSERT_EQ(t.rows.size(), 2u);
@@ -316,7 +316,7 @@ TEST(ReportWriters, MicroSummaryHasGatecoreBestPeerAndLimitPerCase) {
 // One chart per workload: the open-loop round drawn as latency in a chart of its own, the HTTPS
 // scenario apart from the HTTP/1.1 ones, nginx in the baseline's grey.
 TEST(ReportHtml, OneChartPerWorkloadBaselineInGreyOpenLoopAsLatency) {
-  const Inputs in;
+  const ReportInputs in;
   const std::string html = report_html(in.model());
   auto chart = [&](const std::string& title) {
     const std::size_t at = html.find("<title>" + title);
@@ -481,7 +481,7 @@ TEST(ReportHtml, RendersInHeadlessChromiumWithoutConsoleErrors) {
   const std::string chromium = common::find_on_path("chromium");
   if (chromium.empty()) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
   const auto dir = test::scratch_dir("report-chromium");
-  const Inputs in;
+  const ReportInputs in;
   write_text_file((dir / "report.html").string(), report_html(in.model()));
   const auto page = test::render_in_chromium(chromium, (dir / "report.html").string(), dir);
   ASSERT_EQ(page.exit_code, 0) << read_text_file(page.log_file);
@@ -503,7 +503,7 @@ TEST(ReportHtml, FirstScreenShowsTheSeedTableInHeadlessChromium) {
   const std::string chromium = common::find_on_path("chromium");
   if (chromium.empty()) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
   const auto dir = test::scratch_dir("report-first-screen");
-  const Inputs in;
+  const ReportInputs in;
   std::string html = report_html(in.model());
   const std::string probe =
       "<script>const t=document.getElementById('seed-table');"

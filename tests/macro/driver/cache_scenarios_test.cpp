@@ -42,7 +42,7 @@ using testing::run_driver;
 using testing::unique_dir;
 
 // Scenario ports 18080 and 18081 plus this: apart from the other tests' offsets.
-constexpr int kOffset = 6000;
+constexpr int kCacheOffset = 6000;
 // The gateway's scenarios run beside the peers' test (ctest -j): ports of their own.
 constexpr int kGatewayOffset = 6300;
 
@@ -57,7 +57,8 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
   Toolbox tools;
   if (!tools.find("nginx")) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason("nginx");
   for (int port : {18080, 18081}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kCacheOffset))
+      GTEST_SKIP() << "skipped: port " << port + kCacheOffset << " busy";
   }
   if (!fs::exists(std::string(GATEBENCH_MACRO_EXE)))
     GTEST_SKIP() << "skipped: " << GATEBENCH_MACRO_EXE << " not built";
@@ -73,7 +74,7 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
   // the X-Cache-Status values the scenarios' cache blocks judge (wrk cannot).
   CaptureResult r =
       run_driver({"--quick", "--warmup", "0", "--scenarios", "nginx-proxy-cache-hit,varnish-hit",
-                  "--port-offset", std::to_string(kOffset), "--out", out},
+                  "--port-offset", std::to_string(kCacheOffset), "--out", out},
                  240s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;

@@ -22,7 +22,7 @@ using testing::run_driver;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
-constexpr int kOffset = 4000;
+constexpr int kH2Offset = 4000;
 
 constexpr const char* kScenarios[] = {"nginx-h2-baseline",
                                       "nginx-h2-one-stream",
@@ -41,7 +41,8 @@ TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18101, 18102}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kH2Offset))
+      GTEST_SKIP() << "skipped: port " << port + kH2Offset << " busy";
   }
   std::string list;
   for (const char* name : kScenarios) list += (list.empty() ? "" : ",") + std::string(name);
@@ -49,7 +50,7 @@ TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
   fs::remove_all(out);
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--scenarios", list, "--port-offset", std::to_string(kOffset), "--out", out},
+                  "--scenarios", list, "--port-offset", std::to_string(kH2Offset), "--out", out},
                  180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");

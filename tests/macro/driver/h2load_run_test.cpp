@@ -24,9 +24,9 @@ using testing::run_driver;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18443) plus this: apart from the other tests'.
-constexpr int kOffset = -8100;
+constexpr int kH2loadOffset = -8100;
 
-const json& scenario(const json& doc, const std::string& name) {
+const json& h2load_scenario(const json& doc, const std::string& name) {
   for (const auto& s : doc["scenarios"])
     if (s["name"] == name) return s;
   throw std::runtime_error("no scenario " + name);
@@ -38,14 +38,15 @@ TEST(H2loadRun, MeasuresH2AndKeepAliveAndSkipsWhatItCannotDo) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kH2loadOffset))
+      GTEST_SKIP() << "skipped: port " << port + kH2loadOffset << " busy";
   }
   const std::string out = unique_dir("h2load");
   fs::remove_all(out);
   CaptureResult r = run_driver({"--load", "h2load", "--quick", "--rounds", "1", "--warmup", "0",
                                 "--duration", "1s", "--threads", "1", "--scenarios",
                                 "nginx-h2-baseline,nginx-baseline,latency-at-rate/nginx-baseline",
-                                "--port-offset", std::to_string(kOffset), "--out", out},
+                                "--port-offset", std::to_string(kH2loadOffset), "--out", out},
                                120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");
@@ -54,7 +55,7 @@ TEST(H2loadRun, MeasuresH2AndKeepAliveAndSkipsWhatItCannotDo) {
   EXPECT_EQ(doc["env"]["load_generator"], "h2load");
   for (const char* name : {"nginx-h2-baseline", "nginx-baseline"}) {
     SCOPED_TRACE(name);
-    const json& round = scenario(doc, name)["rounds"][0];
+    const json& round = h2load_scenario(doc, name)["rounds"][0];
     ASSERT_EQ(round["status"], "ok") << round["reason"];
     EXPECT_GT(round["requests"].get<std::uint64_t>(), 100u);
     EXPECT_EQ(round["errors"].get<std::uint64_t>(), 0u);
@@ -69,7 +70,7 @@ TEST(H2loadRun, MeasuresH2AndKeepAliveAndSkipsWhatItCannotDo) {
   std::ifstream cmd(out + "/round-1/nginx-h2-baseline/load-measure.cmd");
   const std::string line((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
   EXPECT_NE(line.find("-m 10 -D 1s --npn-list=h2"), std::string::npos) << line;
-  const json& rate = scenario(doc, "latency-at-rate/nginx-baseline");
+  const json& rate = h2load_scenario(doc, "latency-at-rate/nginx-baseline");
   EXPECT_EQ(rate["status"], "skipped");
   EXPECT_NE(rate["reason"].get<std::string>().find("h2load cannot hold an open-loop rate"),
             std::string::npos)

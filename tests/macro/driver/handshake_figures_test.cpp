@@ -129,7 +129,7 @@ json make(const std::vector<ScenarioResult>& results, bool quick = false) {
                          {"nginx-https-newconn", "gateway-https-newconn"}, false);
 }
 
-const json& scenario(const json& doc, const std::string& name) {
+const json& scenario_in(const json& doc, const std::string& name) {
   for (const auto& s : doc["scenarios"])
     if (s["name"] == name) return s;
   throw std::runtime_error("no scenario " + name);
@@ -142,7 +142,7 @@ TEST(HandshakeFigures, AHarnessLimitedScenarioFailsButKeepsItsFigures) {
       newconn_round("gateway-https-newconn", 1, 1.6, 1.2, 3.8, 0.2, 2),
       newconn_round("gateway-https-newconn", 2, 1.6, 1.0, 3.8, 0.2, 2)};
   const json doc = make(rs);
-  const json& n = scenario(doc, "nginx-https-newconn");
+  const json& n = scenario_in(doc, "nginx-https-newconn");
   EXPECT_EQ(n["status"], "failed");
   EXPECT_EQ(n["reason"],
             "limited by the harness in rounds 1, 2; round 1: the load generator was saturated "
@@ -151,7 +151,7 @@ TEST(HandshakeFigures, AHarnessLimitedScenarioFailsButKeepsItsFigures) {
   EXPECT_DOUBLE_EQ(n["rps"].get<double>(), 2000);  // reported, not gated on
   EXPECT_DOUBLE_EQ(n["cpu_us_per_handshake"]["target"].get<double>(), 250);
   // The gateway's own rounds were fine; its baseline's were not.
-  const json& g = scenario(doc, "gateway-https-newconn");
+  const json& g = scenario_in(doc, "gateway-https-newconn");
   EXPECT_EQ(g["status"], "failed");
   EXPECT_EQ(g["reason"].get<std::string>().rfind("baseline nginx-https-newconn failed: limited", 0),
             0u)
@@ -171,7 +171,7 @@ TEST(HandshakeFigures, SmokeRunsAreNotJudged) {
       newconn_round("nginx-https-newconn", 1, 1.9, 1.0, 3.9, 0.1),
       newconn_round("nginx-https-newconn", 2, 1.9, 1.0, 3.9, 0.1)};
   const json doc = make(rs, true);
-  const json& n = scenario(doc, "nginx-https-newconn");
+  const json& n = scenario_in(doc, "nginx-https-newconn");
   EXPECT_EQ(n["status"], "ok");
   EXPECT_TRUE(n["rounds"][0]["harness_limit"].is_string());  // still said per round
 }

@@ -22,14 +22,14 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-const char* kHosts = R"({"hosts": {
+const char* kHostsJson = R"({"hosts": {
   "nsa": {"kind": "ssh", "address": "10.77.0.2", "user": "root", "port": 2222,
           "options": ["StrictHostKeyChecking=no"], "workdir": "/tmp/gb"},
   "nsb": {"kind": "ssh", "address": "10.77.0.6"},
   "here": {"kind": "local", "address": "10.77.0.1"}}})";
 
 TEST(Hosts, ReadsEveryField) {
-  const HostsFile f = parse_hosts(kHosts, "h.json");
+  const HostsFile f = parse_hosts(kHostsJson, "h.json");
   ASSERT_EQ(f.hosts.size(), 3u);
   const Host& a = f.hosts.at("nsa");
   EXPECT_EQ(a.kind, HostKind::ssh);
@@ -93,7 +93,7 @@ TEST(Hosts, KeyIsRelativeToTheHostsFile) {
   std::filesystem::remove_all(dir);
 }
 
-std::string place_error(const std::string& spec, const char* hosts = kHosts) {
+std::string place_error(const std::string& spec, const char* hosts = kHostsJson) {
   const HostsFile f = parse_hosts(hosts, "h.json");
   try {
     make_placement(&f, spec);
@@ -135,7 +135,7 @@ TEST(Hosts, PodmanHostsNameTheEngineByUrlOrConnection) {
 }
 
 TEST(Place, RolesGoWhereTheyAreNamedAndTheRestRunsOnTheLocalHost) {
-  const HostsFile f = parse_hosts(kHosts, "h.json");
+  const HostsFile f = parse_hosts(kHostsJson, "h.json");
   const Placement p = make_placement(&f, "load=nsa+nsb");
   EXPECT_EQ(p.roles.at("load"), (std::vector<std::string>{"nsa", "nsb"}));
   EXPECT_EQ(p.roles.at("gateway"), std::vector<std::string>{"here"});
@@ -151,7 +151,7 @@ TEST(Place, RolesGoWhereTheyAreNamedAndTheRestRunsOnTheLocalHost) {
 }
 
 TEST(Place, ServicesGoToSshHostsToo) {
-  const HostsFile f = parse_hosts(kHosts, "h.json");
+  const HostsFile f = parse_hosts(kHostsJson, "h.json");
   const Placement p = make_placement(&f, "gateway=nsa,backend=nsb");
   EXPECT_EQ(p.host_of("gateway").name, "nsa");
   EXPECT_EQ(p.host_of("backend").name, "nsb");

@@ -23,7 +23,7 @@ using testing::run_driver;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
-constexpr int kOffset = 3600;
+constexpr int kHandshakeOffset = 3600;
 constexpr int kConnections = 8;
 
 struct Case {
@@ -41,7 +41,8 @@ TEST(HttpsHandshakes, FullNeverResumeAndResumedResumeAfterTheFirst) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18102}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kHandshakeOffset))
+      GTEST_SKIP() << "skipped: port " << port + kHandshakeOffset << " busy";
   }
   std::string list;
   for (const Case& c : kCases) list += (list.empty() ? "" : ",") + std::string(c.name);
@@ -50,7 +51,7 @@ TEST(HttpsHandshakes, FullNeverResumeAndResumedResumeAfterTheFirst) {
   CaptureResult r =
       run_driver({"--rounds", "1", "--warmup", "0", "--duration", "1s", "--connections",
                   std::to_string(kConnections), "--threads", "1", "--scenarios", list,
-                  "--port-offset", std::to_string(kOffset), "--out", out},
+                  "--port-offset", std::to_string(kHandshakeOffset), "--out", out},
                  180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");

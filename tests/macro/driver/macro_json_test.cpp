@@ -47,7 +47,7 @@ json make(const std::vector<ScenarioResult>& results, int rounds) {
                          {"nginx-baseline", "gateway-default"}, false);
 }
 
-const json& scenario(const json& doc, const std::string& name) {
+const json& scenario_of(const json& doc, const std::string& name) {
   for (const auto& s : doc["scenarios"])
     if (s["name"] == name) return s;
   throw std::runtime_error("no scenario " + name);
@@ -63,7 +63,7 @@ TEST(MacroJson, RatiosArePairedWithTheSameRoundsBaseline) {
                                     round_of("gateway-default", 3, 800, 1.2, 1500)};
   const json doc = make(rs, 3);
   EXPECT_EQ(doc["schema"], "gatebench.macro/2");
-  const json& g = scenario(doc, "gateway-default");
+  const json& g = scenario_of(doc, "gateway-default");
   EXPECT_EQ(g["status"], "ok");
   EXPECT_EQ(g["rounds_ok"], 3);
   ASSERT_EQ(g["rounds"].size(), 3u);
@@ -89,14 +89,14 @@ TEST(MacroJson, AFailedRoundFailsTheScenarioWithItsReason) {
   rs[3].status = Status::failed;
   rs[3].reason = "load invalid: achieved 90% of the offered rate";
   const json doc = make(rs, 2);
-  const json& g = scenario(doc, "gateway-default");
+  const json& g = scenario_of(doc, "gateway-default");
   EXPECT_EQ(g["status"], "failed");
   EXPECT_EQ(g["reason"], "round 2: load invalid: achieved 90% of the offered rate");
   EXPECT_EQ(g["rounds_ok"], 1);
   EXPECT_EQ(g["rounds"][1]["status"], "failed");
   // What the failed round measured stays visible in its entry, not in the medians.
   EXPECT_TRUE(g["rounds"][1]["rps"].is_number());
-  EXPECT_EQ(scenario(doc, "nginx-baseline")["status"], "ok");
+  EXPECT_EQ(scenario_of(doc, "nginx-baseline")["status"], "ok");
 }
 
 TEST(MacroJson, AFailedBaselineFailsTheScenariosMeasuredAgainstIt) {
@@ -105,7 +105,7 @@ TEST(MacroJson, AFailedBaselineFailsTheScenariosMeasuredAgainstIt) {
   rs[0].status = Status::failed;
   rs[0].reason = "proxy exited with status 1 during the run: bind failed";
   const json doc = make(rs, 1);
-  const json& g = scenario(doc, "gateway-default");
+  const json& g = scenario_of(doc, "gateway-default");
   EXPECT_EQ(g["status"], "failed");
   EXPECT_EQ(g["reason"],
             "baseline nginx-baseline failed: round 1: proxy exited with status 1 during the run: "
@@ -128,11 +128,11 @@ TEST(MacroJson, SkippedEveryRoundIsSkippedAndErrorsAreSummed) {
     rs.push_back(skipped);
   }
   const json doc = make(rs, 2);
-  const json& g = scenario(doc, "gateway-default");
+  const json& g = scenario_of(doc, "gateway-default");
   EXPECT_EQ(g["status"], "skipped");
   EXPECT_EQ(g["reason"], "gatebench-gateway not built");
   EXPECT_TRUE(g["rps"].is_null());
-  const json& n = scenario(doc, "nginx-baseline");
+  const json& n = scenario_of(doc, "nginx-baseline");
   EXPECT_EQ(n["errors"], 7);
   EXPECT_NEAR(n["error_rate"].get<double>(), 7.0 / 4000, 1e-12);
 }
@@ -141,7 +141,7 @@ TEST(MacroJson, FewerRoundsThanPlannedIsNotOk) {
   // An interrupted run: round 2 never happened for this scenario.
   std::vector<ScenarioResult> rs = {round_of("nginx-baseline", 1, 1000, 1, 1000)};
   const json doc = make(rs, 2);
-  EXPECT_EQ(scenario(doc, "nginx-baseline")["status"], "failed");
+  EXPECT_EQ(scenario_of(doc, "nginx-baseline")["status"], "failed");
 }
 
 // True when `text` has the shape of `pattern`, where 'd' stands for any decimal digit. (Not

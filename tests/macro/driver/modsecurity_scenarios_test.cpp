@@ -33,7 +33,7 @@ using testing::scenario;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081) plus this: apart from the other tests' offsets.
-constexpr int kOffset = -7000;
+constexpr int kModSecurityOffset = -7000;
 constexpr const char* kModule = "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so";
 constexpr const char* kCrsRules = "/usr/share/modsecurity-crs/rules";
 
@@ -47,8 +47,8 @@ std::string skip_reason() {
   if (!fs::is_directory(kCrsRules))
     return std::string("skipped: modsecurity-crs not installed (no ") + kCrsRules + ")";
   for (int port : {18080, 18081}) {
-    if (!port_free(port + kOffset))
-      return "skipped: port " + std::to_string(port + kOffset) + " busy";
+    if (!port_free(port + kModSecurityOffset))
+      return "skipped: port " + std::to_string(port + kModSecurityOffset) + " busy";
   }
   return "";
 }
@@ -62,7 +62,7 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
   CaptureResult r = run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s",
                                 "--threads", "1", "--max-error-rate", "100%", "--scenarios",
                                 "nginx-modsecurity-none,nginx-modsecurity-crs,waf-mix-modsecurity",
-                                "--port-offset", std::to_string(kOffset), "--out", out},
+                                "--port-offset", std::to_string(kModSecurityOffset), "--out", out},
                                120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
@@ -103,8 +103,8 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
 
   // The rendered configuration of the run, as it ran.
   const fs::path run_dir = fs::path(out) / "round-1" / "nginx-modsecurity-crs";
-  const int backend_port = 18080 + kOffset;
-  const int proxy_port = 18081 + kOffset;
+  const int backend_port = 18080 + kModSecurityOffset;
+  const int proxy_port = 18081 + kModSecurityOffset;
   {
     ChildProcess backend = restart_nginx(run_dir, "backend");
     ChildProcess proxy = restart_nginx(run_dir, "proxy");

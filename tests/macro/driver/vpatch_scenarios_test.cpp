@@ -41,7 +41,7 @@ using testing::scenario;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18101, 18102) plus this: apart from the other tests' offsets.
-constexpr int kOffset = -7100;
+constexpr int kVpatchOffset = -7100;
 constexpr const char* kModule = "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so";
 constexpr const char* kPython = "/usr/bin/python3";
 
@@ -97,8 +97,8 @@ std::string skip_reason() {
   if (!fs::exists(kModule))
     return std::string("skipped: libnginx-mod-http-modsecurity not installed (no ") + kModule + ")";
   for (int port : {18080, 18081, 18101, 18102}) {
-    if (!port_free(port + kOffset))
-      return "skipped: port " + std::to_string(port + kOffset) + " busy";
+    if (!port_free(port + kVpatchOffset))
+      return "skipped: port " + std::to_string(port + kVpatchOffset) + " busy";
   }
   return "";
 }
@@ -166,7 +166,7 @@ TEST(VpatchScenarios, GatewayAndModSecurityAnswerEveryPatchAlike) {
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
                   "--scenarios", "gateway-vpatch100,nginx-modsecurity-vpatch100", "--port-offset",
-                  std::to_string(kOffset), "--out", out},
+                  std::to_string(kVpatchOffset), "--out", out},
                  90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
@@ -190,9 +190,9 @@ TEST(VpatchScenarios, GatewayAndModSecurityAnswerEveryPatchAlike) {
   ASSERT_EQ(patches.size(), 100u);
   const fs::path gateway_dir = fs::path(out) / "round-1" / "gateway-vpatch100";
   const fs::path nginx_dir = fs::path(out) / "round-1" / "nginx-modsecurity-vpatch100";
-  const int proxy_port = 18081 + kOffset;
+  const int proxy_port = 18081 + kVpatchOffset;
   ChildProcess backend = restart_nginx(nginx_dir, "backend");
-  ASSERT_TRUE(answers(18080 + kOffset)) << read_text(nginx_dir / "backend.again.log");
+  ASSERT_TRUE(answers(18080 + kVpatchOffset)) << read_text(nginx_dir / "backend.again.log");
   Answers modsecurity, gateway;
   {
     ChildProcess proxy = restart_nginx(nginx_dir, "proxy");

@@ -134,7 +134,7 @@ TEST(LoopGuard, CountsTheHopHeaderAndViaEntries) {
   EXPECT_EQ(gw::hop_lines(3, "gw-a", small), "");
 }
 
-std::string error_of(const std::string& json, const std::string& origin) {
+std::string decision_error_of(const std::string& json, const std::string& origin) {
   try {
     gw::parse_config(json, origin);
   } catch (const gw::ConfigError& e) {
@@ -151,45 +151,47 @@ TEST(AuthConfig, ErrorsNameTheirField) {
     return R"({"listeners": [{"port": 8080}], "hosts": [{"names": ["a"], "upstream": "127.0.0.1:81")" +
            features + "}]}";
   };
-  EXPECT_EQ(error_of(host(R"(, "jwt": {"keys": []})"), origin),
+  EXPECT_EQ(decision_error_of(host(R"(, "jwt": {"keys": []})"), origin),
             origin + ": /hosts/0/jwt/keys: expected at least one key");
-  EXPECT_EQ(error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "RS256"}]})"), origin),
+  EXPECT_EQ(decision_error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "RS256"}]})"), origin),
             origin + ": /hosts/0/jwt/keys/0/alg: expected \"HS256\" or \"ES256\"");
   EXPECT_NE(
-      error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": "00"}]})"),
-               origin)
+      decision_error_of(
+          host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": "00"}]})"), origin)
           .find("/hosts/0/jwt/keys/0/secret_hex: expected at least 64 hex digits"),
       std::string::npos);
   EXPECT_NE(
-      error_of(
+      decision_error_of(
           host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "ES256", "public_key": "notakey.pem"}]})"),
           origin)
           .find("/hosts/0/jwt/keys/0/public_key: "),
       std::string::npos);
   EXPECT_NE(
-      error_of(
+      decision_error_of(
           host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "ES256", "public_key": "missing.pem"}]})"),
           origin)
           .find("cannot read"),
       std::string::npos);
   const std::string hex(64, 'a');
-  EXPECT_NE(
-      error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": ")" + hex +
-                    R"("}, {"kid": "a", "alg": "HS256", "secret_hex": ")" + hex + R"("}]})"),
-               origin)
-          .find("/hosts/0/jwt/keys/1/kid: jwt key 'a': kid already in the set"),
-      std::string::npos);
-  EXPECT_EQ(error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": ")" +
-                          hex + R"("}], "leeway_s": 7200})"),
-                     origin)
-                .find("/hosts/0/jwt/leeway_s"),
-            origin.size() + 2);
-  EXPECT_NE(error_of(host(R"(, "loop": {"max_hops": 0})"), origin).find("/hosts/0/loop/max_hops"),
+  EXPECT_NE(decision_error_of(
+                host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": ")" + hex +
+                     R"("}, {"kid": "a", "alg": "HS256", "secret_hex": ")" + hex + R"("}]})"),
+                origin)
+                .find("/hosts/0/jwt/keys/1/kid: jwt key 'a': kid already in the set"),
             std::string::npos);
-  EXPECT_EQ(error_of(host(R"(, "loop": {"via": "a b"})"), origin),
+  EXPECT_EQ(
+      decision_error_of(host(R"(, "jwt": {"keys": [{"kid": "a", "alg": "HS256", "secret_hex": ")" +
+                             hex + R"("}], "leeway_s": 7200})"),
+                        origin)
+          .find("/hosts/0/jwt/leeway_s"),
+      origin.size() + 2);
+  EXPECT_NE(decision_error_of(host(R"(, "loop": {"max_hops": 0})"), origin)
+                .find("/hosts/0/loop/max_hops"),
+            std::string::npos);
+  EXPECT_EQ(decision_error_of(host(R"(, "loop": {"via": "a b"})"), origin),
             origin + ": /hosts/0/loop/via: expected letters, digits, '-', '.' or '_'");
   EXPECT_EQ(
-      error_of(
+      decision_error_of(
           R"({"listeners": [{"port": 8080, "role": "auth"}], "hosts": [{"names": ["a"], "upstream": "127.0.0.1:81"}]})",
           origin),
       origin + ": /listeners/0/role: expected \"proxy\" or \"decision\"");

@@ -15,7 +15,7 @@ namespace {
 using testing::NginxProcess;
 using testing::run_against;
 
-constexpr std::uint64_t kMs = 1'000'000;
+constexpr std::uint64_t kNginxMs = 1'000'000;
 
 using LogSummary = testing::AccessLogSummary;
 
@@ -38,7 +38,7 @@ class LoadAgainstNginx : public ::testing::Test {
     Options o;
     o.threads = threads;
     o.connections = connections;
-    o.timeout_ns = 2000 * kMs;
+    o.timeout_ns = 2000 * kNginxMs;
     return o;
   }
   NginxProcess nginx_;
@@ -63,7 +63,7 @@ TEST_F(LoadAgainstNginx, OpenLoopRateWithinOnePercentAt5000PerSecond) {
   // needs; it must then say so (invalid, slots missed). Up to three attempts for a valid one.
   Options o = base(1, 16);
   o.rate = 5000;
-  o.duration_ns = 1000 * kMs;
+  o.duration_ns = 1000 * kNginxMs;
   std::uint64_t responses = 0;
   bool kept_rate = false;
   for (int attempt = 0; attempt < 3 && !kept_rate; ++attempt) {

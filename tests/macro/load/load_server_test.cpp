@@ -19,14 +19,14 @@ using testing::Behaviour;
 using testing::run_against;
 using testing::TestServer;
 
-constexpr std::uint64_t kMs = 1'000'000;
+constexpr std::uint64_t kServerMs = 1'000'000;
 
 Options base(int threads, int connections) {
   Options o;
   o.threads = threads;
   o.connections = connections;
-  o.duration_ns = 1000 * kMs;
-  o.timeout_ns = 1000 * kMs;
+  o.duration_ns = 1000 * kServerMs;
+  o.timeout_ns = 1000 * kServerMs;
   return o;
 }
 
@@ -88,7 +88,7 @@ TEST(LoadAgainstTestServer, OpenLoopMeasuresFromIntendedTimeSoAStallShows) {
   TestServer closed_server(Behaviour::kStallOnce);
   closed_server.set_stall(300, 200);
   Options c = base(1, 1);
-  c.duration_ns = 700 * kMs;
+  c.duration_ns = 700 * kServerMs;
   const auto closed = run_against(closed_server.url(), c);
   EXPECT_GE(ms(closed.result.stats.latency.max()), 195);
   EXPECT_LT(ms(closed.result.stats.latency.percentile(90)), 20);
@@ -99,7 +99,7 @@ TEST(LoadAgainstTestServer, OpenLoopThatCannotKeepTheRateIsInvalid) {
   TestServer server(Behaviour::kPathDelay);
   Options o = base(1, 1);
   o.rate = 500;
-  o.duration_ns = 500 * kMs;
+  o.duration_ns = 500 * kServerMs;
   o.url = server.url("/d/20");
   const auto run = run_against(o.url, o);
   const Stats& s = run.result.stats;
@@ -127,7 +127,7 @@ TEST(LoadAgainstTestServer, PercentilesOfKnownDelays) {
   // class, with the 48 ms gap between the classes as room for a busy machine.
   TestServer server(Behaviour::kPathDelay);
   Options o = base(1, 4);
-  o.duration_ns = 1200 * kMs;
+  o.duration_ns = 1200 * kServerMs;
   const auto run = run_against(server.url(), o, R"({"requests": [
       {"name": "fast", "weight": 90, "path": "/d/2"},
       {"name": "slow", "weight": 10, "path": "/d/50"}]})");
@@ -193,8 +193,8 @@ TEST(LoadAgainstTestServer, ChunkedAndLargeBodies) {
 TEST(LoadAgainstTestServer, WarmupIsExcluded) {
   TestServer server(Behaviour::kOk);
   Options o = base(1, 2);
-  o.warmup_ns = 300 * kMs;
-  o.duration_ns = 300 * kMs;
+  o.warmup_ns = 300 * kServerMs;
+  o.duration_ns = 300 * kServerMs;
   const auto run = run_against(server.url(), o);
   EXPECT_GT(run.result.stats.responses, 0u);
   // The server also saw the warm-up's requests, which are not counted. (Not a rate ratio: the
@@ -237,8 +237,8 @@ TEST_P(ErrorClasses, CountedAndBounded) {
   const ErrorCase& e = GetParam();
   TestServer server(e.behaviour);
   Options o = base(1, 2);
-  o.duration_ns = 400 * kMs;
-  o.timeout_ns = 500 * kMs;
+  o.duration_ns = 400 * kServerMs;
+  o.timeout_ns = 500 * kServerMs;
   std::string mix;
   if (e.expected == ErrorClass::kWrite) {
     // A body far larger than the socket buffers, to a server that resets without reading.
@@ -291,7 +291,7 @@ TEST(LoadAgainstTestServer, RunsUseTheResolvedSpin) {
   TestServer server(Behaviour::kOk);
   Options o = base(1, 2);
   o.rate = 2000;
-  o.duration_ns = 100 * kMs;
+  o.duration_ns = 100 * kServerMs;
   EXPECT_EQ(run_against(server.url(), o).result.spin_ns, effective_spin_ns(o, usable_cpus()));
   o.spin_auto = false;
   o.spin_ns = 20'000;
@@ -301,7 +301,7 @@ TEST(LoadAgainstTestServer, RunsUseTheResolvedSpin) {
 TEST(LoadAgainstTestServer, ClosedLoopThreadsRunAsBatchUnlessTold) {
   TestServer server(Behaviour::kOk);
   Options o = base(2, 4);
-  o.duration_ns = 100 * kMs;
+  o.duration_ns = 100 * kServerMs;
   const auto closed = run_against(server.url(), o);
   EXPECT_STREQ(closed.result.sched, "batch");
   EXPECT_GT(closed.result.stats.responses, 0u);
@@ -316,8 +316,8 @@ TEST(LoadAgainstTestServer, ClosedLoopThreadsRunAsBatchUnlessTold) {
 
 TEST(LoadAgainstTestServer, RefusedConnectionsAreConnectErrors) {
   Options o = base(2, 4);
-  o.duration_ns = 300 * kMs;
-  o.timeout_ns = 500 * kMs;
+  o.duration_ns = 300 * kServerMs;
+  o.timeout_ns = 500 * kServerMs;
   const auto run =
       run_against("http://127.0.0.1:" + std::to_string(testing::closed_port()) + "/", o);
   const Stats& s = run.result.stats;
@@ -330,8 +330,8 @@ TEST(LoadAgainstTestServer, RefusedConnectionsAreConnectErrors) {
 TEST(LoadAgainstTestServer, UnreachableTargetEndsOnTime) {
   // TEST-NET-1 is never routed: connects either fail at once or hang until the timeout.
   Options o = base(1, 2);
-  o.duration_ns = 300 * kMs;
-  o.timeout_ns = 400 * kMs;
+  o.duration_ns = 300 * kServerMs;
+  o.timeout_ns = 400 * kServerMs;
   const auto run = run_against("http://192.0.2.1:9/", o);
   EXPECT_GT(errors(run.result.stats, ErrorClass::kConnect), 0u);
   EXPECT_EQ(run.result.stats.responses, 0u);

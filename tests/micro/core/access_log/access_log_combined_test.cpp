@@ -12,9 +12,9 @@ namespace {
 using testing::parse_one;
 using testing::reason_of;
 
-constexpr Format kCombined = Format::combined;
+constexpr Format kCombinedFormat = Format::combined;
 
-struct Parts {
+struct CombinedParts {
   std::string ip = "203.0.113.7";
   std::string user = "alice";
   std::string time = "10/Oct/2000:13:55:36 -0700";
@@ -32,13 +32,13 @@ struct Parts {
 
 template <typename Edit>
 std::string with(Edit edit) {
-  Parts p;
+  CombinedParts p;
   edit(p);
   return p.line();
 }
 
 TEST(AccessLogCombined, EveryField) {
-  const auto one = parse_one(kCombined, Parts().line());
+  const auto one = parse_one(kCombinedFormat, CombinedParts().line());
   ASSERT_TRUE(one.ok);
   const AccessLogRecord& r = one.record;
   EXPECT_EQ(r.client_ip, 0xcb007107u);
@@ -62,16 +62,17 @@ TEST(AccessLogCombined, EveryField) {
 
 TEST(AccessLogCombined, TimeZonesAndCalendar) {
   auto time_of = [](const char* t) {
-    return parse_one(kCombined, with([&](Parts& p) { p.time = t; })).record.time_us;
+    return parse_one(kCombinedFormat, with([&](CombinedParts& p) { p.time = t; })).record.time_us;
   };
   EXPECT_EQ(time_of("10/Oct/2000:20:55:36 +0000"), 971211336LL * 1'000'000);
   EXPECT_EQ(time_of("29/Feb/2024:00:00:00 +0530"), 1709145000LL * 1'000'000);
   EXPECT_EQ(time_of("01/Jan/1970:00:00:00 +0000"), 0);
   EXPECT_EQ(time_of("31/Dec/1969:23:59:59 +0000"), -1'000'000);
   // The same date twice, then another one: the per-day cache must not leak across dates.
-  const std::string two = with([](Parts& p) { p.time = "01/Jan/2026:00:00:01 +0000"; }) + "\n" +
-                          with([](Parts& p) { p.time = "01/Jan/2026:00:00:02 +0000"; }) + "\n" +
-                          with([](Parts& p) { p.time = "02/Jan/2026:00:00:02 +0100"; }) + "\n";
+  const std::string two =
+      with([](CombinedParts& p) { p.time = "01/Jan/2026:00:00:01 +0000"; }) + "\n" +
+      with([](CombinedParts& p) { p.time = "01/Jan/2026:00:00:02 +0000"; }) + "\n" +
+      with([](CombinedParts& p) { p.time = "02/Jan/2026:00:00:02 +0100"; }) + "\n";
   AccessLogRecord r[3];
   AccessLogError e[3];
   ASSERT_EQ(parse_combined(two, r, e).records, 3u);
@@ -83,8 +84,8 @@ TEST(AccessLogCombined, TimeZonesAndCalendar) {
 // each): it must give the same times and reject the same bad clocks and zones.
 TEST(AccessLogCombined, CachedDateGivesTheSameTimes) {
   auto second_line = [](const char* t) {
-    const std::string log = with([](Parts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; }) + "\n" +
-                            with([&](Parts& p) { p.time = t; }) + "\n";
+    const std::string log = with([](CombinedParts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; }) +
+                            "\n" + with([&](CombinedParts& p) { p.time = t; }) + "\n";
     AccessLogRecord r[2];
     AccessLogError e[2];
     const BatchResult res = parse_combined(log, r, e);
@@ -110,7 +111,7 @@ TEST(AccessLogCombined, CachedDateGivesTheSameTimes) {
 // bytes: a line that differs from it in any of them, or only in its user, must still parse as
 // the careful path parses it.
 TEST(AccessLogCombined, TimeCacheFollowsZoneUserAndLiterals) {
-  const std::string first = with([](Parts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; });
+  const std::string first = with([](CombinedParts& p) { p.time = "10/Oct/2000:00:00:00 +0000"; });
   auto after_first = [&](const std::string& line) {
     const std::string log = first + "\n" + line + "\n" + first + "\n";
     AccessLogRecord r[3];
@@ -123,14 +124,17 @@ TEST(AccessLogCombined, TimeCacheFollowsZoneUserAndLiterals) {
                      res.errors == 1 ? e[0].reason : ErrorReason::empty_line};
   };
   const std::int64_t midnight = 971136000LL * 1'000'000;
-  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "10/Oct/2000:01:02:03 +0100"; })).first,
-            midnight + (3723 - 3600) * 1'000'000LL);
-  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "10/Oct/2000:01:02:03 -0130"; })).first,
-            midnight + (3723 + 5400) * 1'000'000LL);
-  EXPECT_EQ(after_first(with([](Parts& p) { p.time = "11/Oct/2000:00:00:00 +0000"; })).first,
-            midnight + 86400 * 1'000'000LL);
+  EXPECT_EQ(
+      after_first(with([](CombinedParts& p) { p.time = "10/Oct/2000:01:02:03 +0100"; })).first,
+      midnight + (3723 - 3600) * 1'000'000LL);
+  EXPECT_EQ(
+      after_first(with([](CombinedParts& p) { p.time = "10/Oct/2000:01:02:03 -0130"; })).first,
+      midnight + (3723 + 5400) * 1'000'000LL);
+  EXPECT_EQ(
+      after_first(with([](CombinedParts& p) { p.time = "11/Oct/2000:00:00:00 +0000"; })).first,
+      midnight + 86400 * 1'000'000LL);
   for (const char* user : {"a", "alice", "bob.smith@example.com", "x-"}) {
-    EXPECT_EQ(after_first(with([&](Parts& p) {
+    EXPECT_EQ(after_first(with([&](CombinedParts& p) {
                 p.user = user;
                 p.time = "10/Oct/2000:23:59:59 +0000";
               })).first,
@@ -138,20 +142,20 @@ TEST(AccessLogCombined, TimeCacheFollowsZoneUserAndLiterals) {
         << user;
   }
   // The same date and zone around other literals: not taken from the cache.
-  std::string paren = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  std::string paren = with([](CombinedParts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
   paren[paren.find('[')] = '(';
   EXPECT_EQ(after_first(paren).second, ErrorReason::bad_syntax);
-  std::string bracket = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  std::string bracket = with([](CombinedParts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
   bracket[bracket.find(']')] = '}';
   EXPECT_EQ(after_first(bracket).second, ErrorReason::bad_syntax);
-  std::string tab = with([](Parts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
+  std::string tab = with([](CombinedParts& p) { p.time = "10/Oct/2000:00:00:01 +0000"; });
   tab[tab.find(" +0000")] = '\t';
   EXPECT_EQ(after_first(tab).second, ErrorReason::bad_time);
 }
 
 TEST(AccessLogCombined, RequestLineShapes) {
   auto req = [](const char* text) {
-    return parse_one(kCombined, with([&](Parts& p) { p.request = text; }));
+    return parse_one(kCombinedFormat, with([&](CombinedParts& p) { p.request = text; }));
   };
   auto a = req("POST /login HTTP/2.0");
   EXPECT_EQ(a.record.method, Method::post);
@@ -180,7 +184,8 @@ TEST(AccessLogCombined, QueryAtEachOffset) {
       std::string target = "/" + std::string(len - 1, 'a');
       if (at < len) target[at] = '?';
       const auto one =
-          parse_one(kCombined, with([&](Parts& p) { p.request = "GET " + target + " HTTP/1.1"; }));
+          parse_one(kCombinedFormat,
+                    with([&](CombinedParts& p) { p.request = "GET " + target + " HTTP/1.1"; }));
       ASSERT_TRUE(one.ok) << target;
       EXPECT_EQ(one.record.path, target.substr(0, at)) << target;
       EXPECT_EQ(one.record.query, at < len ? target.substr(at + 1) : "") << target;
@@ -189,7 +194,7 @@ TEST(AccessLogCombined, QueryAtEachOffset) {
 }
 
 TEST(AccessLogCombined, NginxEscapesAndDashes) {
-  const auto one = parse_one(kCombined, with([](Parts& p) {
+  const auto one = parse_one(kCombinedFormat, with([](CombinedParts& p) {
                                p.request = "GET /a\\x22b?q=\\x5C HTTP/1.1";
                                p.user_agent = "say \\x22hi\\x22 caf\\xC3\\xA9";
                                p.referer = "-";
@@ -197,23 +202,26 @@ TEST(AccessLogCombined, NginxEscapesAndDashes) {
   ASSERT_TRUE(one.ok);
   const AccessLogRecord& r = one.record;
   EXPECT_EQ(r.escaped, kEscPath | kEscQuery | kEscUserAgent);
-  EXPECT_EQ(field_value(kCombined, r, r.path, kEscPath), "/a\"b");
-  EXPECT_EQ(field_value(kCombined, r, r.query, kEscQuery), "q=\\");
-  EXPECT_EQ(field_value(kCombined, r, r.user_agent, kEscUserAgent), "say \"hi\" caf\xc3\xa9");
+  EXPECT_EQ(field_value(kCombinedFormat, r, r.path, kEscPath), "/a\"b");
+  EXPECT_EQ(field_value(kCombinedFormat, r, r.query, kEscQuery), "q=\\");
+  EXPECT_EQ(field_value(kCombinedFormat, r, r.user_agent, kEscUserAgent), "say \"hi\" caf\xc3\xa9");
   EXPECT_TRUE(r.referer.empty());
-  EXPECT_TRUE(
-      parse_one(kCombined, with([](Parts& p) { p.user_agent = "-"; })).record.user_agent.empty());
+  EXPECT_TRUE(parse_one(kCombinedFormat, with([](CombinedParts& p) { p.user_agent = "-"; }))
+                  .record.user_agent.empty());
 }
 
 TEST(AccessLogCombined, EachErrorReason) {
-  EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.ip = "2001:db8::1"; })),
+  EXPECT_EQ(reason_of(kCombinedFormat, with([](CombinedParts& p) { p.ip = "2001:db8::1"; })),
             ErrorReason::bad_ip);
-  EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.ip = "300.1.1.1"; })), ErrorReason::bad_ip);
-  EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.user = ""; })), ErrorReason::bad_syntax);
-  EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.user = "a b"; })), ErrorReason::bad_syntax);
+  EXPECT_EQ(reason_of(kCombinedFormat, with([](CombinedParts& p) { p.ip = "300.1.1.1"; })),
+            ErrorReason::bad_ip);
+  EXPECT_EQ(reason_of(kCombinedFormat, with([](CombinedParts& p) { p.user = ""; })),
+            ErrorReason::bad_syntax);
+  EXPECT_EQ(reason_of(kCombinedFormat, with([](CombinedParts& p) { p.user = "a b"; })),
+            ErrorReason::bad_syntax);
   EXPECT_EQ(
       reason_of(
-          kCombined,
+          kCombinedFormat,
           "203.0.113.7 x alice [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\""),
       ErrorReason::bad_syntax);
   for (const char* t :
@@ -221,46 +229,51 @@ TEST(AccessLogCombined, EachErrorReason) {
         "10/Oct/2000:13:60:36 -0700", "10/Oct/2000:13:55:60 -0700", "10/Oct/2000:13:55:36 *0700",
         "10/Oct/2000:13:55:36 -2400", "00/Oct/2000:13:55:36 -0700", "10/Oct/2000:13:55:36",
         "29/Feb/2100:00:00:00 +0000"}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.time = t; })), ErrorReason::bad_time)
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.time = t; })),
+              ErrorReason::bad_time)
         << t;
   }
   for (const char* req : {"-", "GET /", "GET", "GET /x HTTP/1", "GET /x HTTPS/1.1", "GET  HTTP/1.1",
                           "GET /x HTTP/1.1 "}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.request = req; })),
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.request = req; })),
               ErrorReason::bad_request_line)
         << req;
   }
   for (const char* req : {"get /x HTTP/1.1", "G3T /x HTTP/1.1", "ABCDEFGHIJKLMNOPQ /x HTTP/1.1"}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.request = req; })),
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.request = req; })),
               ErrorReason::bad_method)
         << req;
   }
   for (const char* st : {"099", "600", "20", "-"}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.status = st; })), ErrorReason::bad_status)
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.status = st; })),
+              ErrorReason::bad_status)
         << st;
   }
   for (const char* b : {"-", "1x", "99999999999999999999"}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.bytes = b; })), ErrorReason::bad_bytes)
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.bytes = b; })),
+              ErrorReason::bad_bytes)
         << b;
   }
   for (const char* ua : {"a\\x4", "a\\q", "\\"}) {
-    EXPECT_EQ(reason_of(kCombined, with([&](Parts& p) { p.user_agent = ua; })),
+    EXPECT_EQ(reason_of(kCombinedFormat, with([&](CombinedParts& p) { p.user_agent = ua; })),
               ErrorReason::bad_escape)
         << ua;
   }
-  EXPECT_EQ(reason_of(kCombined, Parts().line() + " \"-\""), ErrorReason::extra_field);
-  std::string cut = Parts().line();
+  EXPECT_EQ(reason_of(kCombinedFormat, CombinedParts().line() + " \"-\""),
+            ErrorReason::extra_field);
+  std::string cut = CombinedParts().line();
   cut.resize(cut.size() - 10);
-  EXPECT_EQ(reason_of(kCombined, cut), ErrorReason::missing_field);
-  EXPECT_EQ(reason_of(kCombined, "203.0.113.7"), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombinedFormat, cut), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombinedFormat, "203.0.113.7"), ErrorReason::missing_field);
   // Cut right after the time: the same reason alone (the buffer ends there) as before a '\n'.
   const std::string head = "203.0.113.7 - alice [10/Oct/2000:13:55:36 -0700]";
-  EXPECT_EQ(reason_of(kCombined, head), ErrorReason::missing_field);
-  EXPECT_EQ(reason_of(kCombined, head + " "), ErrorReason::missing_field);
-  EXPECT_EQ(reason_of(kCombined, head + std::string(1, '\0')), ErrorReason::bad_syntax);
-  EXPECT_EQ(reason_of(kCombined, head.substr(0, head.size() - 1)), ErrorReason::missing_field);
-  EXPECT_EQ(reason_of(kCombined, head.substr(0, head.size() - 2)), ErrorReason::bad_time);
-  EXPECT_EQ(reason_of(kCombined, with([](Parts& p) { p.referer = "raw\"quote"; })),
+  EXPECT_EQ(reason_of(kCombinedFormat, head), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombinedFormat, head + " "), ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombinedFormat, head + std::string(1, '\0')), ErrorReason::bad_syntax);
+  EXPECT_EQ(reason_of(kCombinedFormat, head.substr(0, head.size() - 1)),
+            ErrorReason::missing_field);
+  EXPECT_EQ(reason_of(kCombinedFormat, head.substr(0, head.size() - 2)), ErrorReason::bad_time);
+  EXPECT_EQ(reason_of(kCombinedFormat, with([](CombinedParts& p) { p.referer = "raw\"quote"; })),
             ErrorReason::bad_syntax);
 }
 

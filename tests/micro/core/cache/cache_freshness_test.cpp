@@ -13,9 +13,9 @@
 namespace gatebench::cache {
 namespace {
 
-constexpr std::int64_t kNow = 1'764'590'400;  // 2025-12-01T12:00:00Z
+constexpr std::int64_t kFreshNow = 1'764'590'400;  // 2025-12-01T12:00:00Z
 
-std::string date(std::int64_t t) {
+std::string fresh_date(std::int64_t t) {
   char buf[29];
   format_imf_fixdate(t, buf);
   return std::string(buf, sizeof(buf));
@@ -26,7 +26,7 @@ using Lines = std::initializer_list<std::pair<std::string_view, std::string_view
 Freshness decide_with(Lines lines, ResponseContext ctx = {}, Policy policy = {}) {
   ResponseCacheHeaders h;
   for (const auto& [name, value] : lines) h.add(name, value);
-  return decide(ctx, h, policy, kNow);
+  return decide(ctx, h, policy, kFreshNow);
 }
 
 Reason reason_of(Lines lines, ResponseContext ctx = {}, Policy policy = {}) {
@@ -42,7 +42,7 @@ TEST(CacheFreshness, MaxAgeGivesTheLifetime) {
 }
 
 TEST(CacheFreshness, SMaxAgeWinsOverMaxAgeAndExpires) {
-  const std::string later = date(kNow + 1000);
+  const std::string later = fresh_date(kFreshNow + 1000);
   const Freshness f = decide_with(
       {{"Expires", later}, {"Cache-Control", "max-age=10"}, {"cache-control", "S-MAXAGE=300"}});
   ASSERT_TRUE(f.storable());
@@ -50,7 +50,7 @@ TEST(CacheFreshness, SMaxAgeWinsOverMaxAgeAndExpires) {
 }
 
 TEST(CacheFreshness, MaxAgeWinsOverExpires) {
-  const std::string earlier = date(kNow - 10);
+  const std::string earlier = fresh_date(kFreshNow - 10);
   EXPECT_EQ(decide_with({{"Expires", earlier}, {"Cache-Control", "max-age=30"}}).lifetime_s, 30u);
 }
 
@@ -76,8 +76,8 @@ TEST(CacheFreshness, HugeMaxAgeIsClampedTo2Pow31) {
 }
 
 TEST(CacheFreshness, ExpiresMinusDate) {
-  const std::string d = date(kNow - 20);
-  const std::string e = date(kNow + 100);
+  const std::string d = fresh_date(kFreshNow - 20);
+  const std::string e = fresh_date(kFreshNow + 100);
   const Freshness f = decide_with({{"Date", d}, {"Expires", e}});
   ASSERT_TRUE(f.storable());
   EXPECT_EQ(f.lifetime_s, 120u);
@@ -86,20 +86,20 @@ TEST(CacheFreshness, ExpiresMinusDate) {
 }
 
 TEST(CacheFreshness, ExpiresWithoutDateCountsFromNow) {
-  const std::string e = date(kNow + 100);
+  const std::string e = fresh_date(kFreshNow + 100);
   EXPECT_EQ(decide_with({{"Expires", e}}).ttl_s(), 100u);
   EXPECT_EQ(decide_with({{"Expires", e}, {"Date", "yesterday"}}).ttl_s(), 100u);
 }
 
 TEST(CacheFreshness, InvalidOrPastExpiresIsStale) {
-  const std::string past = date(kNow - 1);
+  const std::string past = fresh_date(kFreshNow - 1);
   for (const std::string& v : {std::string("0"), std::string("-1"), std::string(""), past}) {
     EXPECT_EQ(reason_of({{"Expires", v}}), Reason::kStale) << v;
   }
 }
 
 TEST(CacheFreshness, AgeHeaderAndApparentAgeTakeTheLarger) {
-  const std::string d = date(kNow - 5);
+  const std::string d = fresh_date(kFreshNow - 5);
   EXPECT_EQ(decide_with({{"Cache-Control", "max-age=100"}, {"Age", "30"}, {"Date", d}}).age_s, 30u);
   EXPECT_EQ(decide_with({{"Cache-Control", "max-age=100"}, {"Age", "2"}, {"Date", d}}).age_s, 5u);
   EXPECT_EQ(decide_with({{"Cache-Control", "max-age=100"}, {"Age", "x"}}).age_s, 0u);
@@ -185,7 +185,7 @@ TEST(CacheFreshness, TooManyLinesAreNotStored) {
   for (std::size_t i = 0; i <= ResponseCacheHeaders::kMaxLines; ++i) h.add("Vary", "Accept");
   h.add("Cache-Control", "max-age=60");
   EXPECT_TRUE(h.overflow);
-  EXPECT_EQ(decide({}, h, {}, kNow).reason, Reason::kTooManyLines);
+  EXPECT_EQ(decide({}, h, {}, kFreshNow).reason, Reason::kTooManyLines);
 }
 
 TEST(CacheFreshness, OtherHeadersAreIgnored) {
@@ -195,7 +195,7 @@ TEST(CacheFreshness, OtherHeadersAreIgnored) {
   h.add("X-Cache-Control", "no-store");
   h.add("CACHE-CONTROL", "max-age=1");
   EXPECT_EQ(h.cache_control().size(), 1u);
-  EXPECT_TRUE(decide({}, h, {}, kNow).storable());
+  EXPECT_TRUE(decide({}, h, {}, kFreshNow).storable());
 }
 
 TEST(CacheVaryNames, TokensOverLines) {
@@ -215,22 +215,22 @@ TEST(CacheVaryNames, TokensOverLines) {
 
 TEST(CacheHttpDate, ThreeForms) {
   const std::int64_t t = 784111777;  // 1994-11-06T08:49:37Z
-  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", kNow), t);
-  EXPECT_EQ(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT", kNow), t);
-  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 1994", kNow), t);
-  EXPECT_EQ(parse_http_date("Sun Nov 16 08:49:37 1994", kNow), t + 10 * 86400);
-  EXPECT_EQ(date(t), "Sun, 06 Nov 1994 08:49:37 GMT");
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", kFreshNow), t);
+  EXPECT_EQ(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT", kFreshNow), t);
+  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 1994", kFreshNow), t);
+  EXPECT_EQ(parse_http_date("Sun Nov 16 08:49:37 1994", kFreshNow), t + 10 * 86400);
+  EXPECT_EQ(fresh_date(t), "Sun, 06 Nov 1994 08:49:37 GMT");
 }
 
 TEST(CacheHttpDate, Rfc850YearWithinFiftyYears) {
   // From 2025: "75" is 2075 (50 years ahead), "76" is 1976.
-  EXPECT_EQ(parse_http_date("Thursday, 01-Jan-76 00:00:00 GMT", kNow), 189302400);
-  EXPECT_EQ(parse_http_date("Tuesday, 01-Jan-75 00:00:00 GMT", kNow), 3313526400);
+  EXPECT_EQ(parse_http_date("Thursday, 01-Jan-76 00:00:00 GMT", kFreshNow), 189302400);
+  EXPECT_EQ(parse_http_date("Tuesday, 01-Jan-75 00:00:00 GMT", kFreshNow), 3313526400);
 }
 
 TEST(CacheHttpDate, RoundTripsOverCenturies) {
   for (std::int64_t t = -2'208'988'800; t < 4'102'444'800; t += 86'399 * 37 + 11) {
-    EXPECT_EQ(parse_http_date(date(t), kNow), t) << date(t);
+    EXPECT_EQ(parse_http_date(fresh_date(t), kFreshNow), t) << fresh_date(t);
   }
 }
 
@@ -255,9 +255,9 @@ TEST(CacheHttpDate, InvalidDates) {
                         "Sunday, 06-Nov-1994 08:49:37 GMT",
                         "Sun Nov 6 08:49:37 1994",
                         "Sun Nov  6 08:49:37 94"}) {
-    EXPECT_FALSE(parse_http_date(v, kNow)) << v;
+    EXPECT_FALSE(parse_http_date(v, kFreshNow)) << v;
   }
-  EXPECT_EQ(parse_http_date("Sat, 29 Feb 2020 00:00:00 GMT", kNow), 1582934400);
+  EXPECT_EQ(parse_http_date("Sat, 29 Feb 2020 00:00:00 GMT", kFreshNow), 1582934400);
 }
 
 TEST(CacheDeltaSeconds, DigitsOnly) {

@@ -11,19 +11,19 @@
 namespace gatebench::cidr {
 namespace {
 
-std::uint32_t ip(std::string_view text) {
+std::uint32_t ipv4(std::string_view text) {
   const Ipv4ParseResult r = parse_ipv4(text);
   EXPECT_TRUE(r) << text;
   return r.address;
 }
 
 Ipv4Prefix pfx(std::string_view address, unsigned length) {
-  return {ip(address), static_cast<std::uint8_t>(length)};
+  return {ipv4(address), static_cast<std::uint8_t>(length)};
 }
 
 // Every lookup path must agree: single, batch, and the batch on odd-sized spans.
 void expect_lookup(const Ipv4Table& t, std::string_view address, CidrValue expected) {
-  const std::uint32_t a = ip(address);
+  const std::uint32_t a = ipv4(address);
   EXPECT_EQ(t.lookup(a), expected) << address;
   CidrValue out[3] = {0, 0, 0};
   const std::uint32_t in[3] = {a, a, a};
@@ -114,7 +114,7 @@ TEST(Ipv4Table, CountryValuesRoundTrip) {
   const std::vector<CidrEntry> e = {{pfx("1.0.0.0", 24), pack_country("AU")},
                                     {pfx("8.8.8.0", 24), pack_country("US")}};
   const Ipv4Table t = Ipv4Table::build(e);
-  const CidrValue v = t.lookup(ip("8.8.8.8"));
+  const CidrValue v = t.lookup(ipv4("8.8.8.8"));
   EXPECT_EQ(country_first(v), 'U');
   EXPECT_EQ(country_second(v), 'S');
   expect_lookup(t, "1.0.0.77", pack_country("AU"));
@@ -128,7 +128,7 @@ TEST_P(ManyRangesInOneChunk, EveryRangeIsFound) {
   // ranges disjoint /32-aligned blocks inside 172.16.0.0/16; block i has value i % 3 + 1 (so
   // neighbours never merge) unless it is a gap.
   std::vector<CidrEntry> e;
-  const std::uint32_t base = ip("172.16.0.0");
+  const std::uint32_t base = ipv4("172.16.0.0");
   const std::uint32_t step = 65536 / ranges;
   for (unsigned i = 0; i < ranges; ++i) {
     const std::uint32_t first = base + i * step;
@@ -217,7 +217,7 @@ class ChunkEncoding : public ::testing::TestWithParam<EncodingCase> {};
 TEST_P(ChunkEncoding, LeafKindAndEveryRange) {
   const EncodingCase c = GetParam();
   std::vector<CidrEntry> e = common_values();
-  const std::uint32_t base = ip("172.16.0.0");
+  const std::uint32_t base = ipv4("172.16.0.0");
   std::vector<CidrValue> values;
   for (unsigned i = 0; i < c.ranges; ++i) values.push_back(c.rare_values ? 5000 + i : i % 3 + 1);
   // Blocks of 65,536 / ranges addresses; shifting the table by 16 addresses breaks /24 alignment
@@ -317,9 +317,9 @@ TEST(Ipv4Table, RangeStartingAtTheLastAddressOfAChunk) {
 TEST(Ipv4Table, BuildRejectsBadEntries) {
   const std::vector<CidrEntry> sentinel = {{pfx("10.0.0.0", 8), kNoMatch}};
   EXPECT_THROW(Ipv4Table::build(sentinel), std::invalid_argument);
-  const std::vector<CidrEntry> host_bits = {{{ip("10.0.0.1"), 8}, 1}};
+  const std::vector<CidrEntry> host_bits = {{{ipv4("10.0.0.1"), 8}, 1}};
   EXPECT_THROW(Ipv4Table::build(host_bits), std::invalid_argument);
-  const std::vector<CidrEntry> too_long = {{{ip("10.0.0.1"), 33}, 1}};
+  const std::vector<CidrEntry> too_long = {{{ipv4("10.0.0.1"), 33}, 1}};
   EXPECT_THROW(Ipv4Table::build(too_long), std::invalid_argument);
 }
 
@@ -329,7 +329,7 @@ TEST(Ipv4Table, DistinctValueLimit) {
     e.push_back({{i << 8, 24}, i + 100});
   }
   const Ipv4Table t = Ipv4Table::build(e);
-  EXPECT_EQ(t.lookup(ip("0.1.2.3")), 0x102u + 100);
+  EXPECT_EQ(t.lookup(ipv4("0.1.2.3")), 0x102u + 100);
   EXPECT_EQ(t.lookup((Ipv4Table::kMaxDistinctValues - 1) << 8), Ipv4Table::kMaxDistinctValues + 99);
   e.push_back({{0xF0000000u, 24}, 7});
   EXPECT_THROW(Ipv4Table::build(e), std::invalid_argument);
@@ -338,9 +338,9 @@ TEST(Ipv4Table, DistinctValueLimit) {
 TEST(Ipv4Table, SharedTableIsUsableThroughConstPointer) {
   const std::vector<CidrEntry> e = {{pfx("192.0.2.0", 24), 1}};
   const std::shared_ptr<const Ipv4Table> t = std::make_shared<const Ipv4Table>(Ipv4Table::build(e));
-  EXPECT_EQ(t->lookup(ip("192.0.2.1")), 1u);
+  EXPECT_EQ(t->lookup(ipv4("192.0.2.1")), 1u);
   const std::shared_ptr<const Ipv4Table> copy = t;  // what a reload swap hands out
-  EXPECT_EQ(copy->lookup(ip("192.0.3.1")), kNoMatch);
+  EXPECT_EQ(copy->lookup(ipv4("192.0.3.1")), kNoMatch);
 }
 
 TEST(Ipv4Table, MemoryGrowsWithRanges) {
