@@ -105,9 +105,16 @@ std::string valgrind_messages(const ScenarioPlan& p) {
 std::string valgrind_problem(const ScenarioPlan& p) {
   const std::string log = valgrind_messages(p);
   if (log.find("unhandled instruction") != std::string::npos ||
-      log.find("did not recognise") != std::string::npos)
-    return "valgrind cannot decode an instruction of this gateway build (SHA-NI or AVX-512 from "
-           "-march=native): build it with -DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset";
+      log.find("did not recognise") != std::string::npos) {
+    // "==pid==    at 0x471B09: ??? (in /usr/bin/caddy)": which binary holds the instruction.
+    std::string where;
+    if (const auto at = log.find("(in /"); at != std::string::npos)
+      where = " " + log.substr(at, log.find(')', at) + 1 - at);
+    return "valgrind cannot decode an instruction" + where +
+           ": a gatebench-gateway built with -march=native uses SHA-NI or AVX-512 (build it with "
+           "-DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset); other binaries may use "
+           "instructions this valgrind lacks (Go's runtime: RDTSCP)";
+  }
   return last_line(log);
 }
 
