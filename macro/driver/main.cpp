@@ -243,10 +243,13 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
       r.reason = "run interrupted before this scenario";
     } else {
       progress.begin(plans_n[i].scenario.name + " (instructions)");
-      r = measure_instructions(plans_n[i], plans_2n[i], context, valgrind, options.instructions);
-      progress.end(r.status == "ok" ? "ok: " + std::to_string(std::llround(r.per_request)) +
-                                          " instructions per request"
-                                    : r.status + ": " + r.reason);
+      r = measure_instructions(plans_n[i], plans_2n[i], context, valgrind, options.instructions,
+                               options.instructions_method == "process-tree");
+      progress.end(
+          r.status == "ok"
+              ? "ok: " + std::to_string(std::llround(r.instructions_per_request.value_or(0))) +
+                    " instructions per request (" + r.method + ")"
+              : r.status + ": " + r.reason);
     }
     if (r.status == "failed") exit_code = 1;
     results.push_back(std::move(r));
@@ -261,10 +264,17 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
   if (!write_json_file(path, instructions_json(collect_env_info(source_dir()), options.instructions,
                                                valgrind, results, stop_requested())))
     return 1;
-  for (const auto& r : results)
-    std::printf("%-34s %-8s %14s  %s\n", r.name.c_str(), r.status.c_str(),
-                r.status == "ok" ? std::to_string(std::llround(r.per_request)).c_str() : "-",
-                r.reason.c_str());
+  std::printf("%-34s %-8s %14s %9s  %s\n", "scenario", "status", "instr/req", "sys/req", "reason");
+  for (const auto& r : results) {
+    auto figure = [&](const std::optional<double>& v, int decimals) {
+      char text[32] = "-";
+      if (r.status == "ok" && v) std::snprintf(text, sizeof text, "%.*f", decimals, *v);
+      return std::string(text);
+    };
+    std::printf("%-34s %-8s %14s %9s  %s\n", r.name.c_str(), r.status.c_str(),
+                figure(r.instructions_per_request, 0).c_str(),
+                figure(r.syscalls_per_request, 2).c_str(), r.reason.c_str());
+  }
   std::printf("\nwrote %s\n", path.c_str());
   if (stop_requested()) return 128 + stop_signal();
   return exit_code;
@@ -339,7 +349,7 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
     setup.layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);
     if (o.instructions > 0 && !o.dry_run) {
-      // No baselines: instructions are the gateway's, not ratios to nginx.
+      // No baselines: counts are each scenario's own, not ratios to nginx.
       const auto chosen = select_scenarios(all, o.scenarios);
       const std::string configs = (fs::path(scenario_dir) / "configs").string();
       auto plans = [&](uint64_t count) {

@@ -124,7 +124,7 @@ TEST(PerRequestFunctions, AreTheDifferenceOfTheTwoRunsOverN) {
       EXPECT_EQ(fn.group, "copying");
     }
   }
-  EXPECT_DOUBLE_EQ(sum, *s->per_request);
+  EXPECT_DOUBLE_EQ(sum, *s->instructions_per_request);
   ScenarioInstructionCount missing = *s;
   missing.runs.pop_back();
   EXPECT_THROW(per_request_functions(missing), std::runtime_error);
@@ -174,7 +174,7 @@ TEST(AttributionBreakdown, AgreesWithinAShareOrAFewInstructions) {
   EXPECT_FALSE(agrees_within(11, 11));
   Fixture f;
   for (auto& s : f.macro.scenarios)
-    if (s.name == "ablation-headers") s.per_request = 2156;  // gateway-default + 6
+    if (s.name == "ablation-headers") s.instructions_per_request = 2156;  // gateway-default + 6
   f.model = build_report_model(nullptr, nullptr, &*f.micro.instructions,
                                default_attribution_rules(), nullptr, &f.macro);
   for (const auto& r : attribution_breakdowns(f.model, 3)) {

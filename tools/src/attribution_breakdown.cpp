@@ -89,20 +89,23 @@ bool agrees_within(double difference, double remainder) {
 }
 
 std::vector<FunctionDelta> per_request_functions(const ScenarioInstructionCount& s) {
-  if (s.runs.size() != 2 || s.runs[0].callgrind_file.empty() || s.runs[1].callgrind_file.empty())
+  if (s.runs.size() != 2 || s.runs[0].callgrind_files.empty() || s.runs[1].callgrind_files.empty())
     throw std::runtime_error(s.name + ": instructions.json has no two callgrind files");
-  const double n = s.runs[1].requests - s.runs[0].requests;
+  const double n =
+      static_cast<double>(s.runs[1].requests) - static_cast<double>(s.runs[0].requests);
   if (n <= 0) throw std::runtime_error(s.name + ": the second run has no more requests");
   std::map<std::string, std::size_t> index;
   std::vector<FunctionDelta> out;
   for (int run = 0; run < 2; ++run) {
     const double sign = run == 0 ? -1.0 : 1.0;
-    for (const auto& c :
-         callgrind_self_costs(s.runs[static_cast<std::size_t>(run)].callgrind_file)) {
-      FunctionDelta f{base_name(c.object), c.function, cost_group(c.object, c.function), 0};
-      const auto [it, fresh] = index.emplace(key_of(f), out.size());
-      if (fresh) out.push_back(std::move(f));
-      out[it->second].per_request += sign * c.self / n;
+    // A process tree's files add up: the same function in two processes is one row.
+    for (const auto& file : s.runs[static_cast<std::size_t>(run)].callgrind_files) {
+      for (const auto& c : callgrind_self_costs(file)) {
+        FunctionDelta f{base_name(c.object), c.function, cost_group(c.object, c.function), 0};
+        const auto [it, fresh] = index.emplace(key_of(f), out.size());
+        if (fresh) out.push_back(std::move(f));
+        out[it->second].per_request += sign * c.self / n;
+      }
     }
   }
   return out;

@@ -33,7 +33,8 @@ struct FunctionDelta {
   double per_request = 0;
 };
 
-// Per request of one scenario: per function (self cost in the 2N run − in the N run) / N.
+// Per request of one scenario: per function (self cost in the 2N run − in the N run) / N, over
+// every callgrind file of each run (a process tree has one per process).
 // Throws std::runtime_error when the scenario lacks its two callgrind files.
 std::vector<FunctionDelta> per_request_functions(const ScenarioInstructionCount& s);
 

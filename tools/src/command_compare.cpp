@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kHelp = R"(usage: gatebench compare BASE HEAD [options]
 
 Regression gate. BASE and HEAD are two files of the same kind: Google Benchmark JSON (micro.json),
-gatebench reports (report.json), instruction counts (gatebench micro --instructions) or macro.json.
+gatebench reports (report.json), instruction counts (gatebench micro --instructions), macro.json
+or per-request counts (instructions.json of gatebench-macro --instructions).
 
 Time mode (micro): per benchmark a two-sided Mann-Whitney U test over the repetitions and the
 change of the median; regression when p < alpha and the median grew by >= the minimum change.
@@ -25,6 +26,10 @@ regression; otherwise a two-sided Mann-Whitney U test over the ok rounds of CPU 
 of the target, the paired vs-nginx ratio and p99 (paired with the baseline's, else absolute),
 each with its minimum change. Fewer ok rounds than --min-rounds: "too few rounds", no verdict
 (a gatebench.macro/1 file has one round per scenario).
+Exact mode (instructions.json): per scenario, instructions and system calls per request,
+deterministic; regression when either rose by >= the exact threshold, improvement when it fell
+as much; HEAD failed while BASE was ok is a regression. The functions whose instructions moved
+most are named, from both sides' callgrind files.
 
 options:
   --alpha A                    significance level (default 0.05)
@@ -36,6 +41,9 @@ options:
   --cpu-threshold PCT          macro: minimum rise of CPU us per request (default 5%)
   --vs-nginx-threshold PCT     macro: minimum drop of the vs-nginx ratio (default 5%)
   --p99-threshold PCT          macro: minimum rise of p99 (default 10%)
+  --exact-threshold PCT        exact mode: minimum change of instructions or system calls
+                               per request (default 1%)
+  --top N                      exact mode: functions named per scenario that moved (default 8)
   --md FILE                    also write the Markdown table to FILE
   --json FILE                  write the comparison as JSON (schema gatebench.compare/1)
   --quiet                      do not print the Markdown table on stdout
@@ -63,7 +71,8 @@ int command_compare(const CommandArgs& argv) {
   const common::CommandLine args(
       argv,
       {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold", "min-rounds",
-       "cpu-threshold", "vs-nginx-threshold", "p99-threshold", "md", "json"},
+       "cpu-threshold", "vs-nginx-threshold", "p99-threshold", "exact-threshold", "top", "md",
+       "json"},
       {"help", "quiet"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -88,6 +97,8 @@ int command_compare(const CommandArgs& argv) {
   opt.cpu_threshold = percent_or(args, "cpu-threshold", opt.cpu_threshold);
   opt.vs_nginx_threshold = percent_or(args, "vs-nginx-threshold", opt.vs_nginx_threshold);
   opt.p99_threshold = percent_or(args, "p99-threshold", opt.p99_threshold);
+  opt.exact_threshold = percent_or(args, "exact-threshold", opt.exact_threshold);
+  opt.top_functions = static_cast<std::size_t>(args.integer("top", 0, 1000).value_or(8));
 
   const ResultSet base = load_result_set(args.positionals()[0]);
   const ResultSet head = load_result_set(args.positionals()[1]);

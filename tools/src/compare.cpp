@@ -63,6 +63,15 @@ void test_samples(const std::vector<double>& base, const std::vector<double>& he
                                         : Verdict::no_change;
 }
 
+Verdict threshold_verdict(const std::optional<double>& change, double threshold) {
+  // A change of exactly the threshold is one: (h - b) / b need not round to it exactly.
+  constexpr double kRounding = 1e-12;
+  if (!change) return Verdict::regression;  // from zero to some work
+  if (*change >= threshold - kRounding) return Verdict::regression;
+  if (*change <= -threshold + kRounding) return Verdict::improvement;
+  return Verdict::no_change;
+}
+
 namespace {
 
 // Names in BASE order, then those only in HEAD, so the table follows the suite's order.
@@ -143,14 +152,7 @@ void compare_instructions(const InstructionRun& base, const InstructionRun& head
     row.head = h->per_iteration;
     row.base_n = row.head_n = 1;
     row.change = relative_change(b->per_iteration, h->per_iteration);
-    if (!row.change)
-      row.verdict = Verdict::regression;  // from zero to some work
-    else if (*row.change >= opt.instructions_threshold)
-      row.verdict = Verdict::regression;
-    else if (*row.change <= -opt.instructions_threshold)
-      row.verdict = Verdict::improvement;
-    else
-      row.verdict = Verdict::no_change;
+    row.verdict = threshold_verdict(row.change, opt.instructions_threshold);
     out.push_back(std::move(row));
   }
 }
@@ -174,10 +176,15 @@ Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
     compare_macro(*base.macro, *head.macro, opt, c.rows);
     any = true;
   }
+  if (base.macro_instructions && head.macro_instructions) {
+    compare_exact(*base.macro_instructions, *head.macro_instructions, opt, c.rows, c.moves);
+    any = true;
+  }
   if (!any)
     throw common::UsageError(head.file + ": nothing to compare with " + base.file + " (BASE is " +
                              base.kind + ", HEAD is " + head.kind +
-                             "; both need micro samples, instruction counts or macro scenarios)");
+                             "; both need micro samples, instruction counts, macro scenarios or "
+                             "per-request counts)");
   return c;
 }
 

@@ -1,9 +1,11 @@
 // The regression gate: BASE vs HEAD per benchmark (time: Mann–Whitney U + minimum change on
-// medians; instructions: deterministic threshold) and per macro scenario (Mann–Whitney U +
+// medians; instructions: deterministic threshold), per macro scenario (Mann–Whitney U +
 // minimum change over the per-round samples of CPU per request, vs-nginx ratio and p99; the
-// driver's statuses gate first). Method and thresholds: docs/compare.md.
+// driver's statuses gate first) and per scenario of instructions.json (exact instructions and
+// system calls per request: deterministic threshold). Method and thresholds: docs/compare.md.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -38,13 +40,16 @@ struct CompareOptions {
   double cpu_threshold = 0.05;       // macro: relative rise of CPU µs per request
   double vs_nginx_threshold = 0.05;  // macro: relative drop of the vs-nginx ratio
   double p99_threshold = 0.10;       // macro: relative rise of p99 (paired ratio or absolute)
+  // Exact cost per request (instructions.json): relative rise of instructions or system calls.
+  double exact_threshold = 0.01;
+  std::size_t top_functions = 8;  // functions named per scenario whose instructions moved
 };
 
 struct CompareRow {
-  std::string section;  // micro | instructions | macro
+  std::string section;  // micro | instructions | macro | exact
   std::string name;     // benchmark or scenario
   // cpu_time_ns | real_time_ns | instructions | scenario | cpu_us_per_request | vs_nginx |
-  // p99_vs_nginx | p99_us
+  // p99_vs_nginx | p99_us | instructions_per_request | syscalls_per_request
   std::string measure;
   std::optional<double> base, head;
   std::optional<double> change;  // (head - base) / base
@@ -54,10 +59,24 @@ struct CompareRow {
   std::string note;
 };
 
+// Where one scenario's instructions per request moved, from the callgrind files of both sides
+// (per function (I(2N) − I(N)) / N, HEAD − BASE), grouped as `gatebench attribution` groups them.
+struct MovedFunction {
+  std::string object, function, group;
+  double per_request = 0;
+};
+struct CostMoves {
+  std::string scenario;
+  std::map<std::string, double> groups;  // HEAD − BASE per cost group
+  std::vector<MovedFunction> top;        // largest |Δ| first
+  std::string error;                     // why there is no breakdown (files not found, ...)
+};
+
 struct Comparison {
   std::string base_file, head_file;
   CompareOptions options;
   std::vector<CompareRow> rows;
+  std::vector<CostMoves> moves;  // exact section: the scenarios that moved
   bool has_regression() const;
 };
 
@@ -78,6 +97,16 @@ void compare_instructions(const InstructionRun& base, const InstructionRun& head
                           const CompareOptions& opt, std::vector<CompareRow>& out);
 void compare_macro(const MacroRun& base, const MacroRun& head, const CompareOptions& opt,
                    std::vector<CompareRow>& out);
+// Per scenario of both files: instructions and system calls per request against
+// opt.exact_threshold; the driver's statuses first (BASE ok, HEAD failed: regression), another
+// method on each side: skipped. Appends the moved functions of each scenario that regressed or
+// improved to `moves`.
+void compare_exact(const common::MacroCountFile& base, const common::MacroCountFile& head,
+                   const CompareOptions& opt, std::vector<CompareRow>& out,
+                   std::vector<CostMoves>& moves);
+// Verdict of a deterministic count: regression when it rose by >= threshold (or from zero to
+// some), improvement when it fell by as much.
+Verdict threshold_verdict(const std::optional<double>& change, double threshold);
 
 // Compares every section both sets hold; throws common::UsageError when they share none.
 // A --NAME option given as a percentage ("5" or "5%") as a fraction, else `fallback`; a bad or

@@ -1,4 +1,5 @@
 // Comparison -> Markdown (PR comment / job summary) and JSON (machine-readable gate result).
+#include <cmath>
 #include <map>
 
 #include "tools/src/compare.hpp"
@@ -13,6 +14,8 @@ namespace {
 std::string value_text(const CompareRow& r, const std::optional<double>& v) {
   if (!v) return "–";
   if (r.measure == "instructions") return fmt_sig(*v, 4);
+  if (r.measure == "instructions_per_request") return fmt_fixed(*v, 2);
+  if (r.measure == "syscalls_per_request") return fmt_fixed(*v, 3);
   if (r.measure == "vs_nginx" || r.measure == "p99_vs_nginx" || r.measure == "cpu_vs_load")
     return fmt_fixed(*v, 3);
   if (r.measure == "p99_us" || r.measure == "cpu_us_per_request") return fmt_sig(*v) + " µs";
@@ -30,6 +33,35 @@ std::string verdict_cell(Verdict v) {
   }
 }
 
+// Exact counts move by hundredths of a percent: two decimals, signed.
+std::string exact_change(double change) {
+  return (change > 0 ? "+" : change < 0 ? "−" : "") + fmt_fixed(std::fabs(change) * 100, 2) + "%";
+}
+
+std::string signed_fixed(double v, int decimals) {
+  return (v > 0 ? "+" : v < 0 ? "−" : "") + fmt_fixed(std::fabs(v), decimals);
+}
+
+std::string moves_markdown(const std::vector<CostMoves>& moves) {
+  std::string md;
+  for (const auto& m : moves) {
+    md += "#### " + md_cell(m.scenario) + ": where the instructions per request moved\n\n";
+    if (!m.error.empty()) {
+      md += "No breakdown: " + md_cell(m.error) + ".\n\n";
+      continue;
+    }
+    md += "| group | HEAD − BASE |\n|---|---:|\n";
+    for (const auto& [group, v] : m.groups)
+      if (std::fabs(v) >= 0.01) md += "| " + group + " | " + signed_fixed(v, 2) + " |\n";
+    md += "\n| function | object | group | HEAD − BASE |\n|---|---|---|---:|\n";
+    for (const auto& f : m.top)
+      md += "| " + md_code_cell(f.function) + " | " + md_cell(f.object) + " | " + f.group + " | " +
+            signed_fixed(f.per_request, 2) + " |\n";
+    md += "\n";
+  }
+  return md;
+}
+
 }  // namespace
 
 std::string comparison_markdown(const Comparison& c) {
@@ -45,7 +77,7 @@ std::string comparison_markdown(const Comparison& c) {
     md += "| " + std::string(verdict_name(v)) + " | " + std::to_string(n) + " |\n";
   md += "\n";
 
-  const char* sections[] = {"micro", "instructions", "macro"};
+  const char* sections[] = {"micro", "instructions", "macro", "exact"};
   for (const char* section : sections) {
     bool header = false;
     for (const auto& r : c.rows) {
@@ -65,6 +97,15 @@ std::string comparison_markdown(const Comparison& c) {
           md +=
               "| benchmark | base | head | change | verdict | note "
               "|\n|---|---:|---:|---:|---|---|\n";
+        } else if (r.section == std::string("exact")) {
+          md +=
+              "### exact cost per request (callgrind and valgrind's system-call trace, runs "
+              "of N and 2N requests differenced)\n\nDeterministic; threshold " +
+              fmt_percent(o.exact_threshold, false) +
+              " for instructions and for system calls per request. A scenario ok in BASE and "
+              "failed in HEAD is a regression.\n\n";
+          md += "| scenario | measure | base | head | change | verdict | note |\n";
+          md += "|---|---|---:|---:|---:|---|---|\n";
         } else {
           md +=
               "### macro (medians over the ok rounds)\n\nMann–Whitney U over the per-round "
@@ -92,6 +133,10 @@ std::string comparison_markdown(const Comparison& c) {
         md += "| " + md_code_cell(r.name) + " | " + value_text(r, r.base) + " | " +
               value_text(r, r.head) + " | " + change + " | " + verdict_cell(r.verdict) + " | " +
               md_cell(r.note) + " |\n";
+      } else if (r.section == std::string("exact")) {
+        md += "| " + md_cell(r.name) + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
+              value_text(r, r.head) + " | " + (r.change ? exact_change(*r.change) : "–") + " | " +
+              verdict_cell(r.verdict) + " | " + md_cell(r.note) + " |\n";
       } else {
         md += "| " + md_cell(r.name) + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
               value_text(r, r.head) + " | " + change + " | " +
@@ -101,6 +146,7 @@ std::string comparison_markdown(const Comparison& c) {
       }
     }
     if (header) md += "\n";
+    if (header && section == std::string("exact")) md += moves_markdown(c.moves);
   }
   return md;
 }
@@ -119,6 +165,17 @@ json comparison_json(const Comparison& c) {
     row["p_value"] = r.p_value ? json(*r.p_value) : json(nullptr);
     rows.push_back(std::move(row));
   }
+  json moves = json::array();
+  for (const auto& m : c.moves) {
+    json top = json::array();
+    for (const auto& f : m.top)
+      top.push_back({{"object", f.object},
+                     {"function", f.function},
+                     {"group", f.group},
+                     {"per_request", f.per_request}});
+    moves.push_back(
+        {{"scenario", m.scenario}, {"groups", m.groups}, {"top", top}, {"error", m.error}});
+  }
   return {{"schema", "gatebench.compare/1"},
           {"base", c.base_file},
           {"head", c.head_file},
@@ -132,8 +189,10 @@ json comparison_json(const Comparison& c) {
             {"min_rounds", o.min_rounds},
             {"cpu_threshold", o.cpu_threshold},
             {"vs_nginx_threshold", o.vs_nginx_threshold},
-            {"p99_threshold", o.p99_threshold}}},
-          {"rows", rows}};
+            {"p99_threshold", o.p99_threshold},
+            {"exact_threshold", o.exact_threshold}}},
+          {"rows", rows},
+          {"moves", moves}};
 }
 
 }  // namespace gatebench::tools

@@ -79,7 +79,7 @@ json macro_instructions_json(const MacroInstructionRun& run) {
     list.push_back({{"name", s.name},
                     {"status", s.status},
                     {"reason", s.reason},
-                    {"instructions_per_request", opt(s.per_request)}});
+                    {"instructions_per_request", opt(s.instructions_per_request)}});
   return {{"env", run.env}, {"method", run.method}, {"scenarios", list}};
 }
 

@@ -257,8 +257,8 @@ void fill_instructions(const ReportModel& m, const AttributionRule& rule, Attrib
   if (m.macro_instructions) {
     const auto* s = m.macro_instructions->find(rule.scenario);
     const auto* b = m.macro_instructions->find(rule.baseline);
-    if (s) a.scenario_ir = s->per_request;
-    if (b) a.baseline_ir = b->per_request;
+    if (s) a.scenario_ir = s->instructions_per_request;
+    if (b) a.baseline_ir = b->instructions_per_request;
     if (a.scenario_ir && a.baseline_ir) a.difference_ir = *a.scenario_ir - *a.baseline_ir;
   }
   if (!m.instructions) return;

@@ -366,8 +366,8 @@ ReportTable end_to_end_instructions(const ReportModel& m) {
                 {}};
   if (!m.macro_instructions) return t;
   for (const auto& s : m.macro_instructions->scenarios)
-    t.rows.push_back(
-        {s.name, s.status, instructions(s.per_request), s.reason.empty() ? "–" : s.reason});
+    t.rows.push_back({s.name, s.status, instructions(s.instructions_per_request),
+                      s.reason.empty() ? "–" : s.reason});
   return t;
 }
 

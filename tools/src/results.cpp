@@ -106,10 +106,14 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
   } else if (schema == "gatebench.macro/1" || schema == "gatebench.macro/2") {
     set.kind = "macro";
     set.macro = parse_macro_json(root);
+  } else if (schema == common::kMacroInstructionsSchema) {
+    set.kind = "macro_instructions";
+    set.macro_instructions = common::parse_macro_count(doc, file);
   } else if (!schema.empty()) {
     root.child("schema").fail("unknown schema '" + schema +
                               "' (expected gatebench.report/1, gatebench.macro/1, "
-                              "gatebench.macro/2 or gatebench.instructions/1)");
+                              "gatebench.macro/2, gatebench.instructions/1 or "
+                              "gatebench.macro_instructions/1)");
   } else if (doc.contains("benchmarks")) {
     set.kind = "gbench";
     set.micro = parse_gbench_json(root);

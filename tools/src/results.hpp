@@ -1,6 +1,7 @@
 // The in-memory model of every result file the tools read: Google Benchmark's micro.json,
-// gatebench's instruction counts, the macro driver's macro.json, and report.json (which embeds
-// all three). compare and report work on this model only, never on raw JSON.
+// gatebench's instruction counts, the macro driver's macro.json and instructions.json, and
+// report.json (which embeds the first three). compare and report work on this model only,
+// never on raw JSON.
 #pragma once
 
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "macro/common/json_field.hpp"
+#include "macro/common/macro_instructions.hpp"
 
 namespace gatebench::tools {
 
@@ -128,10 +130,12 @@ struct MacroRun {
 // What one input file holds; report.json may hold several parts.
 struct ResultSet {
   std::string file;
-  std::string kind;  // "gbench" | "instructions" | "macro" | "report"
+  std::string kind;  // "gbench" | "instructions" | "macro" | "macro_instructions" | "report"
   std::optional<MicroRun> micro;
   std::optional<InstructionRun> instructions;
   std::optional<MacroRun> macro;
+  // Exact cost per request end to end (gatebench-macro --instructions, instructions.json).
+  std::optional<common::MacroCountFile> macro_instructions;
 };
 
 MicroRun parse_gbench_json(const common::JsonField& doc);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -44,6 +45,11 @@ const ServicePlan* reference_gateway(const ScenarioPlan& plan) {
   return nullptr;
 }
 
+bool has_gateway_role(const ScenarioPlan& plan) {
+  return std::any_of(plan.services.begin(), plan.services.end(),
+                     [](const ServicePlan& s) { return s.role == Role::gateway; });
+}
+
 // One worker, so the count is one event loop's and no work moves between threads.
 std::string with_one_worker(const std::string& content) {
   json cfg = json::parse(content, nullptr, false);
@@ -52,22 +58,30 @@ std::string with_one_worker(const std::string& content) {
   return cfg.dump(2) + "\n";
 }
 
-std::string callgrind_path(const ScenarioPlan& p) {
-  return p.run_dir + "/callgrind.out";
-}
-std::string valgrind_log(const ScenarioPlan& p) {
-  return p.run_dir + "/valgrind.txt";
+// Every process of the measured tree writes its own files here.
+std::string tree_dir(const ScenarioPlan& p) {
+  return p.run_dir + "/valgrind";
 }
 
-ScenarioPlan under_callgrind(const ScenarioPlan& plan, const std::string& valgrind) {
+// The services valgrind runs: the reference gateway (toggled, or by its tree), else every
+// gateway-role service (by its tree).
+bool measured(const ServicePlan& s, bool toggle) {
+  return toggle ? s.binary == "gatebench-gateway" : s.role == Role::gateway;
+}
+
+ScenarioPlan under_callgrind(const ScenarioPlan& plan, const std::string& valgrind, bool toggle) {
   ScenarioPlan p = plan;
   for (auto& s : p.services) {
-    if (s.binary != "gatebench-gateway") continue;
-    for (auto& [path, content] : s.configs) content = with_one_worker(content);
-    std::vector<std::string> args = {"--tool=callgrind",
-                                     "--callgrind-out-file=" + callgrind_path(p),
-                                     "--log-file=" + valgrind_log(p)};
-    args.insert(args.end(), kCollectOptions.begin(), kCollectOptions.end());
+    if (!measured(s, toggle)) continue;
+    if (s.binary == "gatebench-gateway")
+      for (auto& [path, content] : s.configs) content = with_one_worker(content);
+    // nginx forks its workers (master_process on): each process of the tree, forked or exec'd,
+    // writes its own files, %p being its pid.
+    std::vector<std::string> args = {"--tool=callgrind", "--trace-children=yes",
+                                     "--trace-syscalls=yes",
+                                     "--callgrind-out-file=" + tree_dir(p) + "/callgrind.out.%p",
+                                     "--log-file=" + tree_dir(p) + "/valgrind.%p.log"};
+    if (toggle) args.insert(args.end(), kCollectOptions.begin(), kCollectOptions.end());
     args.push_back(s.exe);
     args.insert(args.end(), s.args.begin(), s.args.end());
     s.exe = valgrind;
@@ -77,21 +91,48 @@ ScenarioPlan under_callgrind(const ScenarioPlan& plan, const std::string& valgri
   return p;
 }
 
+// valgrind's own messages of every process (not the traced calls), for a failure's reason.
+std::string valgrind_messages(const ScenarioPlan& p) {
+  std::string out;
+  for (const auto& file : tree_files(tree_dir(p)).logs) {
+    std::istringstream in(read_text(file));
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("==")) out += line + "\n";
+  }
+  return out;
+}
+
 std::string valgrind_problem(const ScenarioPlan& p) {
-  const std::string log = read_text(valgrind_log(p));
+  const std::string log = valgrind_messages(p);
   if (log.find("unhandled instruction") != std::string::npos ||
-      log.find("did not recognise") != std::string::npos)
-    return "valgrind cannot decode an instruction of this gateway build (SHA-NI or AVX-512 from "
-           "-march=native): build it with -DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset";
+      log.find("did not recognise") != std::string::npos) {
+    // "==pid==    at 0x471B09: ??? (in /usr/bin/caddy)": which binary holds the instruction.
+    std::string where;
+    if (const auto at = log.find("(in /"); at != std::string::npos)
+      where = " " + log.substr(at, log.find(')', at) + 1 - at);
+    return "valgrind cannot decode an instruction" + where +
+           ": a gatebench-gateway built with -march=native uses SHA-NI or AVX-512 (build it with "
+           "-DGATEBENCH_MARCH=x86-64-v3, as the callgrind preset); other binaries may use "
+           "instructions this valgrind lacks (Go's runtime: RDTSCP)";
+  }
   return last_line(log);
 }
 
-InstructionRun run_once(const ScenarioPlan& p, const RunContext& ctx, const std::string& gateway,
-                        uint64_t count) {
+// A measured service stopped by SIGTERM: exit 0, or (a target that does not catch SIGTERM)
+// killed by it, which valgrind reports after writing every file.
+bool stopped_cleanly(const std::optional<int>& status) {
+  return status && ((WIFEXITED(*status) && WEXITSTATUS(*status) == 0) ||
+                    (WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM));
+}
+
+common::MacroCountRun run_once(const ScenarioPlan& p, const RunContext& ctx, bool toggle,
+                               uint64_t count) {
   for (const auto& [name, port] : p.ports)
     if (!port_free(port))
       throw Outcome{Status::skipped, "port " + std::to_string(port) + " (" + name + ") is busy"};
-  fs::create_directories(p.run_dir);
+  // Private like the rest of the run directory: nginx's configs name the driver's user
+  // (`user ${service_user}`), so its workers write their files here as that user.
+  fs::create_directories(tree_dir(p));
   prepare_tls(p, ctx.progress);
   write_service_inputs(p);
   Services services(p, ctx);
@@ -137,16 +178,21 @@ InstructionRun run_once(const ScenarioPlan& p, const RunContext& ctx, const std:
   if (done.errors != 0)
     throw Outcome{Status::failed, std::to_string(done.errors) + " of the requests were errors"};
   services.check_alive();
-  ctx.progress.phase("stop the gateway (callgrind writes its counts)");
-  const auto status = services.stop_one(gateway, kStopGrace);
+  ctx.progress.phase("stop the measured services (callgrind writes its counts)");
+  for (const auto& service : p.services) {
+    if (!measured(service, toggle)) continue;
+    const auto status = services.stop_one(service.name, kStopGrace);
+    if (!stopped_cleanly(status)) {
+      services.stop_all();
+      throw Outcome{Status::failed,
+                    service.name + " under valgrind " +
+                        (status ? describe_wait_status(*status)
+                                : std::string("did not exit within 120 s of SIGTERM")) +
+                        ": " + valgrind_problem(p)};
+    }
+  }
   services.stop_all();
-  if (!status || !WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
-    throw Outcome{Status::failed,
-                  "the gateway under valgrind " +
-                      (status ? describe_wait_status(*status)
-                              : std::string("did not exit within 120 s of SIGTERM")) +
-                      ": " + valgrind_problem(p)};
-  return {count, callgrind_file_instructions(callgrind_path(p)), callgrind_path(p)};
+  return tree_totals(tree_files(tree_dir(p)), count);
 }
 
 }  // namespace
@@ -169,31 +215,109 @@ double callgrind_file_instructions(const std::string& file) {
   return *totals;
 }
 
+bool is_wait_syscall(std::string_view name) {
+  return std::find(kWaitSyscalls.begin(), kWaitSyscalls.end(), name) != kWaitSyscalls.end();
+}
+
+bool is_vdso_call(std::string_view name) {
+  return std::find(kVdsoCalls.begin(), kVdsoCalls.end(), name) != kVdsoCalls.end();
+}
+
+std::map<std::string, uint64_t> count_syscalls(std::istream& in) {
+  std::map<std::string, uint64_t> out;
+  for (std::string line; std::getline(in, line);) {
+    // SYSCALL[pid,tid](number) sys_name ( args ) --> ...  (a completion: "(number) ... [async]")
+    if (!line.starts_with("SYSCALL[")) continue;
+    const std::size_t close = line.find("](");
+    const std::size_t after = close == std::string::npos ? close : line.find(") ", close);
+    if (after == std::string::npos) continue;
+    const std::string_view rest = std::string_view(line).substr(after + 2);
+    if (!rest.starts_with("sys_")) continue;
+    std::size_t end = 4;
+    while (end < rest.size() &&
+           (std::isalnum(static_cast<unsigned char>(rest[end])) != 0 || rest[end] == '_'))
+      ++end;
+    if (end > 4) ++out[std::string(rest.substr(4, end - 4))];
+  }
+  return out;
+}
+
+TreeFiles tree_files(const std::string& dir) {
+  TreeFiles out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("callgrind.out.")) out.callgrind.push_back(entry.path().string());
+    if (name.starts_with("valgrind.") && name.ends_with(".log"))
+      out.logs.push_back(entry.path().string());
+  }
+  std::sort(out.callgrind.begin(), out.callgrind.end());
+  std::sort(out.logs.begin(), out.logs.end());
+  return out;
+}
+
+common::MacroCountRun tree_totals(const TreeFiles& files, uint64_t requests) {
+  if (files.callgrind.empty()) throw Outcome{Status::failed, "no callgrind output was written"};
+  common::MacroCountRun run;
+  run.requests = requests;
+  for (const auto& file : files.callgrind) run.instructions += callgrind_file_instructions(file);
+  run.callgrind_files = files.callgrind;
+  uint64_t all = 0, waits = 0;
+  for (const auto& file : files.logs) {
+    std::ifstream in(file);
+    if (!in) throw Outcome{Status::failed, file + ": cannot read"};
+    for (const auto& [name, n] : count_syscalls(in)) {
+      run.syscalls_by_name[name] += n;
+      if (is_vdso_call(name)) continue;
+      all += n;
+      if (is_wait_syscall(name)) waits += n;
+    }
+  }
+  run.syscalls = all - waits;
+  run.wait_syscalls = waits;
+  return run;
+}
+
+void set_per_request(ScenarioInstructions& s) {
+  if (s.runs.size() != 2) return;
+  const auto& [a, b] = std::tie(s.runs[0], s.runs[1]);
+  auto opt = [](const std::optional<uint64_t>& v) {
+    return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+  };
+  s.instructions_per_request =
+      common::per_request_difference(a.instructions, b.instructions, a.requests, b.requests);
+  s.syscalls_per_request =
+      common::per_request_difference(opt(a.syscalls), opt(b.syscalls), a.requests, b.requests);
+  s.wait_syscalls_per_request = common::per_request_difference(
+      opt(a.wait_syscalls), opt(b.wait_syscalls), a.requests, b.requests);
+}
+
 ScenarioInstructions measure_instructions(const ScenarioPlan& plan_n, const ScenarioPlan& plan_2n,
                                           const RunContext& context, const std::string& valgrind,
-                                          uint64_t n) {
+                                          uint64_t n, bool process_tree) {
   ScenarioInstructions out;
   out.name = plan_n.scenario.name;
-  const ServicePlan* gateway = reference_gateway(plan_n);
   auto skip = [&](std::string why) {
     out.status = "skipped";
     out.reason = std::move(why);
     return out;
   };
   if (!plan_n.skip_reason.empty()) return skip(plan_n.skip_reason);
-  if (!gateway)
+  const bool toggle = !process_tree && reference_gateway(plan_n) != nullptr;
+  out.method = toggle ? "toggle" : "process-tree";
+  if (!toggle && !has_gateway_role(plan_n))
     return skip(
-        "no gatebench-gateway in this scenario (instructions are counted for the reference "
-        "gateway)");
+        "no gateway-role service in this scenario (the process tree measured is the "
+        "gateway's)");
   if (plan_n.load.tool != "gatebench-load")
     return skip("needs gatebench-load (exact request counts)");
   if (valgrind.empty()) return skip("valgrind not installed");
   try {
-    out.runs.push_back(run_once(under_callgrind(plan_n, valgrind), context, gateway->name, n));
-    out.runs.push_back(run_once(under_callgrind(plan_2n, valgrind), context, gateway->name, 2 * n));
-    out.per_request =
-        (out.runs[1].instructions - out.runs[0].instructions) / static_cast<double>(n);
-    if (out.per_request <= 0) {
+    out.runs.push_back(run_once(under_callgrind(plan_n, valgrind, toggle), context, toggle, n));
+    out.runs.push_back(
+        run_once(under_callgrind(plan_2n, valgrind, toggle), context, toggle, 2 * n));
+    set_per_request(out);
+    if (out.instructions_per_request.value_or(0) <= 0) {
       out.status = "failed";
       out.reason = "I(2N) is not above I(N)";
     }
@@ -212,39 +336,25 @@ ScenarioInstructions measure_instructions(const ScenarioPlan& plan_n, const Scen
 
 json instructions_json(const EnvInfo& env, uint64_t n, const std::string& valgrind,
                        const std::vector<ScenarioInstructions>& results, bool interrupted) {
-  json list = json::array();
-  for (const auto& s : results) {
-    json runs = json::array();
-    for (const auto& r : s.runs)
-      runs.push_back({{"requests", r.requests},
-                      {"instructions", r.instructions},
-                      {"callgrind_file", r.callgrind_file}});
-    list.push_back(
-        {{"name", s.name},
-         {"status", s.status},
-         {"reason", s.reason},
-         {"runs", runs},
-         {"instructions_per_request", s.status == "ok" ? json(s.per_request) : json(nullptr)}});
-  }
-  return {{"schema", kInstructionsSchema},
-          {"env",
-           {{"commit", env.commit},
-            {"dirty", env.dirty},
-            {"cpu_model", env.cpu_model},
-            {"cpus", env.cpus},
-            {"kernel", env.kernel},
-            {"compiler", env.compiler},
-            {"date", env.date}}},
-          {"method",
-           {{"requests", n},
-            {"runs", {n, 2 * n}},
-            {"connections", 1},
-            {"rate", kPaceRate},
-            {"gateway_workers", 1},
-            {"valgrind", valgrind},
-            {"collect", std::vector<std::string>(kCollectOptions.begin(), kCollectOptions.end())}}},
-          {"interrupted", interrupted},
-          {"scenarios", list}};
+  common::MacroCountFile file;
+  file.env = {{"commit", env.commit}, {"dirty", env.dirty},   {"cpu_model", env.cpu_model},
+              {"cpus", env.cpus},     {"kernel", env.kernel}, {"compiler", env.compiler},
+              {"date", env.date}};
+  file.method = {
+      {"requests", n},
+      {"runs", {n, 2 * n}},
+      {"connections", 1},
+      {"rate", kPaceRate},
+      {"gateway_workers", 1},
+      {"valgrind", valgrind},
+      {"collect", std::vector<std::string>(kCollectOptions.begin(), kCollectOptions.end())},
+      {"syscalls",
+       "valgrind --trace-syscalls=yes; syscalls_per_request leaves out the calls "
+       "that wait (wait_syscalls_per_request)"},
+      {"wait_syscalls", std::vector<std::string>(kWaitSyscalls.begin(), kWaitSyscalls.end())}};
+  file.interrupted = interrupted;
+  file.scenarios = results;
+  return common::to_json(file);
 }
 
 }  // namespace gatebench::macro

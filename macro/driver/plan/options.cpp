@@ -48,11 +48,16 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
                         4-7: load 0, backend 1, gateway 2..n-1; >=8: load 0-1, backend 2-3,
                         gateway 4..n-1.
   --sample-interval D   /proc sampling period during the measured run (default 250ms)
-  --instructions N      instead of timed rounds: run each selected reference-gateway scenario
-                        twice with the gateway (1 worker) under valgrind --tool=callgrind while
-                        gatebench-load sends exactly N, then 2N requests on one connection, and
-                        write OUT/instructions.json (gatebench.macro_instructions/1) with
-                        instructions per request = (I(2N) - I(N)) / N (docs/attribution.md)
+  --instructions N      instead of timed rounds: run each selected scenario twice with its
+                        gateway-role services (the reference gateway with 1 worker) under
+                        valgrind --tool=callgrind while gatebench-load sends exactly N, then 2N
+                        requests on one connection, and write OUT/instructions.json
+                        (gatebench.macro_instructions/1) with instructions and system calls per
+                        request = (X(2N) - X(N)) / N (docs/attribution.md)
+  --instructions-method auto|process-tree
+                        auto (default): the reference gateway's event loop only (toggled),
+                        other targets by their whole process tree; process-tree: every
+                        target by its process tree
   --target FILE|NAME    run every workload (macro/workloads) this target offers, each beside
                         its baseline (nginx on the same workload), as scenarios <target>-<workload>;
                         NAME is a shipped target (macro/targets/NAME.json); repeatable; without
@@ -123,6 +128,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("gateway-cpus"),
                                         value_option("sample-interval"),
                                         value_option("instructions"),
+                                        value_option("instructions-method"),
                                         value_option("hosts"),
                                         value_option("place"),
                                         value_option("target"),
@@ -194,6 +200,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     throw UsageError("--instructions: needs --load gatebench (exact request counts)");
   if (o.instructions > 0 && o.runtime != "process")
     throw UsageError("--instructions: needs --runtime process (valgrind runs the gateway)");
+  o.instructions_method =
+      line.choice("instructions-method", {"auto", "process-tree"}).value_or("auto");
+  if (line.given("instructions-method") && o.instructions == 0)
+    throw UsageError("--instructions-method: only with --instructions N");
   o.hosts_file = line.value_or("hosts", "");
   o.place = line.value_or("place", "");
   if (line.given("hosts") && o.hosts_file.empty()) throw UsageError("--hosts: needs a file");

@@ -35,6 +35,9 @@ struct Options {
   // > 0: instead of timed rounds, instructions per request under callgrind, from runs of exactly
   // N and 2N requests (macro/driver/measure/instructions.hpp).
   uint64_t instructions = 0;
+  // "auto": the reference gateway's event loop toggled, other targets by their process tree;
+  // "process-tree": every target by its process tree (measure/instructions.hpp).
+  std::string instructions_method = "auto";
   // Roles on other hosts (docs/multi-host.md): the hosts file and "role=host[+host],...".
   std::string hosts_file;
   std::string place;

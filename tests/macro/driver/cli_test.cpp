@@ -12,13 +12,10 @@ namespace gatebench::macro {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-int exit_code(const CaptureResult& r) {
-  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
-}
 
 TEST(Cli, HelpExitsZero) {
   CaptureResult r = run_driver({"--help"});

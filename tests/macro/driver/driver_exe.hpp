@@ -1,5 +1,7 @@
 #pragma once
 // Helpers of the end-to-end tests: run gatebench-macro, find processes a run may have left.
+#include <sys/wait.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -8,6 +10,11 @@
 #include "macro/driver/system/children.hpp"
 
 namespace gatebench::macro::testing {
+
+// The exit status of a finished child, -1 when a signal ended it.
+inline int exit_code(const CaptureResult& r) {
+  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+}
 
 inline CaptureResult run_driver(const std::vector<std::string>& args,
                                 std::chrono::milliseconds limit = std::chrono::seconds(60)) {

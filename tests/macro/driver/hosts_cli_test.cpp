@@ -14,12 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::exit_code;
 using testing::run_driver;
 using testing::unique_dir;
-
-int exit_code(const CaptureResult& r) {
-  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
-}
 
 // A dry run's commands for one host: from its heading `heading` to the next heading `until`
 // (or the end).

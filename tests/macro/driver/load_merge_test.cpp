@@ -133,7 +133,7 @@ TEST(LoadMerge, MismatchedOrBrokenPartsAreErrorsNamingTheHost) {
     part("c", c);
     FAIL() << "no error";
   } catch (const common::UsageError& e) {
-    EXPECT_THAT(e.what(), testing::HasSubstr("c: /schema: expected gatebench.load/1"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("c: /schema: expected gatebench.load/1"));
   }
   json d = host_b();
   d["templates"][0]["name"] = "other";

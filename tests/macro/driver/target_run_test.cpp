@@ -18,16 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
 // Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
 constexpr int kOffset = 5200;
-
-int exit_code(const CaptureResult& r) {
-  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
-}
 
 std::string write_target(const std::string& dir, const std::string& text) {
   fs::create_directories(dir);

@@ -19,12 +19,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
 // Apart from the other tests' offsets.
-constexpr int kOffset = 5300;
+constexpr int kDocOffset = 5300;
 
 // Every fenced block that follows a line "<!-- target-example: NAME -->", by NAME.
 std::map<std::string, std::string> examples(const std::string& page) {
@@ -50,10 +51,6 @@ std::map<std::string, std::string> examples(const std::string& page) {
   return out;
 }
 
-int exit_code(const CaptureResult& r) {
-  return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
-}
-
 TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) + "/docs/targets.md");
   ASSERT_TRUE(in);
@@ -63,7 +60,8 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   ASSERT_EQ(files.size(), 4u);
   ASSERT_TRUE(files.contains("lighttpd.json"));
   for (int port : {18080, 18081, 18443})
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
+    if (!port_free(port + kDocOffset))
+      GTEST_SKIP() << "skipped: port " << port + kDocOffset << " busy";
 
   // A directory outside the checkout: the templates are found beside the target file.
   const std::string dir = unique_dir("targets-doc");
@@ -72,8 +70,8 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   for (const auto& [name, text] : files) std::ofstream(dir + "/" + name) << text;
   const std::string target = dir + "/lighttpd.json";
 
-  CaptureResult r = run_driver({"target", "check", target, "--port-offset", std::to_string(kOffset),
-                                "--out", dir + "/check"},
+  CaptureResult r = run_driver({"target", "check", target, "--port-offset",
+                                std::to_string(kDocOffset), "--out", dir + "/check"},
                                60s);
   EXPECT_EQ(exit_code(r), 0) << r.output;
   for (const char* want :
@@ -84,7 +82,7 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   const std::string out = dir + "/run";
   r = run_driver({"--target", target, "--workloads", "plain,https-keepalive,https-newconn",
                   "--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--port-offset", std::to_string(kOffset), "--out", out},
+                  "--port-offset", std::to_string(kDocOffset), "--out", out},
                  120s);
   ASSERT_EQ(exit_code(r), 0) << r.output;
   std::ifstream report_file(out + "/macro.json");
