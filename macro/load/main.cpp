@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     if (!options.quiet) std::cout << console_summary(options, requests, result) << std::flush;
     if (!options.json_path.empty()) {
       std::ofstream out(options.json_path);
-      out << to_json(options, requests, result).dump(2) << "\n";
+      out << gatebench::common::to_json(load_report(options, requests, result)).dump(2) << "\n";
       if (!out) {
         std::cerr << "gatebench-load: cannot write " << options.json_path << "\n";
         return 1;

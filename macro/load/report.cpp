@@ -9,7 +9,6 @@ namespace gatebench::load {
 namespace {
 
 // Ordered, so the file reads in the order docs/load.md documents.
-using json = nlohmann::ordered_json;
 
 constexpr double kRateTolerance = 0.99;  // an open-loop run must achieve 99% of its rate
 // Generators on several hosts started further apart than this did not load the target together.
@@ -57,10 +56,10 @@ double rate(std::uint64_t n, double seconds) {
   return seconds > 0 ? static_cast<double>(n) / seconds : 0;
 }
 
-json status_counts(const std::uint64_t* counts, int slots) {
-  json out = json::object();
+common::Counts status_counts(const std::uint64_t* counts, int slots) {
+  common::Counts out;
   for (int s = 0; s < slots; ++s)
-    if (counts[s]) out[std::to_string(s)] = counts[s];
+    if (counts[s]) out.emplace_back(std::to_string(s), counts[s]);
   return out;
 }
 
@@ -69,10 +68,10 @@ const char* protocol_name(const Options& options) {
   return options.url.starts_with("https://") ? "h2" : "h2c";
 }
 
-json code_counts(const std::array<std::uint64_t, kH2ErrorCodes>& counts) {
-  json out = json::object();
+common::Counts code_counts(const std::array<std::uint64_t, kH2ErrorCodes>& counts) {
+  common::Counts out;
   for (int i = 0; i < kH2ErrorCodes; ++i)
-    if (counts[i]) out[std::string(kH2ErrorCodeNames[i])] = counts[i];
+    if (counts[i]) out.emplace_back(std::string(kH2ErrorCodeNames[i]), counts[i]);
   return out;
 }
 
@@ -82,35 +81,32 @@ std::uint64_t sum(const std::array<std::uint64_t, kH2ErrorCodes>& counts) {
   return total;
 }
 
-json h2_json(const Options& options, const H2Stats& h2) {
-  if (!options.h2) return nullptr;
-  return {{"streams_per_connection", options.streams},
-          {"server_max_concurrent_streams",
-           h2.server_max_streams ? json(h2.server_max_streams) : json(nullptr)},
-          {"max_concurrent_streams", h2.max_concurrent},
-          {"streams", h2.streams},
-          {"retried", h2.retried},
-          {"rst_stream", code_counts(h2.rst_stream)},
-          {"goaway", code_counts(h2.goaway)},
-          {"nghttp2_allocations", h2.nghttp2_allocations},
-          {"nghttp2_allocations_per_stream",
-           h2.streams ? static_cast<double>(h2.nghttp2_allocations) / h2.streams : 0.0},
-          {"not_h2", h2.not_h2.empty() ? json(nullptr) : json(h2.not_h2)}};
+common::H2Report h2_report(const Options& options, const H2Stats& h2) {
+  common::H2Report r;
+  r.streams_per_connection = options.streams;
+  if (h2.server_max_streams) r.server_max_concurrent_streams = h2.server_max_streams;
+  r.max_concurrent_streams = h2.max_concurrent;
+  r.streams = h2.streams;
+  r.retried = h2.retried;
+  r.rst_stream = code_counts(h2.rst_stream);
+  r.goaway = code_counts(h2.goaway);
+  r.nghttp2_allocations = h2.nghttp2_allocations;
+  r.nghttp2_allocations_per_stream =
+      h2.streams ? static_cast<double>(h2.nghttp2_allocations) / h2.streams : 0.0;
+  if (!h2.not_h2.empty()) r.not_h2 = h2.not_h2;
+  return r;
 }
 
-// {"<name>": {"<value>": n, ..., "(other)": n, "(absent)": n}}: values in the order they first
-// came; "(other)" only when more than HeaderCounts::kMaxValues distinct values came.
-json header_counts_json(const Options& options, const HeaderCounts& counts) {
-  json out = json::object();
-  if (options.count_header.empty()) return out;
-  json values = json::object();
+// {"<value>": n, ..., "(other)": n, "(absent)": n}: values in the order they first came;
+// "(other)" only when more than HeaderCounts::kMaxValues distinct values came.
+common::Counts header_values(const HeaderCounts& counts) {
+  common::Counts values;
   for (int i = 0; i < counts.values(); ++i)
-    if (counts.count_of(i) > 0) values[counts.value(i)] = counts.count_of(i);
+    if (counts.count_of(i) > 0) values.emplace_back(counts.value(i), counts.count_of(i));
   if (counts.count_of(HeaderCounts::kOther) > 0)
-    values["(other)"] = counts.count_of(HeaderCounts::kOther);
-  values["(absent)"] = counts.count_of(HeaderCounts::kAbsent);
-  out[options.count_header] = values;
-  return out;
+    values.emplace_back("(other)", counts.count_of(HeaderCounts::kOther));
+  values.emplace_back("(absent)", counts.count_of(HeaderCounts::kAbsent));
+  return values;
 }
 
 }  // namespace
@@ -152,127 +148,106 @@ Verdict judge(const Options& options, const RunResult& result) {
   return v;
 }
 
-json to_json(const Options& options, const RequestSet& requests, const RunResult& result) {
+common::LoadReport load_report(const Options& options, const RequestSet& requests,
+                               const RunResult& result) {
   const Stats& s = result.stats;
   const double secs = result.elapsed_s;
   const Verdict verdict = judge(options, result);
-  json j;
-  j["schema"] = "gatebench.load/1";
-  j["tool"] = {{"name", "gatebench-load"}, {"version", std::string(build_version())}};
-  j["config"] = {
-      {"url", options.url},
-      {"threads", options.threads},
-      {"connections", options.connections},
-      {"duration_s", options.duration_ns / 1e9},
-      {"warmup_s", options.warmup_ns / 1e9},
-      {"mode", options.rate > 0 ? "open" : "closed"},
-      {"rate", options.rate > 0 ? json(options.rate) : json(nullptr)},
-      {"requests_total", options.requests_total > 0 ? json(options.requests_total) : json(nullptr)},
-      {"close", options.close},
-      {"timeout_s", options.timeout_ns / 1e9},
-      {"tls", options.url.starts_with("https://")},
-      {"protocol", protocol_name(options)},
-      {"streams", options.streams},
-      {"tls_resume", options.tls_resume},
-      {"io", result.io},
-      {"spin_us", result.spin_ns / 1e3},
-      {"spin_auto", options.spin_auto},
-      {"sched", result.sched},
-      {"sched_auto", options.sched == "auto"},
-      {"headers", options.headers},
-      {"requests_file",
-       options.requests_path.empty() ? json(nullptr) : json(options.requests_path)},
-      {"start_at_unix_ms",
-       options.start_at_unix_ms > 0 ? json(options.start_at_unix_ms) : json(nullptr)}};
-  j["valid"] = verdict.valid;
-  j["invalid_reasons"] = verdict.reasons;
-  j["elapsed_s"] = secs;
-  j["window"] = {{"clock", "CLOCK_MONOTONIC"},
-                 {"start_ns", result.window_start_ns},
-                 {"end_ns", result.window_end_ns}};
-  j["requests"] = s.responses;
-  j["issued"] = s.issued;
-  j["requests_per_s"] = rate(s.responses, secs);
+  common::LoadReport r;
+  r.tool_version = std::string(build_version());
+  common::LoadConfig& c = r.config;
+  c.url = options.url;
+  c.threads = options.threads;
+  c.connections = options.connections;
+  c.duration_s = options.duration_ns / 1e9;
+  c.warmup_s = options.warmup_ns / 1e9;
+  c.mode = options.rate > 0 ? "open" : "closed";
+  if (options.rate > 0) c.rate = options.rate;
+  if (options.requests_total > 0) c.requests_total = options.requests_total;
+  c.close = options.close;
+  c.timeout_s = options.timeout_ns / 1e9;
+  c.tls = options.url.starts_with("https://");
+  c.protocol = protocol_name(options);
+  c.streams = options.streams;
+  c.tls_resume = options.tls_resume;
+  c.io = result.io;
+  c.spin_us = result.spin_ns / 1e3;
+  c.spin_auto = options.spin_auto;
+  c.sched = result.sched;
+  c.sched_auto = options.sched == "auto";
+  c.headers = options.headers;
+  if (!options.requests_path.empty()) c.requests_file = options.requests_path;
+  if (options.start_at_unix_ms > 0) c.start_at_unix_ms = options.start_at_unix_ms;
+  r.valid = verdict.valid;
+  r.invalid_reasons = verdict.reasons;
+  r.elapsed_s = secs;
+  r.window = common::LoadWindow{result.window_start_ns, result.window_end_ns};
+  r.requests = s.responses;
+  r.issued = s.issued;
+  r.requests_per_s = rate(s.responses, secs);
   if (options.rate > 0) {
-    j["offered_rate"] = options.rate;
-    j["achieved_rate"] = rate(s.responses, secs);
-    j["missed"] = s.missed;
-    j["max_send_lag_us"] = us(s.send_lag.max());
-    j["send_lag_us"] = {{"p50", us(s.send_lag.percentile(50))},
-                        {"p99", us(s.send_lag.percentile(99))},
-                        {"max", us(s.send_lag.max())}};
-    j["service_time_us"] = {{"p50", us(s.service.percentile(50))},
-                            {"p90", us(s.service.percentile(90))},
-                            {"p99", us(s.service.percentile(99))},
-                            {"p999", us(s.service.percentile(99.9))},
-                            {"max", us(s.service.max())}};
-  } else {
-    j["offered_rate"] = nullptr;
-    j["achieved_rate"] = nullptr;
-    j["missed"] = 0;
-    j["max_send_lag_us"] = nullptr;
-    j["send_lag_us"] = nullptr;
-    j["service_time_us"] = nullptr;
+    r.missed = s.missed;
+    r.open_loop = common::OpenLoopReport{options.rate,
+                                         rate(s.responses, secs),
+                                         us(s.send_lag.max()),
+                                         {{"p50", us(s.send_lag.percentile(50))},
+                                          {"p99", us(s.send_lag.percentile(99))},
+                                          {"max", us(s.send_lag.max())}},
+                                         {{"p50", us(s.service.percentile(50))},
+                                          {"p90", us(s.service.percentile(90))},
+                                          {"p99", us(s.service.percentile(99))},
+                                          {"p999", us(s.service.percentile(99.9))},
+                                          {"max", us(s.service.max())}}};
   }
-  j["bytes"] = {{"read", s.bytes_read},
-                {"written", s.bytes_written},
-                {"read_per_s", rate(s.bytes_read, secs)}};
-  j["connections_opened"] = s.connects;
-  j["handshakes"] = {{"full", s.handshakes_full},
-                     {"resumed", s.handshakes_resumed},
-                     {"per_s", rate(s.handshakes_full + s.handshakes_resumed, secs)}};
-  json lat = {{"min", us(s.latency.min())},
-              {"mean", s.latency.mean() / 1e3},
-              {"stdev", s.latency.stdev() / 1e3},
-              {"max", us(s.latency.max())}};
-  for (const auto& p : kPercentiles) lat[p.key] = us(s.latency.percentile(p.p));
-  j["latency_us"] = lat;
-  json buckets = json::array();
-  for (std::size_t i = 0; i < s.latency.bucket_count(); ++i) {
-    if (s.latency.bucket(i) == 0) continue;
-    buckets.push_back({Histogram::lower_bound(i), Histogram::lower_bound(i) + Histogram::width(i),
-                       s.latency.bucket(i)});
-  }
-  j["latency_histogram"] = {{"unit", "ns"},
-                            {"sub_bucket_bits", Histogram::kSubBits},
-                            {"count", s.latency.count()},
-                            {"buckets", buckets}};
-  j["status"] = status_counts(s.status.data(), kStatusSlots);
-  json errors = json::object();
-  for (int e = 0; e < kErrorClassCount; ++e) errors[std::string(kErrorClassNames[e])] = s.errors[e];
-  errors["total"] = s.error_total();
-  j["errors"] = errors;
-  json series = json::array();
+  r.bytes_read = s.bytes_read;
+  r.bytes_written = s.bytes_written;
+  r.bytes_read_per_s = rate(s.bytes_read, secs);
+  r.connections_opened = s.connects;
+  r.handshakes = common::HandshakeCounts{s.handshakes_full, s.handshakes_resumed,
+                                         rate(s.handshakes_full + s.handshakes_resumed, secs)};
+  r.latency_us = {us(s.latency.min()),
+                  s.latency.mean() / 1e3,
+                  s.latency.stdev() / 1e3,
+                  us(s.latency.max()),
+                  {}};
+  for (const auto& p : kPercentiles)
+    r.latency_us.percentiles.emplace_back(p.key, us(s.latency.percentile(p.p)));
+  r.latency_histogram.sub_bucket_bits = Histogram::kSubBits;
+  r.latency_histogram.count = s.latency.count();
+  for (std::size_t i = 0; i < s.latency.bucket_count(); ++i)
+    if (s.latency.bucket(i) != 0)
+      r.latency_histogram.buckets.push_back({Histogram::lower_bound(i),
+                                             Histogram::lower_bound(i) + Histogram::width(i),
+                                             s.latency.bucket(i)});
+  r.status = status_counts(s.status.data(), kStatusSlots);
+  for (int e = 0; e < kErrorClassCount; ++e)
+    r.errors.emplace_back(std::string(kErrorClassNames[e]), s.errors[e]);
+  r.errors_total = s.error_total();
   for (std::size_t i = 0; i < s.series.size(); ++i) {
     const SecondStats& sec = s.series[i];
-    series.push_back({{"t", i},
-                      {"requests", sec.requests},
-                      {"rps", static_cast<double>(sec.requests)},
-                      {"p99_us", us(sec.latency.percentile(99))},
-                      {"errors", sec.errors},
-                      {"handshakes", sec.handshakes}});
+    r.series.push_back({i, sec.requests, static_cast<double>(sec.requests),
+                        us(sec.latency.percentile(99)), sec.errors, sec.handshakes});
   }
-  j["series"] = series;
-  json templates = json::array();
   const auto tmpls = requests.templates();
   for (std::size_t i = 0; i < tmpls.size(); ++i) {
     const TemplateStats& t = i < s.templates.size() ? s.templates[i] : TemplateStats{};
-    templates.push_back(
-        {{"name", tmpls[i].name},
-         {"weight", tmpls[i].weight},
-         {"method", tmpls[i].method},
-         {"target", tmpls[i].target},
-         {"expect_status", tmpls[i].expect_status ? json(tmpls[i].expect_status) : json(nullptr)},
-         {"responses", t.responses},
-         {"as_expected", t.as_expected},
-         {"unexpected", t.unexpected},
-         {"errors", t.errors},
-         {"status", status_counts(t.status.data(), kStatusSlots)}});
+    common::TemplateReport tr;
+    tr.name = tmpls[i].name;
+    tr.weight = tmpls[i].weight;
+    tr.method = tmpls[i].method;
+    tr.target = tmpls[i].target;
+    if (tmpls[i].expect_status) tr.expect_status = tmpls[i].expect_status;
+    tr.responses = t.responses;
+    tr.as_expected = t.as_expected;
+    tr.unexpected = t.unexpected;
+    tr.errors = t.errors;
+    tr.status = status_counts(t.status.data(), kStatusSlots);
+    r.templates.push_back(std::move(tr));
   }
-  j["templates"] = templates;
-  j["h2"] = h2_json(options, s.h2);
-  j["header_counts"] = header_counts_json(options, s.header_counts);
-  return j;
+  if (options.h2) r.h2 = h2_report(options, s.h2);
+  if (!options.count_header.empty())
+    r.header_counts.emplace_back(options.count_header, header_values(s.header_counts));
+  return r;
 }
 
 std::string console_summary(const Options& options, const RequestSet& requests,

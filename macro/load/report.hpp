@@ -1,10 +1,10 @@
-// The results of a run: JSON (schema gatebench.load/1, docs/load.md) and a console summary.
+// The results of a run: gatebench.load/1 (docs/load.md) and a console summary.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "macro/common/load_report.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/runner.hpp"
@@ -18,7 +18,8 @@ struct Verdict {
 };
 
 Verdict judge(const Options& options, const RunResult& result);
-nlohmann::ordered_json to_json(const Options& options, const RequestSet& requests,
+// What the run measured, as the one gatebench.load/1 type (common::to_json writes it).
+common::LoadReport load_report(const Options& options, const RequestSet& requests,
                                const RunResult& result);
 std::string console_summary(const Options& options, const RequestSet& requests,
                             const RunResult& result);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "macro/common/json_field.hpp"
+#include "macro/common/load_report.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/results/load_merge.hpp"
 #include "macro/driver/results/run_support.hpp"
@@ -238,20 +239,20 @@ void LoadFanout::collect(const std::string& json_path) {
     }
     try {
       results.push_back(
-          {p.host->name, common::parse_json_text(read_text(p.json_path), p.json_path)});
+          {p.host->name, common::parse_load_report(read_text(p.json_path), p.json_path)});
     } catch (const common::UsageError& e) {
       throw Outcome{Status::failed, "load on " + p.host->name + ": " + e.what()};
     }
   }
-  nlohmann::json merged;
+  common::LoadReport merged;
   try {
     merged = merge_load_results(results);
   } catch (const LoadParseError& e) {
     throw Outcome{Status::failed, std::string("merging the load hosts' results: ") + e.what()};
   }
   // Each host's window is on its own monotonic clock: the driver places the merged one.
-  merged["window"] = nullptr;
-  write_text(json_path, merged.dump(2) + "\n");
+  merged.window.reset();
+  write_text(json_path, common::to_json(merged).dump(2) + "\n");
 }
 
 }  // namespace gatebench::macro

@@ -1,142 +1,96 @@
 #include "macro/driver/results/load_json.hpp"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cstdlib>
 
-#include "macro/common/json_field.hpp"
+#include "macro/common/load_report.hpp"
 #include "macro/common/usage_error.hpp"
 
 namespace gatebench::macro {
 
-using nlohmann::json;
-
 namespace {
 
-using common::JsonField;
-
-// Fields the generator may leave out (a run without responses has no percentiles).
-std::optional<double> optional_at(const JsonField& object, const char* key) {
-  const JsonField field = object.child(key);
-  if (!field.present() || !field.json().is_number()) return std::nullopt;
-  return field.json().get<double>();
-}
-
-uint64_t error_statuses(const json& status) {
+uint64_t error_statuses(const common::Counts& status) {
   uint64_t n = 0;
-  if (!status.is_object()) return 0;
-  for (const auto& [code, count] : status.items()) {
-    if (count.is_number_unsigned() && std::atoi(code.c_str()) >= 400) n += count.get<uint64_t>();
-  }
+  for (const auto& [code, count] : status)
+    if (std::atoi(code.c_str()) >= 400) n += count;
   return n;
 }
 
-// HTTP/2 runs (gatebench-load --h2): streams reset by the server, GOAWAY frames and refused
-// requests sent again, as counts, which macro.json adds up over rounds with the others.
-void read_h2(const JsonField& root, LoadResult& r) {
-  const JsonField h2 = root.child("h2");
-  if (!h2.present() || !h2.json().is_object()) return;
-  auto total = [&](const char* key) {
-    double n = 0;
-    const JsonField f = h2.child(key);
-    if (f.present() && f.json().is_object())
-      for (const auto& [code, count] : f.json().items())
-        if (count.is_number()) n += count.get<double>();
-    return n;
-  };
-  r.counts["h2_rst_stream"] = total("rst_stream");
-  r.counts["h2_goaway"] = total("goaway");
-  if (auto retried = optional_at(h2, "retried")) r.counts["h2_retried"] = *retried;
-  if (auto stream_errors = optional_at(root.child("errors"), "stream"))
-    r.counts["h2_stream_errors"] = *stream_errors;
+uint64_t total(const common::Counts& counts) {
+  uint64_t n = 0;
+  for (const auto& [name, count] : counts) n += count;
+  return n;
 }
 
-LoadResult read_load_json(const json& j, const std::string& source, std::string* invalid_reasons) {
-  const JsonField root(j, source);
-  if (!j.is_object() || j.value("schema", "") != "gatebench.load/1") {
-    root.child("schema").fail("expected gatebench.load/1");
-  }
+bool has(const common::Counts& counts, std::string_view name) {
+  for (const auto& [key, count] : counts)
+    if (key == name) return true;
+  return false;
+}
+
+LoadResult load_result(const common::LoadReport& report, std::string* invalid_reasons) {
   LoadResult r;
-  r.rps = root.child("requests_per_s").number();
-  r.duration_s = root.child("elapsed_s").number();
-  r.requests = static_cast<uint64_t>(root.child("requests").number());
-  const JsonField lat = root.child("latency_us");
-  r.p50_us = optional_at(lat, "p50");
-  r.p90_us = optional_at(lat, "p90");
-  r.p99_us = optional_at(lat, "p99");
-  r.p999_us = optional_at(lat, "p999");
-  r.mean_us = optional_at(lat, "mean");
-  if (root.has("errors"))
-    r.errors = static_cast<uint64_t>(root.child("errors").child("total").number());
-  if (j.contains("templates") && j["templates"].is_array()) {
-    for (const auto& t : j["templates"]) {
-      const std::string name = t.value("name", "request");
-      uint64_t unexpected = t.value("unexpected", uint64_t{0});
-      uint64_t as_expected = t.value("as_expected", uint64_t{0});
-      if (!t.contains("expect_status") || t["expect_status"].is_null()) {
-        uint64_t bad = t.contains("status") ? error_statuses(t["status"]) : 0;
-        unexpected += bad;
-        as_expected -= std::min(as_expected, bad);
-      }
-      r.errors += unexpected;
-      r.counts[name + ".as_expected"] = static_cast<double>(as_expected);
-      r.counts[name + ".unexpected"] = static_cast<double>(unexpected);
+  r.rps = report.requests_per_s;
+  r.duration_s = report.elapsed_s;
+  r.requests = report.requests;
+  const common::LatencySummary& lat = report.latency_us;
+  r.p50_us = lat.percentile("p50");
+  r.p90_us = lat.percentile("p90");
+  r.p99_us = lat.percentile("p99");
+  r.p999_us = lat.percentile("p999");
+  if (!lat.percentiles.empty()) r.mean_us = lat.mean;
+  r.errors = report.errors_total;
+  for (const common::TemplateReport& t : report.templates) {
+    uint64_t unexpected = t.unexpected;
+    uint64_t as_expected = t.as_expected;
+    if (!t.expect_status) {
+      const uint64_t bad = error_statuses(t.status);
+      unexpected += bad;
+      as_expected -= std::min(as_expected, bad);
     }
+    r.errors += unexpected;
+    r.counts[t.name + ".as_expected"] = static_cast<double>(as_expected);
+    r.counts[t.name + ".unexpected"] = static_cast<double>(unexpected);
   }
-  const JsonField handshakes = root.child("handshakes");
-  if (auto per_s = optional_at(handshakes, "per_s")) r.counts["handshakes_per_s"] = *per_s;
-  const auto full = optional_at(handshakes, "full"), resumed = optional_at(handshakes, "resumed");
-  if (full && resumed && *full >= 0 && *resumed >= 0) {
-    r.handshakes_full = static_cast<uint64_t>(*full);
-    r.handshakes_resumed = static_cast<uint64_t>(*resumed);
-    r.counts["handshakes_full"] = *full;
-    r.counts["handshakes_resumed"] = *resumed;
+  if (report.handshakes) {
+    r.counts["handshakes_per_s"] = report.handshakes->per_s;
+    r.handshakes_full = report.handshakes->full;
+    r.handshakes_resumed = report.handshakes->resumed;
+    r.counts["handshakes_full"] = static_cast<double>(report.handshakes->full);
+    r.counts["handshakes_resumed"] = static_cast<double>(report.handshakes->resumed);
   }
-  const JsonField config = root.child("config");
-  if (auto threads = optional_at(config, "threads"); threads && *threads >= 1)
-    r.threads = static_cast<int>(*threads);
-  if (config.has("mode") && config.child("mode").json().is_string())
-    r.closed_loop = config.child("mode").json().get<std::string>() != "open";
-  if (config.has("close") && config.child("close").json().is_boolean())
-    r.new_connections = config.child("close").json().get<bool>();
-  if (auto opened = optional_at(root, "connections_opened"))
-    r.counts["connections_opened"] = *opened;
-  if (auto missed = optional_at(root, "missed")) r.counts["missed"] = *missed;
-  read_h2(root, r);
-  if (const JsonField counted = root.child("header_counts");
-      counted.present() && counted.json().is_object()) {
-    for (const std::string& name : counted.keys()) {
-      const JsonField values = counted.child(name);
-      values.expect_object();
-      for (const std::string& value : values.keys())
-        r.header_counts[name][value] = static_cast<uint64_t>(values.child(value).number(0, 1e18));
-    }
+  if (report.config.threads >= 1) r.threads = report.config.threads;
+  r.closed_loop = report.config.mode != "open";
+  r.new_connections = report.config.close;
+  r.counts["connections_opened"] = static_cast<double>(report.connections_opened);
+  r.counts["missed"] = static_cast<double>(report.missed);
+  // HTTP/2 runs (gatebench-load --h2): streams reset by the server, GOAWAY frames and refused
+  // requests sent again, as counts, which macro.json adds up over rounds with the others.
+  if (report.h2) {
+    r.counts["h2_rst_stream"] = static_cast<double>(total(report.h2->rst_stream));
+    r.counts["h2_goaway"] = static_cast<double>(total(report.h2->goaway));
+    r.counts["h2_retried"] = static_cast<double>(report.h2->retried);
+    if (has(report.errors, "stream"))
+      r.counts["h2_stream_errors"] = static_cast<double>(common::count_of(report.errors, "stream"));
   }
-  if (auto offered = optional_at(root, "offered_rate")) r.counts["offered_rate"] = *offered;
-  if (j.contains("window") && j["window"].is_object()) {
-    const json& w = j["window"];
-    if (w.contains("start_ns") && w["start_ns"].is_number_unsigned() && w.contains("end_ns") &&
-        w["end_ns"].is_number_unsigned() &&
-        w["end_ns"].get<uint64_t>() >= w["start_ns"].get<uint64_t>()) {
-      r.window_start_ns = w["start_ns"].get<uint64_t>();
-      r.window_end_ns = w["end_ns"].get<uint64_t>();
-    }
+  for (const auto& [name, values] : report.header_counts)
+    for (const auto& [value, count] : values) r.header_counts[name][value] = count;
+  if (report.open_loop) r.counts["offered_rate"] = report.open_loop->offered_rate;
+  if (report.window) {
+    r.window_start_ns = report.window->start_ns;
+    r.window_end_ns = report.window->end_ns;
   }
-  if (j.contains("series") && j["series"].is_array()) {
-    for (std::size_t i = 0; i < j["series"].size(); ++i) {
-      const JsonField sec = root.child("series").at(i);
-      r.per_second.push_back({sec.child("t").number(), sec.child("rps").number(),
-                              optional_at(sec, "p99_us"), optional_at(sec, "errors").value_or(0)});
-    }
-  }
-  if (j.contains("valid") && j["valid"].is_boolean() && !j["valid"].get<bool>()) {
+  for (const common::SecondReport& s : report.series)
+    r.per_second.push_back(
+        {static_cast<double>(s.t), s.rps, s.p99_us, static_cast<double>(s.errors)});
+  if (!report.valid) {
     r.counts["invalid"] = 1;
-    if (invalid_reasons != nullptr && j.contains("invalid_reasons") &&
-        j["invalid_reasons"].is_array()) {
-      for (const auto& reason : j["invalid_reasons"]) {
-        if (!reason.is_string()) continue;
+    if (invalid_reasons != nullptr)
+      for (const std::string& reason : report.invalid_reasons) {
         if (!invalid_reasons->empty()) *invalid_reasons += "; ";
-        *invalid_reasons += reason.get<std::string>();
+        *invalid_reasons += reason;
       }
-    }
   }
   return r;
 }
@@ -147,7 +101,7 @@ LoadResult parse_load_json(const std::string& text, const std::string& source,
                            std::string* invalid_reasons) {
   // Output of the load generator, not the user's input: a scenario failure, not exit 2.
   try {
-    return read_load_json(common::parse_json_text(text, source), source, invalid_reasons);
+    return load_result(common::parse_load_report(text, source), invalid_reasons);
   } catch (const common::UsageError& e) {
     throw LoadParseError(e.what());
   }

@@ -4,20 +4,21 @@
 // bucket by bucket and the percentiles taken from the merged histogram (never averaged), the
 // per-second series aligned by second.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "macro/common/load_report.hpp"
 
 namespace gatebench::macro {
 
 struct LoadPart {
   std::string host;  // names the part in messages and in merged_from
-  nlohmann::json doc;
+  common::LoadReport report;
 };
 
-// Throws LoadParseError naming the host when a part is not a gatebench.load/1 result or the
-// parts' histograms do not share one layout.
-nlohmann::json merge_load_results(const std::vector<LoadPart>& parts);
+// Throws LoadParseError naming the host when the parts' histograms do not share one layout or
+// their request templates differ. The merged window is absent: each host's is on its own clock.
+common::LoadReport merge_load_results(const std::vector<LoadPart>& parts);
 
 // One histogram bucket of gatebench.load/1: [lower_ns, upper_ns_exclusive, count].
 struct Bucket {

@@ -2,8 +2,8 @@
 //
 // The code is canonical: codes of one length are consecutive and follow those of the shorter
 // lengths in symbol order, so the 257 code lengths below determine every code, and the decoding
-// tables are computed from them at compile time (tests/micro/hpack_huffman_test.cpp checks the
-// result against the appendix's codes, and against nghttp2).
+// tables are computed from them at compile time (tests/micro/core/http2/hpack_huffman_test.cpp
+// checks the result against the appendix's codes, and against nghttp2).
 //
 // Contract: huffman_decode reads the whole string `in` and writes at most `capacity` bytes.
 // kOutputFull: the decoded string is longer than `capacity` (the rest of `in` is unread);

@@ -1,7 +1,9 @@
 #include "macro/driver/results/load_merge.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "macro/common/usage_error.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/load_result.hpp"
 
@@ -9,6 +11,16 @@ namespace gatebench::macro {
 namespace {
 
 using nlohmann::json;
+
+// A host's file as the driver reads it (the one gatebench.load/1 type).
+LoadPart part(const std::string& host, const json& doc) {
+  return {host, common::load_report_from_json(nlohmann::ordered_json::parse(doc.dump()), host)};
+}
+
+// The merged result as the file the driver writes.
+json merge(const std::vector<LoadPart>& parts) {
+  return json::parse(common::to_json(merge_load_results(parts)).dump());
+}
 
 // Two hosts of one synchronised run. A: 90 requests near 1 us and 10 near 2 us; B: 50 near 1 us
 // and 50 near 8 us. Bucket bounds as gatebench-load writes them ([lower, upper exclusive, n]).
@@ -48,7 +60,7 @@ json host_b() {
 }
 
 TEST(LoadMerge, CountsAreSummedAndPercentilesComeFromTheMergedHistogram) {
-  const json merged = merge_load_results({{"a", host_a()}, {"b", host_b()}});
+  const json merged = merge({part("a", host_a()), part("b", host_b())});
   EXPECT_EQ(merged["requests"], 200);
   EXPECT_EQ(merged["latency_histogram"]["count"], 200);
   EXPECT_DOUBLE_EQ(merged["requests_per_s"].get<double>(), 100);
@@ -90,7 +102,7 @@ TEST(LoadMerge, AnInvalidHostMakesTheMergedRunInvalidAndSaysWhich) {
   json b = host_b();
   b["valid"] = false;
   b["invalid_reasons"] = {"started 80.0 ms after --start-at"};
-  const json merged = merge_load_results({{"a", host_a()}, {"b", b}});
+  const json merged = merge({part("a", host_a()), part("b", b)});
   EXPECT_FALSE(merged["valid"].get<bool>());
   EXPECT_EQ(merged["invalid_reasons"][0], "b: started 80.0 ms after --start-at");
 }
@@ -104,7 +116,7 @@ TEST(LoadMerge, OpenLoopRatesAreSummed) {
     (*d)["send_lag_us"] = {{"p50", 1.0}, {"p99", 3.0}, {"max", 9.0}};
   }
   b["send_lag_us"]["p99"] = 5.0;
-  const json merged = merge_load_results({{"a", a}, {"b", b}});
+  const json merged = merge({part("a", a), part("b", b)});
   EXPECT_DOUBLE_EQ(merged["offered_rate"].get<double>(), 1000);
   EXPECT_DOUBLE_EQ(merged["achieved_rate"].get<double>(), 998);
   EXPECT_DOUBLE_EQ(merged["config"]["rate"].get<double>(), 1000);
@@ -114,18 +126,18 @@ TEST(LoadMerge, OpenLoopRatesAreSummed) {
 TEST(LoadMerge, MismatchedOrBrokenPartsAreErrorsNamingTheHost) {
   json b = host_b();
   b["latency_histogram"]["sub_bucket_bits"] = 5;
-  EXPECT_THROW(merge_load_results({{"a", host_a()}, {"b", b}}), LoadParseError);
+  EXPECT_THROW(merge({part("a", host_a()), part("b", b)}), LoadParseError);
   json c = host_b();
   c["schema"] = "other/1";
   try {
-    merge_load_results({{"a", host_a()}, {"c", c}});
+    part("c", c);
     FAIL() << "no error";
-  } catch (const LoadParseError& e) {
-    EXPECT_EQ(std::string(e.what()), "c: not a gatebench.load/1 result");
+  } catch (const common::UsageError& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("c: /schema: expected gatebench.load/1"));
   }
   json d = host_b();
   d["templates"][0]["name"] = "other";
-  EXPECT_THROW(merge_load_results({{"a", host_a()}, {"d", d}}), LoadParseError);
+  EXPECT_THROW(merge({part("a", host_a()), part("d", d)}), LoadParseError);
 }
 
 TEST(LoadMerge, PercentileOfBucketsFollowsTheGenerator) {

@@ -39,7 +39,7 @@ void expect_counts_by_template(const std::string& url, Options o) {
   Target target = parse_url(url);
   resolve(target);
   const RequestSet requests = RequestSet::parse(kMix, "test", target, {}, false);
-  const auto j = to_json(o, requests, run.result);
+  const auto j = common::to_json(load_report(o, requests, run.result));
   ASSERT_TRUE(j.contains("header_counts"));
   const auto& counts = j["header_counts"]["x-cache-status"];
   EXPECT_EQ(counts["HIT"], s.templates[0].responses);

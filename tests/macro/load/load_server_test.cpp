@@ -112,10 +112,13 @@ TEST(LoadAgainstTestServer, OpenLoopThatCannotKeepTheRateIsInvalid) {
   ASSERT_EQ(v.reasons.size(), 1u);
   EXPECT_NE(v.reasons[0].find("below 99% of the offered 500.0 req/s"), std::string::npos)
       << v.reasons[0];
-  const auto json = to_json(o, RequestSet::single(parse_url(o.url), {}, false), run.result);
+  const auto json =
+      common::to_json(load_report(o, RequestSet::single(parse_url(o.url), {}, false), run.result));
   EXPECT_EQ(json["valid"], false);
   EXPECT_EQ(json["offered_rate"], 500.0);
   EXPECT_LT(json["achieved_rate"].get<double>(), 100.0);
+  // The driver reads back exactly what the generator wrote (one type, both sides).
+  EXPECT_EQ(common::to_json(common::parse_load_report(json.dump(2), "load.json")), json);
 }
 
 TEST(LoadAgainstTestServer, PercentilesOfKnownDelays) {

@@ -8,7 +8,7 @@
 
 #include "micro/core/http2/hpack.hpp"
 #include "micro/peers/hpack_naive.hpp"
-#include "tests/micro/hpack_encode.hpp"
+#include "tests/micro/core/http2/hpack_encode.hpp"
 
 namespace gatebench::http2 {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "micro/core/access_log/access_log.hpp"
-#include "tests/micro/access_log_expect.hpp"
+#include "tests/micro/core/access_log/access_log_expect.hpp"
 
 namespace gatebench::access_log {
 namespace {

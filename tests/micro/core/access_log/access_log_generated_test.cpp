@@ -6,7 +6,7 @@
 
 #include "fixtures/access_log_fixture.hpp"
 #include "micro/core/access_log/access_log.hpp"
-#include "tests/micro/access_log_expect.hpp"
+#include "tests/micro/core/access_log/access_log_expect.hpp"
 
 namespace gatebench::access_log {
 namespace {

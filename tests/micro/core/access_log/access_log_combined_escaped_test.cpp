@@ -13,7 +13,7 @@
 #include "fixtures/rng.hpp"
 #include "micro/core/access_log/access_log.hpp"
 #include "micro/peers/access_log_re2.hpp"
-#include "tests/micro/access_log_expect.hpp"
+#include "tests/micro/core/access_log/access_log_expect.hpp"
 
 namespace gatebench::access_log {
 namespace {

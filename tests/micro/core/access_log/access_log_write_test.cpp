@@ -11,8 +11,8 @@
 #include "micro/core/access_log/tsv.hpp"
 #include "micro/core/access_log/unescape.hpp"
 #include "micro/core/access_log/write.hpp"
-#include "tests/micro/access_log_expect.hpp"
 #include "tests/micro/allocation_counter.hpp"
+#include "tests/micro/core/access_log/access_log_expect.hpp"
 
 namespace gatebench::access_log {
 namespace {

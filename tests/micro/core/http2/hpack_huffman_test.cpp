@@ -10,7 +10,7 @@
 #include "micro/core/http2/huffman.hpp"
 #include "micro/peers/hpack_naive.hpp"
 #include "micro/peers/hpack_nghttp2.hpp"
-#include "tests/micro/hpack_encode.hpp"
+#include "tests/micro/core/http2/hpack_encode.hpp"
 
 namespace gatebench::http2 {
 namespace {

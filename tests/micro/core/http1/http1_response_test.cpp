@@ -6,7 +6,7 @@
 
 #include "micro/core/http1/response_head.hpp"
 #include "micro/peers/http1_naive.hpp"
-#include "tests/micro/http1_generate.hpp"
+#include "tests/micro/core/http1/http1_generate.hpp"
 
 namespace gatebench::http1 {
 namespace {

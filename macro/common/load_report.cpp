@@ -1,0 +1,429 @@
+#include "macro/common/load_report.hpp"
+
+#include <limits>
+
+#include "macro/common/json_field.hpp"
+#include "macro/common/usage_error.hpp"
+
+namespace gatebench::common {
+
+using json = nlohmann::ordered_json;
+using Field = OrderedJsonField;
+
+void add_count(Counts& counts, std::string_view name, std::uint64_t n) {
+  for (auto& [key, value] : counts)
+    if (key == name) {
+      value += n;
+      return;
+    }
+  counts.emplace_back(std::string(name), n);
+}
+
+void add_counts(Counts& counts, const Counts& other) {
+  for (const auto& [name, n] : other) add_count(counts, name, n);
+}
+
+std::uint64_t count_of(const Counts& counts, std::string_view name) {
+  for (const auto& [key, value] : counts)
+    if (key == name) return value;
+  return 0;
+}
+
+std::optional<double> LatencySummary::percentile(std::string_view key) const {
+  for (const auto& [name, value] : percentiles)
+    if (name == key) return value;
+  return std::nullopt;
+}
+
+namespace {
+
+template <class T>
+json optional_json(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json counts_json(const Counts& counts) {
+  json out = json::object();
+  for (const auto& [name, n] : counts) out[name] = n;
+  return out;
+}
+
+json latencies_json(const Latencies& values) {
+  json out = json::object();
+  for (const auto& [name, v] : values) out[name] = v;
+  return out;
+}
+
+json config_json(const LoadConfig& c) {
+  return {{"url", c.url},
+          {"threads", c.threads},
+          {"connections", c.connections},
+          {"duration_s", c.duration_s},
+          {"warmup_s", c.warmup_s},
+          {"mode", c.mode},
+          {"rate", optional_json(c.rate)},
+          {"requests_total", optional_json(c.requests_total)},
+          {"close", c.close},
+          {"timeout_s", c.timeout_s},
+          {"tls", c.tls},
+          {"protocol", c.protocol},
+          {"streams", c.streams},
+          {"tls_resume", c.tls_resume},
+          {"io", c.io},
+          {"spin_us", c.spin_us},
+          {"spin_auto", c.spin_auto},
+          {"sched", c.sched},
+          {"sched_auto", c.sched_auto},
+          {"headers", c.headers},
+          {"requests_file", optional_json(c.requests_file)},
+          {"start_at_unix_ms", optional_json(c.start_at_unix_ms)}};
+}
+
+json latency_json(const LatencySummary& l) {
+  json out = {{"min", l.min}, {"mean", l.mean}, {"stdev", l.stdev}, {"max", l.max}};
+  for (const auto& [name, v] : l.percentiles) out[name] = v;
+  return out;
+}
+
+json histogram_json(const LatencyHistogram& h) {
+  json buckets = json::array();
+  for (const auto& b : h.buckets) buckets.push_back({b.lower_ns, b.upper_ns, b.count});
+  return {{"unit", "ns"},
+          {"sub_bucket_bits", h.sub_bucket_bits},
+          {"count", h.count},
+          {"buckets", buckets}};
+}
+
+json template_json(const TemplateReport& t) {
+  return {{"name", t.name},
+          {"weight", t.weight},
+          {"method", t.method},
+          {"target", t.target},
+          {"expect_status", optional_json(t.expect_status)},
+          {"responses", t.responses},
+          {"as_expected", t.as_expected},
+          {"unexpected", t.unexpected},
+          {"errors", t.errors},
+          {"status", counts_json(t.status)}};
+}
+
+json h2_json(const H2Report& h2) {
+  return {{"streams_per_connection", h2.streams_per_connection},
+          {"server_max_concurrent_streams", optional_json(h2.server_max_concurrent_streams)},
+          {"max_concurrent_streams", h2.max_concurrent_streams},
+          {"streams", h2.streams},
+          {"retried", h2.retried},
+          {"rst_stream", counts_json(h2.rst_stream)},
+          {"goaway", counts_json(h2.goaway)},
+          {"nghttp2_allocations", h2.nghttp2_allocations},
+          {"nghttp2_allocations_per_stream", h2.nghttp2_allocations_per_stream},
+          {"not_h2", optional_json(h2.not_h2)}};
+}
+
+// Readers. A member a file leaves out (or null) keeps the type's default, so that a file of an
+// older generator, or one a test writes by hand, reads; a member of the wrong type is an error
+// naming its pointer. Counts are integers a JSON double holds exactly up to 2^53, which no run
+// reaches.
+constexpr long kMaxCount = std::numeric_limits<long>::max();
+
+std::uint64_t count(const Field& f) {
+  return f.is_null() ? 0 : static_cast<std::uint64_t>(f.integer(0, kMaxCount));
+}
+
+double number(const Field& f, double fallback = 0) {
+  return f.is_null() ? fallback : f.number();
+}
+
+bool boolean(const Field& f, bool fallback) {
+  return f.is_null() ? fallback : f.boolean();
+}
+
+std::string string(const Field& f, std::string fallback = {}) {
+  return f.is_null() ? fallback : f.string();
+}
+
+int integer(const Field& f, int fallback, int min, int max) {
+  return f.is_null() ? fallback : static_cast<int>(f.integer(min, max));
+}
+
+// Fails unless absent, null or an object; true when there is an object to read.
+bool object(const Field& f) {
+  if (f.is_null()) return false;
+  f.expect_object();
+  return true;
+}
+
+bool array(const Field& f) {
+  if (f.is_null()) return false;
+  f.expect_array();
+  return true;
+}
+
+Counts read_counts(const Field& f) {
+  Counts out;
+  if (object(f))
+    for (const std::string& key : f.keys()) out.emplace_back(key, count(f.child(key)));
+  return out;
+}
+
+Latencies read_latencies(const Field& f) {
+  Latencies out;
+  if (object(f))
+    for (const std::string& key : f.keys()) out.emplace_back(key, f.child(key).number());
+  return out;
+}
+
+LoadConfig read_config(const Field& f) {
+  LoadConfig c;
+  if (!object(f)) return c;
+  c.url = string(f.child("url"));
+  c.threads = integer(f.child("threads"), 0, 0, 1 << 20);
+  c.connections = integer(f.child("connections"), 0, 0, 1 << 30);
+  c.duration_s = number(f.child("duration_s"));
+  c.warmup_s = number(f.child("warmup_s"));
+  c.mode = string(f.child("mode"), "closed");
+  if (c.mode != "closed" && c.mode != "open") f.child("mode").fail("expected closed or open");
+  c.rate = f.child("rate").optional_number();
+  if (!f.child("requests_total").is_null()) c.requests_total = count(f.child("requests_total"));
+  c.close = boolean(f.child("close"), false);
+  c.timeout_s = number(f.child("timeout_s"));
+  c.tls = boolean(f.child("tls"), false);
+  c.protocol = string(f.child("protocol"), "http/1.1");
+  c.streams = integer(f.child("streams"), 1, 1, 1 << 20);
+  c.tls_resume = boolean(f.child("tls_resume"), true);
+  c.io = string(f.child("io"));
+  c.spin_us = number(f.child("spin_us"));
+  c.spin_auto = boolean(f.child("spin_auto"), false);
+  c.sched = string(f.child("sched"));
+  c.sched_auto = boolean(f.child("sched_auto"), false);
+  c.headers = f.child("headers").strings();
+  c.requests_file = f.child("requests_file").optional_string();
+  if (!f.child("start_at_unix_ms").is_null())
+    c.start_at_unix_ms = f.child("start_at_unix_ms").integer(0, kMaxCount);
+  return c;
+}
+
+LatencySummary read_latency(const Field& f) {
+  LatencySummary l;
+  if (!object(f)) return l;
+  for (const std::string& key : f.keys()) {
+    const Field v = f.child(key);
+    if (key == "min")
+      l.min = v.number();
+    else if (key == "mean")
+      l.mean = v.number();
+    else if (key == "stdev")
+      l.stdev = v.number();
+    else if (key == "max")
+      l.max = v.number();
+    else if (!v.is_null())
+      l.percentiles.emplace_back(key, v.number());
+  }
+  return l;
+}
+
+LatencyHistogram read_histogram(const Field& f) {
+  LatencyHistogram h;
+  if (!object(f)) return h;
+  if (string(f.child("unit"), "ns") != "ns") f.child("unit").fail("expected ns");
+  h.sub_bucket_bits = integer(f.child("sub_bucket_bits"), 0, 0, 30);
+  h.count = count(f.child("count"));
+  const Field buckets = f.child("buckets");
+  if (!array(buckets)) return h;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const Field b = buckets.at(i);
+    b.expect_array();
+    if (b.size() != 3) b.fail("expected [lower_ns, upper_ns, count]");
+    HistogramBucket bucket{count(b.at(0)), count(b.at(1)), count(b.at(2))};
+    if (bucket.upper_ns <= bucket.lower_ns) b.fail("expected upper_ns above lower_ns");
+    h.buckets.push_back(bucket);
+  }
+  return h;
+}
+
+TemplateReport read_template(const Field& f) {
+  f.expect_object();
+  TemplateReport t;
+  t.name = string(f.child("name"), "request");
+  t.weight = number(f.child("weight"), 1);
+  t.method = string(f.child("method"));
+  t.target = string(f.child("target"));
+  if (!f.child("expect_status").is_null())
+    t.expect_status = static_cast<int>(f.child("expect_status").integer(100, 999));
+  t.responses = count(f.child("responses"));
+  t.as_expected = count(f.child("as_expected"));
+  t.unexpected = count(f.child("unexpected"));
+  t.errors = count(f.child("errors"));
+  t.status = read_counts(f.child("status"));
+  return t;
+}
+
+H2Report read_h2(const Field& f) {
+  H2Report h2;
+  h2.streams_per_connection = integer(f.child("streams_per_connection"), 1, 1, 1 << 20);
+  if (!f.child("server_max_concurrent_streams").is_null())
+    h2.server_max_concurrent_streams = count(f.child("server_max_concurrent_streams"));
+  h2.max_concurrent_streams = count(f.child("max_concurrent_streams"));
+  h2.streams = count(f.child("streams"));
+  h2.retried = count(f.child("retried"));
+  h2.rst_stream = read_counts(f.child("rst_stream"));
+  h2.goaway = read_counts(f.child("goaway"));
+  h2.nghttp2_allocations = count(f.child("nghttp2_allocations"));
+  h2.nghttp2_allocations_per_stream = number(f.child("nghttp2_allocations_per_stream"));
+  h2.not_h2 = f.child("not_h2").optional_string();
+  return h2;
+}
+
+}  // namespace
+
+json to_json(const LoadReport& r) {
+  json j;
+  j["schema"] = kLoadSchema;
+  j["tool"] = {{"name", r.tool_name}, {"version", r.tool_version}};
+  j["config"] = config_json(r.config);
+  j["valid"] = r.valid;
+  j["invalid_reasons"] = r.invalid_reasons;
+  j["elapsed_s"] = r.elapsed_s;
+  j["window"] = r.window ? json{{"clock", "CLOCK_MONOTONIC"},
+                                {"start_ns", r.window->start_ns},
+                                {"end_ns", r.window->end_ns}}
+                         : json(nullptr);
+  j["requests"] = r.requests;
+  j["issued"] = r.issued;
+  j["requests_per_s"] = r.requests_per_s;
+  const OpenLoopReport* open = r.open_loop ? &*r.open_loop : nullptr;
+  j["offered_rate"] = open ? json(open->offered_rate) : json(nullptr);
+  j["achieved_rate"] = open ? json(open->achieved_rate) : json(nullptr);
+  j["missed"] = r.missed;
+  j["max_send_lag_us"] = open ? json(open->max_send_lag_us) : json(nullptr);
+  j["send_lag_us"] = open ? latencies_json(open->send_lag_us) : json(nullptr);
+  j["service_time_us"] = open ? latencies_json(open->service_time_us) : json(nullptr);
+  j["bytes"] = {
+      {"read", r.bytes_read}, {"written", r.bytes_written}, {"read_per_s", r.bytes_read_per_s}};
+  j["connections_opened"] = r.connections_opened;
+  j["handshakes"] = r.handshakes ? json{{"full", r.handshakes->full},
+                                        {"resumed", r.handshakes->resumed},
+                                        {"per_s", r.handshakes->per_s}}
+                                 : json(nullptr);
+  j["latency_us"] = latency_json(r.latency_us);
+  j["latency_histogram"] = histogram_json(r.latency_histogram);
+  j["status"] = counts_json(r.status);
+  json errors = counts_json(r.errors);
+  errors["total"] = r.errors_total;
+  j["errors"] = errors;
+  json series = json::array();
+  for (const auto& s : r.series)
+    series.push_back({{"t", s.t},
+                      {"requests", s.requests},
+                      {"rps", s.rps},
+                      {"p99_us", optional_json(s.p99_us)},
+                      {"errors", s.errors},
+                      {"handshakes", s.handshakes}});
+  j["series"] = series;
+  json templates = json::array();
+  for (const auto& t : r.templates) templates.push_back(template_json(t));
+  j["templates"] = templates;
+  j["h2"] = r.h2 ? h2_json(*r.h2) : json(nullptr);
+  json headers = json::object();
+  for (const auto& [name, values] : r.header_counts) headers[name] = counts_json(values);
+  j["header_counts"] = headers;
+  if (!r.merged_from.empty()) {
+    json hosts = json::array();
+    for (const auto& h : r.merged_from)
+      hosts.push_back({{"host", h.host},
+                       {"requests", h.requests},
+                       {"requests_per_s", h.requests_per_s},
+                       {"elapsed_s", h.elapsed_s},
+                       {"valid", h.valid}});
+    j["merged_from"] = hosts;
+  }
+  return j;
+}
+
+LoadReport load_report_from_json(const json& doc, const std::string& source) {
+  const Field root(doc, source);
+  if (!doc.is_object() || !root.has("schema") || !root.child("schema").json().is_string() ||
+      root.child("schema").string() != kLoadSchema)
+    root.child("schema").fail("expected " + std::string(kLoadSchema));
+  LoadReport r;
+  if (const Field tool = root.child("tool"); object(tool)) {
+    r.tool_name = string(tool.child("name"), r.tool_name);
+    r.tool_version = string(tool.child("version"));
+  }
+  r.config = read_config(root.child("config"));
+  r.valid = boolean(root.child("valid"), true);
+  r.invalid_reasons = root.child("invalid_reasons").strings();
+  // What every run has: the measured interval and what completed in it.
+  r.elapsed_s = root.child("elapsed_s").number(0, 1e9);
+  r.requests = static_cast<std::uint64_t>(root.child("requests").integer(0, kMaxCount));
+  r.requests_per_s = root.child("requests_per_s").number();
+  if (const Field w = root.child("window"); object(w)) {
+    if (string(w.child("clock"), "CLOCK_MONOTONIC") != "CLOCK_MONOTONIC")
+      w.child("clock").fail("expected CLOCK_MONOTONIC");
+    r.window = LoadWindow{count(w.child("start_ns")), count(w.child("end_ns"))};
+    if (r.window->end_ns < r.window->start_ns) w.child("end_ns").fail("expected >= start_ns");
+  }
+  r.issued = count(root.child("issued"));
+  r.missed = count(root.child("missed"));
+  if (!root.child("offered_rate").is_null()) {
+    OpenLoopReport open;
+    open.offered_rate = root.child("offered_rate").number();
+    open.achieved_rate = number(root.child("achieved_rate"));
+    open.max_send_lag_us = number(root.child("max_send_lag_us"));
+    open.send_lag_us = read_latencies(root.child("send_lag_us"));
+    open.service_time_us = read_latencies(root.child("service_time_us"));
+    r.open_loop = std::move(open);
+  }
+  if (const Field bytes = root.child("bytes"); object(bytes)) {
+    r.bytes_read = count(bytes.child("read"));
+    r.bytes_written = count(bytes.child("written"));
+    r.bytes_read_per_s = number(bytes.child("read_per_s"));
+  }
+  r.connections_opened = count(root.child("connections_opened"));
+  if (const Field handshakes = root.child("handshakes"); object(handshakes))
+    r.handshakes =
+        HandshakeCounts{count(handshakes.child("full")), count(handshakes.child("resumed")),
+                        number(handshakes.child("per_s"))};
+  r.latency_us = read_latency(root.child("latency_us"));
+  r.latency_histogram = read_histogram(root.child("latency_histogram"));
+  r.status = read_counts(root.child("status"));
+  if (const Field errors = root.child("errors"); object(errors)) {
+    for (const std::string& key : errors.keys())
+      if (key != "total") r.errors.emplace_back(key, count(errors.child(key)));
+    r.errors_total = count(errors.child("total"));
+  }
+  if (const Field series = root.child("series"); array(series)) {
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const Field s = series.at(i);
+      s.expect_object();
+      // t and rps are what a second is; the rest may be left out.
+      r.series.push_back({static_cast<std::uint64_t>(s.child("t").integer(0, kMaxCount)),
+                          count(s.child("requests")), s.child("rps").number(),
+                          s.child("p99_us").optional_number(), count(s.child("errors")),
+                          count(s.child("handshakes"))});
+    }
+  }
+  if (const Field templates = root.child("templates"); array(templates))
+    for (std::size_t i = 0; i < templates.size(); ++i)
+      r.templates.push_back(read_template(templates.at(i)));
+  if (const Field h2 = root.child("h2"); object(h2)) r.h2 = read_h2(h2);
+  if (const Field headers = root.child("header_counts"); object(headers))
+    for (const std::string& name : headers.keys())
+      r.header_counts.emplace_back(name, read_counts(headers.child(name)));
+  if (const Field hosts = root.child("merged_from"); array(hosts)) {
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      const Field h = hosts.at(i);
+      h.expect_object();
+      r.merged_from.push_back({string(h.child("host")), count(h.child("requests")),
+                               number(h.child("requests_per_s")), number(h.child("elapsed_s")),
+                               boolean(h.child("valid"), true)});
+    }
+  }
+  return r;
+}
+
+LoadReport parse_load_report(const std::string& text, const std::string& source) {
+  return load_report_from_json(parse_json_text<json>(text, source), source);
+}
+
+}  // namespace gatebench::common
