@@ -30,6 +30,9 @@ Json parse_json_text(const std::string& text, const std::string& file) {
     return Json::parse(text);
   } catch (const typename Json::parse_error& e) {
     throw UsageError(file + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const typename Json::out_of_range&) {
+    // A number no double holds (1e400): nlohmann's out_of_range.406, not a parse_error.
+    throw UsageError(file + ": not valid JSON (a number out of range)");
   }
 }
 

@@ -1,7 +1,10 @@
 #include "micro/peers/http1_naive.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cctype>
+#include <memory>
 
 namespace gatebench::peers {
 namespace {
@@ -220,6 +223,33 @@ NaiveHead naive_parse_response(std::string_view buf, std::size_t max_head, bool 
   return head;
 }
 
+namespace {
+
+// RFC 9112 7.1 and RFC 9110 5.1, 5.5, 5.6.2, 5.6.4 written out as expressions, so the decoder's
+// states are checked against the grammar itself:
+//   chunk-size [ chunk-ext ]  with  chunk-ext = *( BWS ";" BWS token [ BWS "=" BWS
+//                                   ( token / quoted-string ) ] )
+//   field-name ":" OWS field-value OWS  (a trailer line)
+// Latin-1, so that obs-text (0x80-0xFF) is one byte each.
+const RE2& grammar(bool trailer) {
+  static const auto make = [](const std::string& expr) {
+    RE2::Options options;
+    options.set_encoding(RE2::Options::EncodingLatin1);
+    options.set_log_errors(false);
+    return std::make_unique<RE2>(expr, options);
+  };
+  static const std::string token = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+  static const std::string quoted =
+      "\"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*\"";
+  static const std::unique_ptr<RE2> size_line =
+      make("[0-9A-Fa-f]+(?:[ \\t]*;[ \\t]*" + token + "(?:[ \\t]*=[ \\t]*(?:" + token + "|" +
+           quoted + "))?)*");
+  static const std::unique_ptr<RE2> field_line = make(token + ":[\\t \\x21-\\x7e\\x80-\\xff]*");
+  return trailer ? *field_line : *size_line;
+}
+
+}  // namespace
+
 std::optional<std::size_t> naive_chunked_length(std::string_view in) {
   const std::string s(in);
   std::size_t p = 0;
@@ -235,12 +265,7 @@ std::optional<std::size_t> naive_chunked_length(std::string_view in) {
                      [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
       return std::nullopt;
     }
-    if (ext != std::string::npos) {
-      for (char c : line.substr(ext)) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7f) return std::nullopt;
-      }
-    }
+    if (!RE2::FullMatch(line, grammar(false))) return std::nullopt;
     const std::size_t size = std::stoull(digits, nullptr, 16);
     p = crlf + 2;
     if (size == 0) break;
@@ -253,9 +278,7 @@ std::optional<std::size_t> naive_chunked_length(std::string_view in) {
     if (crlf == std::string::npos) return std::nullopt;
     if (crlf == p) return p + 2;
     const std::string line = s.substr(p, crlf - p);
-    if (line.find_first_of("\r\n") != std::string::npos || !is_token_char(line[0])) {
-      return std::nullopt;
-    }
+    if (!RE2::FullMatch(line, grammar(true))) return std::nullopt;
     trailer_bytes += line.size() + 1;
     if (trailer_bytes > 8192) return std::nullopt;
     p = crlf + 2;

@@ -115,7 +115,7 @@ int run_time_mode(const TimeRun& run, std::vector<TimeSide>& sides) {
                   << (sides.size() > 1 ? " of " + side.bench : std::string()) << ", " << these
                   << " repetitions\n";
       // A part file is read back at once and removed whatever happens: only --out is output.
-      const RemoveOnExit remove_part(plain ? "" : part);
+      const RemoveOnExit remove_part{plain ? "" : part};
       side.starts_us.push_back(now_us());
       const int rc = common::run_to_exit(common::command(cmd));
       if (rc != 0) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <stdexcept>
 #include <string>
 
 #include "macro/driver/results/wrk_output.hpp"
@@ -10,8 +11,19 @@
 namespace gatebench::macro {
 namespace {
 
+// A number the expressions matched that std::stoull or std::stod still refuse (over 2^64, over
+// DBL_MAX, a lone "."): damaged output, reported as such rather than as std::out_of_range.
+template <class Convert>
+auto number(const std::string& text, Convert convert) {
+  try {
+    return convert(text);
+  } catch (const std::logic_error&) {
+    throw LoadParseError("h2load output has a number out of range: '" + text.substr(0, 40) + "'");
+  }
+}
+
 uint64_t count_at(const std::smatch& m, std::size_t i) {
-  return std::stoull(m[static_cast<int>(i)].str());
+  return number(m[static_cast<int>(i)].str(), [](const std::string& t) { return std::stoull(t); });
 }
 
 }  // namespace
@@ -36,7 +48,7 @@ LoadResult parse_h2load_output(std::string_view text) {
   if (!std::regex_search(s, m, finished) || !parse_wrk_duration_us(m[1].str()))
     throw LoadParseError("h2load output has no summary ('finished in D, R req/s')");
   r.duration_s = *parse_wrk_duration_us(m[1].str()) / 1e6;
-  r.rps = std::stod(m[2].str());
+  r.rps = number(m[2].str(), [](const std::string& t) { return std::stod(t); });
   if (!std::regex_search(s, m, requests))
     throw LoadParseError(
         "h2load output has no 'requests: N total, N started, N done, N succeeded, N failed, N "

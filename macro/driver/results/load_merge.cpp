@@ -15,12 +15,14 @@ using common::LoadReport;
 
 // A part reports only percentiles here (no histogram): the largest of them, never a mean.
 void max_of(common::Latencies& into, const common::Latencies& part) {
-  for (const auto& [key, value] : part) {
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+  for (const auto& entry : part) {
+    const auto& key = entry.first;
     auto it = std::find_if(into.begin(), into.end(), [&](const auto& e) { return e.first == key; });
     if (it == into.end())
-      into.emplace_back(key, value);
+      into.emplace_back(key, entry.second);
     else
-      it->second = std::max(it->second, value);
+      it->second = std::max(it->second, entry.second);
   }
 }
 

@@ -52,6 +52,59 @@ inline bool crlf_at(std::string_view data, std::size_t i) {
 
 }  // namespace
 
+// One byte of a chunk extension (RFC 9112 7.1.1):
+//   chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+//   chunk-ext-name = token, chunk-ext-val = token / quoted-string
+// The state after it, kSizeLf at the CR that ends the line, kError for any byte the grammar does
+// not allow there (whitespace with nothing after it included).
+ChunkedDecoder::State ChunkedDecoder::extension_step(State state, char c) {
+  const bool ws = c == ' ' || c == '\t';
+  // qdtext and the byte after a backslash: HTAB, SP, VCHAR, obs-text ('"' and '\\' are taken
+  // before the check where they mean something).
+  const bool text = !detail::is_value_ctl(static_cast<unsigned char>(c));
+  switch (state) {
+    case State::kExtBws:
+      if (ws) return state;
+      if (c == ';') return State::kExtNameStart;
+      break;
+    case State::kExtNameStart:
+      if (ws) return state;
+      if (detail::is_tchar(c)) return State::kExtName;
+      break;
+    case State::kExtName:
+    case State::kExtNameBws:
+      if (state == State::kExtName && detail::is_tchar(c)) return state;
+      if (ws) return State::kExtNameBws;
+      if (c == '=') return State::kExtValueStart;
+      if (c == ';') return State::kExtNameStart;
+      if (c == '\r' && state == State::kExtName) return State::kSizeLf;
+      break;
+    case State::kExtValueStart:
+      if (ws) return state;
+      if (detail::is_tchar(c)) return State::kExtToken;
+      if (c == '"') return State::kExtQuoted;
+      break;
+    case State::kExtToken:
+    case State::kExtValueEnd:
+      if (state == State::kExtToken && detail::is_tchar(c)) return state;
+      if (ws) return State::kExtBws;
+      if (c == ';') return State::kExtNameStart;
+      if (c == '\r') return State::kSizeLf;
+      break;
+    case State::kExtQuoted:
+      if (c == '"') return State::kExtValueEnd;
+      if (c == '\\') return State::kExtQuotedPair;
+      if (text) return state;
+      break;
+    case State::kExtQuotedPair:
+      if (text) return State::kExtQuoted;
+      break;
+    default:
+      break;
+  }
+  return State::kError;
+}
+
 std::size_t ChunkedDecoder::feed(std::string_view data) {
   // The decoder's fields live in locals while the slice is read and are stored once on the way
   // out. Kept in the object, each would be stored and loaded again around every byte read (a
@@ -145,8 +198,10 @@ std::size_t ChunkedDecoder::feed(std::string_view data) {
         if (h >= 0) {
           if (++digits > kMaxSizeDigits) return fail(i, "chunk size too large");
           remaining = remaining * 16 + static_cast<std::uint64_t>(h);
-        } else if (c == ';' || c == ' ' || c == '\t') {
-          state = State::kExt;
+        } else if (c == ';') {
+          state = State::kExtNameStart;
+        } else if (c == ' ' || c == '\t') {
+          state = State::kExtBws;
         } else if (c == '\r') {
           state = State::kSizeLf;
         } else {
@@ -154,13 +209,18 @@ std::size_t ChunkedDecoder::feed(std::string_view data) {
         }
         break;
       }
-      case State::kExt:
+      case State::kExtBws:
+      case State::kExtNameStart:
+      case State::kExtName:
+      case State::kExtNameBws:
+      case State::kExtValueStart:
+      case State::kExtToken:
+      case State::kExtQuoted:
+      case State::kExtQuotedPair:
+      case State::kExtValueEnd:
         if (++line_bytes > kMaxSizeLine) return fail(i, "chunk size line too long");
-        if (c == '\r') {
-          state = State::kSizeLf;
-        } else if (detail::is_value_ctl(static_cast<unsigned char>(c))) {
-          return fail(i, "bad chunk extension");
-        }
+        state = extension_step(state, c);
+        if (state == State::kError) return fail(i, "bad chunk extension");
         break;
       case State::kSizeLf:
         if (c != '\n') return fail(i, "bad chunk size line ending");
@@ -180,17 +240,28 @@ std::size_t ChunkedDecoder::feed(std::string_view data) {
           state = State::kFinalLf;
         } else if (detail::is_tchar(c)) {
           if (++line_bytes > kMaxTrailerBytes) return fail(i, "trailer too large");
-          state = State::kTrailerLine;
+          state = State::kTrailerName;
         } else {
           return fail(i, "bad trailer line");
         }
         break;
-      case State::kTrailerLine:
+      // RFC 9110 5.1 and 5.5 (RFC 9112 5.1: no whitespace before the colon).
+      case State::kTrailerName:
+        if (++line_bytes > kMaxTrailerBytes) return fail(i, "trailer too large");
+        if (c == ':') {
+          state = State::kTrailerValue;
+        } else if (!detail::is_tchar(c)) {
+          return fail(i, "bad trailer line");
+        }
+        break;
+      case State::kTrailerValue:
         if (++line_bytes > kMaxTrailerBytes) return fail(i, "trailer too large");
         if (c == '\r') {
           state = State::kTrailerLf;
         } else if (c == '\n') {
           return fail(i, "bad trailer line ending");
+        } else if (detail::is_value_ctl(static_cast<unsigned char>(c))) {
+          return fail(i, "bad trailer field value");
         }
         break;
       case State::kTrailerLf:

@@ -8,9 +8,13 @@
 //   if (d.error()) ... d.reason()      // bad framing: the connection cannot be reused
 //
 // Contract: feed consecutive slices of one body; no allocation, no copy. Rejected: a size that is
-// not 1-15 hex digits, an extension with a control byte other than HTAB, a size line over
-// kMaxSizeLine bytes, trailers over kMaxTrailerBytes in all, a trailer line that does not start
-// with a token byte, and CR or LF outside the CRLF that ends a line (chunk data aside).
+// not 1-15 hex digits, extensions outside RFC 9112's grammar (`*( BWS ";" BWS name [ BWS "=" BWS
+// value ] )`, the name a token, the value a token or a quoted-string), a size line over
+// kMaxSizeLine bytes, trailers over kMaxTrailerBytes in all, a trailer line that is not
+// `name ":" value` (the name a token, the value without control bytes other than HTAB, or DEL),
+// and CR or LF outside the CRLF that ends a line (chunk data aside). The gateway forwards the
+// coding as it came, so whatever a stricter or more lenient peer could read another way is
+// refused here rather than passed on.
 #pragma once
 
 #include <cstddef>
@@ -37,19 +41,30 @@ class ChunkedDecoder {
  private:
   enum class State : std::uint8_t {
     kSize,
-    kSizeAny,  // after the first hex digit
-    kExt,
+    kSizeAny,       // after the first hex digit
+    kExtBws,        // whitespace before a ';'
+    kExtNameStart,  // after ';' (whitespace allowed)
+    kExtName,
+    kExtNameBws,  // whitespace after a name: '=' or ';' follows
+    kExtValueStart,
+    kExtToken,
+    kExtQuoted,
+    kExtQuotedPair,  // after a backslash in a quoted-string
+    kExtValueEnd,    // after the closing quote
     kSizeLf,
     kData,
     kDataCr,
     kDataLf,
     kTrailerStart,
-    kTrailerLine,
+    kTrailerName,
+    kTrailerValue,
     kTrailerLf,
     kFinalLf,
     kDone,
     kError
   };
+
+  static State extension_step(State state, char c);
 
   State state_ = State::kSize;
   std::uint8_t digits_ = 0;

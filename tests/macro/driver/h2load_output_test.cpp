@@ -107,5 +107,18 @@ TEST(H2loadOutput, RefusesOutputWithoutASummary) {
   EXPECT_THROW(parse_h2load_output("finished in 1.00s, 10.00 req/s, 1KB/s\n"), LoadParseError);
 }
 
+// Numbers the expressions match but no type holds (found by h2load_output_fuzz): damaged output,
+// the driver's error for it, not std::out_of_range or std::invalid_argument.
+TEST(H2loadOutput, RefusesNumbersOutOfRange) {
+  const auto output = [](const std::string& rate, const std::string& done) {
+    return "finished in 1.00s, " + rate + " req/s, 1KB/s\nrequests: 1 total, 1 started, " + done +
+           " done, 1 succeeded, 0 failed, 0 errored, 0 timeout\n";
+  };
+  ASSERT_NO_THROW(parse_h2load_output(output("10.00", "1")));
+  EXPECT_THROW(parse_h2load_output(output("10.00", std::string(25, '9'))), LoadParseError);
+  EXPECT_THROW(parse_h2load_output(output(std::string(400, '9'), "1")), LoadParseError);
+  EXPECT_THROW(parse_h2load_output(output(".", "1")), LoadParseError);
+}
+
 }  // namespace
 }  // namespace gatebench::macro

@@ -54,6 +54,12 @@ TEST(WrkOutput, MissingSummaryIsAnError) {
   EXPECT_THROW(parse_wrk_output(cut), LoadParseError);
 }
 
+TEST(WrkOutput, ACountBeyondWhatACounterHoldsIsAnError) {
+  std::string text(kWrk);
+  text.replace(text.find("838236 requests"), 6, "99999999999999999999999");
+  EXPECT_THROW(parse_wrk_output(text), LoadParseError);
+}
+
 TEST(WrkOutput, Durations) {
   EXPECT_DOUBLE_EQ(*parse_wrk_duration_us("289.00us"), 289);
   EXPECT_DOUBLE_EQ(*parse_wrk_duration_us("1.5ms"), 1500);

@@ -1,6 +1,6 @@
 // The gateway's message-head scanners and the chunked-body scanner: accepted forms, every
 // rejection (request smuggling shapes included), and a differential test of the chunked scanner
-// against a naive whole-buffer decoder on generated bodies split at random points.
+// against the naive peer (micro/peers/http1_naive) on generated bodies split at random points.
 #include "macro/gateway/http_head.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fixtures/rng.hpp"
+#include "micro/peers/http1_naive.hpp"
 
 namespace gw = gatebench::gateway;
 using gw::BodyKind;
@@ -164,46 +165,6 @@ TEST(ResponseHead, FramingAndKeepAlive) {
 
 // ---- chunked scanner -------------------------------------------------------------------
 
-// Naive peer: decodes a whole buffer; returns the length of the chunked body or nullopt.
-std::optional<std::size_t> naive_chunked_length(const std::string& s) {
-  std::size_t p = 0;
-  for (;;) {
-    std::size_t crlf = s.find("\r\n", p);
-    if (crlf == std::string::npos || crlf == p) return std::nullopt;
-    std::string line = s.substr(p, crlf - p);
-    std::size_t semi = line.find_first_of("; \t");
-    std::string digits = line.substr(0, semi);
-    if (digits.empty() || digits.size() > 15) return std::nullopt;
-    for (char c : digits) {
-      if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    }
-    if (semi != std::string::npos) {
-      for (char c : line.substr(semi)) {
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return std::nullopt;
-      }
-    }
-    std::size_t size = std::stoull(digits, nullptr, 16);
-    p = crlf + 2;
-    if (size == 0) break;
-    if (p + size + 2 > s.size() || s.compare(p + size, 2, "\r\n") != 0) return std::nullopt;
-    p += size + 2;
-  }
-  for (;;) {  // trailers
-    std::size_t crlf = s.find("\r\n", p);
-    if (crlf == std::string::npos) return std::nullopt;
-    if (crlf == p) return p + 2;
-    for (std::size_t i = p; i < crlf; ++i) {
-      if (s[i] == '\n' || s[i] == '\r') return std::nullopt;  // bare CR or LF in a trailer
-    }
-    unsigned char first = static_cast<unsigned char>(s[p]);
-    if (!std::isalnum(first) &&
-        std::string_view("!#$%&'*+-.^_`|~").find(s[p]) == std::string_view::npos) {
-      return std::nullopt;
-    }
-    p = crlf + 2;
-  }
-}
-
 std::string generate_chunked(gatebench::fixtures::Rng& rng) {
   std::string s;
   int chunks = static_cast<int>(rng.below(5));
@@ -236,7 +197,7 @@ TEST(ChunkedScanner, MatchesNaiveDecoderOnGeneratedBodies) {
   int complete = 0;
   for (int iter = 0; iter < 20000; ++iter) {
     std::string s = generate_chunked(rng);
-    std::optional<std::size_t> want = naive_chunked_length(s);
+    std::optional<std::size_t> want = gatebench::peers::naive_chunked_length(s);
     gw::ChunkedScanner sc;
     std::size_t consumed = 0;
     std::size_t pos = 0;

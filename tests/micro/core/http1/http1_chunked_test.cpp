@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "fixtures/rng.hpp"
@@ -12,10 +13,38 @@
 namespace gatebench::http1 {
 namespace {
 
+using namespace std::string_literals;
+
 struct Body {
   std::string bytes;
   std::uint64_t data = 0;  // data bytes, when not corrupted
 };
+
+// Extensions and trailer lines valid by RFC 9112 and RFC 9110, and near misses: the naive peer
+// decides which is which from the grammar.
+const std::string kExtensions[] = {";ext=1",
+                                   ";a",
+                                   " ;a",
+                                   "\t; a",
+                                   ";a = b",
+                                   ";a=\"\"",
+                                   ";a=\"x y;\\\"z\"",
+                                   ";a=b;c;d=\"e\" ",
+                                   ";a=\"\x80\xff\"",
+                                   ";a=\"x",
+                                   " x",
+                                   " ",
+                                   ";",
+                                   ";a=",
+                                   ";a b",
+                                   ";a=\"x\"y",
+                                   ";a=\"\x01\"",
+                                   ";a=\"x\\",
+                                   ";a@b",
+                                   ";a=b\x7f"};
+const std::string kTrailers[] = {"X-Trailer: t\r\n", "T:\r\n",    "T: a\tb \x80\r\n",
+                                 "NoColon\r\n",      "T : a\r\n", "T: a\0b\r\n"s,
+                                 "T: a\x7f\r\n"};
 
 Body generate(fixtures::Rng& rng) {
   Body b;
@@ -26,7 +55,7 @@ Body generate(fixtures::Rng& rng) {
     std::snprintf(hex, sizeof hex, rng.chance(1, 2) ? "%zx" : "%zX", n);
     if (rng.chance(1, 10)) b.bytes += "000";  // leading zeros count as digits
     b.bytes += hex;
-    if (rng.chance(1, 5)) b.bytes += ";ext=1";
+    if (rng.chance(1, 5)) b.bytes += kExtensions[rng.below(std::size(kExtensions))];
     if (rng.chance(1, 50)) b.bytes += ";" + std::string(4080 + rng.below(30), 'e');  // the limit
     b.bytes += "\r\n";
     for (std::size_t k = 0; k < n; ++k) b.bytes += static_cast<char>(rng.below(256));
@@ -34,7 +63,7 @@ Body generate(fixtures::Rng& rng) {
     b.data += n;
   }
   b.bytes += "0\r\n";
-  if (rng.chance(1, 4)) b.bytes += "X-Trailer: t\r\n";
+  if (rng.chance(1, 4)) b.bytes += kTrailers[rng.below(std::size(kTrailers))];
   if (rng.chance(1, 50)) b.bytes += "X-Big: " + std::string(8170 + rng.below(40), 't') + "\r\n";
   b.bytes += "\r\n";
   if (rng.chance(1, 4)) {
@@ -127,9 +156,28 @@ TEST(Http1Chunked, WholeLinesMatchByteByByte) {
             "chunk size too large");
 }
 
+// What the grammar allows is read to the end of the body, by the fast path and byte by byte.
+TEST(Http1Chunked, AcceptsWhatTheGrammarAllows) {
+  for (const char* ext : {";a", " ;a", "\t; a", ";a = b", ";a=\"\"", ";a=\"x y;\\\"z\"",
+                          ";a=b;c;d=\"e\"", ";a=\"\x80\xff\\\x80\"", ";a=\"\t\"", ";a=b ;c"}) {
+    for (const char* trailer : {"", "T:\r\n", "T: a\tb \x80\r\n", "T:a\r\nU:  \r\n"}) {
+      const std::string body =
+          std::string("5") + ext + "\r\nhello\r\n0" + ext + "\r\n" + trailer + "\r\n";
+      for (std::size_t slice : {std::size_t{1}, body.size()}) {
+        const Outcome o = feed_in_slices(body, slice);
+        EXPECT_TRUE(o.done) << body << " slice " << slice << ": " << o.reason;
+        EXPECT_EQ(o.used, body.size()) << body;
+        EXPECT_EQ(o.data, 5u) << body;
+      }
+      EXPECT_EQ(peers::naive_chunked_length(body), body.size()) << body;
+    }
+  }
+}
+
 TEST(Http1Chunked, CountsDataBytes) {
   ChunkedDecoder d;
-  const std::string body = "5\r\nhello\r\n1;a=b\r\n \r\nA \r\n0123456789\r\n0\r\nT: 1\r\n\r\n";
+  const std::string body =
+      "5\r\nhello\r\n1;a=b\r\n \r\nA ;x=\"y\"\r\n0123456789\r\n0\r\nT: 1\r\n\r\n";
   EXPECT_EQ(d.feed(body + "rest"), body.size());
   EXPECT_TRUE(d.done());
   EXPECT_EQ(d.data_bytes(), 16u);
@@ -158,12 +206,34 @@ TEST(Http1Chunked, Errors) {
       {"0\r\nT: a\rb", "bad trailer line ending"},
       {"0\r\nT: " + std::string(9000, 't'), "trailer too large"},
       {"0\r\n\rX", "bad end of chunked body"},
+      // RFC 9112 7.1.1: chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )
+      {"5;a=\"x\r\n", "bad chunk extension"},
+      {"5 x\r\n", "bad chunk extension"},
+      {"5 \r\n", "bad chunk extension"},
+      {"5;\r\n", "bad chunk extension"},
+      {"5;a=\r\n", "bad chunk extension"},
+      {"5;a b\r\n", "bad chunk extension"},
+      {"5;a=b c\r\n", "bad chunk extension"},
+      {"5;a=\"x\"y\r\n", "bad chunk extension"},
+      {"5;a=\"\x01\"\r\n", "bad chunk extension"},
+      {"5;a=\"x\\\r\n", "bad chunk extension"},
+      {"5;a@b\r\n", "bad chunk extension"},
+      {"5;a=b\0\r\n"s, "bad chunk extension"},
+      {"5;a=b\x7f\r\n", "bad chunk extension"},
+      // RFC 9110 5.1, 5.5: field-name ":" OWS field-value OWS, the value VCHAR, obs-text, SP, HTAB.
+      {"0\r\nNoColon\r\n\r\n", "bad trailer line"},
+      {"0\r\nT : a\r\n\r\n", "bad trailer line"},
+      {"0\r\nT: a\0b\r\n\r\n"s, "bad trailer field value"},
+      {"0\r\nT: a\x7f\r\n\r\n", "bad trailer field value"},
+      {"0\r\nT: a\x01\r\n\r\n", "bad trailer field value"},
   };
   for (const auto& c : cases) {
     ChunkedDecoder d;
     d.feed(c.body);
     EXPECT_TRUE(d.error()) << c.body.substr(0, 40);
     EXPECT_STREQ(d.reason(), c.reason) << c.body.substr(0, 40);
+    EXPECT_FALSE(peers::naive_chunked_length(c.body + "\r\nhello\r\n0\r\n\r\n"))
+        << c.body.substr(0, 40);
   }
 }
 
