@@ -21,7 +21,8 @@ std::optional<double> to_number(std::string_view text) {
 // wrk prints counts with k/M/G suffixes in some columns; the summary lines use plain integers.
 std::optional<uint64_t> to_count(std::string_view text) {
   auto value = to_number(text);
-  // NaN, negative or beyond 2^64 (a double cast to uint64_t out of range is undefined): not a count.
+  // NaN, negative or beyond 2^64 (a double cast to uint64_t out of range is undefined): not a
+  // count.
   if (!value || !(*value >= 0) || *value >= 18446744073709551616.0) return std::nullopt;
   return static_cast<uint64_t>(*value);
 }
