@@ -23,8 +23,10 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
+// Scenario ports (18080, 18081, 18443, 18101, 18102) plus these: apart from the other tests', and
+// from each other (ctest runs each case as its own process, two at a time).
 constexpr int kOffset = 5200;
+constexpr int kCheckOffset = 5400;
 
 std::string write_target(const std::string& dir, const std::string& text) {
   fs::create_directories(dir);
@@ -80,13 +82,13 @@ TEST(TargetRun, DryRunShowsTheBaselinesAndTheSkippedWorkloads) {
   fs::remove_all(dir);
 }
 
-bool ready_to_run() {
+bool ready_to_run(int offset = kOffset) {
   Toolbox tools;
   for (const char* tool :
        {"nginx", "openssl", "curl", "gatebench-load", "gatebench-gateway", "gatebench-control"})
     if (!tools.find(tool)) return false;
   for (int port : {18080, 18081, 18443, 18101, 18102})
-    if (!port_free(port + kOffset)) return false;
+    if (!port_free(port + offset)) return false;
   return true;
 }
 
@@ -118,11 +120,12 @@ TEST(TargetRun, GatewayTargetRunsBesideItsNginxBaselines) {
 }
 
 TEST(TargetRun, CheckAnswersEveryFeatureOfTheGateway) {
-  if (!ready_to_run()) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
+  if (!ready_to_run(kCheckOffset)) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
   const std::string out = unique_dir("target-check");
   fs::remove_all(out);
   CaptureResult r = run_driver(
-      {"target", "check", "gateway", "--port-offset", std::to_string(kOffset), "--out", out}, 120s);
+      {"target", "check", "gateway", "--port-offset", std::to_string(kCheckOffset), "--out", out},
+      120s);
   EXPECT_EQ(exit_code(r), 0) << r.output;
   for (const char* want :
        {"feature plain (workload plain)", "feature https (workload https-keepalive)",

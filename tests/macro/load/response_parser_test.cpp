@@ -97,7 +97,8 @@ TEST(ResponseParser, ConnectionHeaderAndVersionDecideKeepAlive) {
 TEST(ResponseParser, Chunked) {
   const std::string r =
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
-      "5\r\nhello\r\n1;name=value\r\n \r\nA \r\n0123456789\r\n0\r\nX-T: 1\r\nY: 2\r\n\r\n";
+      "5\r\nhello\r\n1;name=value\r\n \r\nA ; q=\"a b\"\r\n0123456789\r\n0\r\nX-T: 1\r\nY: "
+      "2\r\n\r\n";
   for (const Outcome& o : {whole(r, false), bytewise(r, false)}) {
     EXPECT_EQ(o.status, ParseStatus::kComplete) << o.error;
     EXPECT_EQ(o.body, 16u);
@@ -109,7 +110,9 @@ TEST(ResponseParser, Chunked) {
 TEST(ResponseParser, ChunkedErrors) {
   const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (const char* body : {"x\r\n", "5\r\nhelloXX", "5\nhello\r\n", "1234567890abcdef0\r\n",
-                           "0\r\nbad\n\r\n", "0\r\n\rX"}) {
+                           "0\r\nbad\n\r\n", "0\r\n\rX",
+                           // RFC 9112 7.1.1: whitespace after the size only before a ';'.
+                           "A \r\n0123456789\r\n0\r\n\r\n"}) {
     const Outcome o = whole(head + body, false);
     EXPECT_EQ(o.status, ParseStatus::kError) << body;
     EXPECT_FALSE(o.error.empty());
