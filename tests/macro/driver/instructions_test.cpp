@@ -142,12 +142,13 @@ TEST(MacroInstructions, AnyTargetByItsProcessTree) {
   // 20 runs on this machine spread by 0.65% (docs/attribution.md): the master's and the
   // worker's time-driven work (the access log's flush each second, timers) is in the count.
   EXPECT_NEAR(ix, iy, ix * kRepeatShareTree) << "run a " << ix << ", run b " << iy;
-  // recvfrom and writev on both sides and getsockopt: 5 per request, within 1/N per call that
-  // follows time.
+  // recvfrom and writev on both sides and getsockopt: 5 per request, plus the calls that follow
+  // time (log flushes, the master's signalling), 1/N each: 20 runs at N=200 spread by 1.2%
+  // (docs/attribution.md), two runs of CI by 0.055 (11 calls).
   const double sx = x["syscalls_per_request"].get<double>();
   const double sy = y["syscalls_per_request"].get<double>();
   EXPECT_GT(sx, 3);
-  EXPECT_NEAR(sx, sy, 0.05) << "run a " << sx << ", run b " << sy;
+  EXPECT_NEAR(sx, sy, 0.1) << "run a " << sx << ", run b " << sy;
   EXPECT_EQ(direct["status"], "skipped");
   EXPECT_NE(direct["reason"].get<std::string>().find("gateway-role"), std::string::npos);
 
