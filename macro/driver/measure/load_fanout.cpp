@@ -65,7 +65,10 @@ LoadFanout::LoadFanout(RemoteHosts& remote, const ScenarioPlan& plan, const Load
         ssh.run("mkdir -p " + shell_join(p.remote_dir, {}), 15s);
         const auto setup = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - before);
-        margin_ms = std::max<int64_t>(margin_ms, 2 * setup.count() + 500);
+        // Twice the round trip that set the host up, plus the start of the generator itself
+        // through ssh, which on a busy 2-vCPU machine with sanitizer builds came 678 ms after a
+        // 1 s margin ("started 678.2 ms after --start-at": an invalid run).
+        margin_ms = std::max<int64_t>(margin_ms, 2 * setup.count() + 1500);
         if (!load.requests_path.empty()) ssh.copy_to({load.requests_path}, p.remote_dir, 60s);
       } catch (const RemoteError& e) {
         throw Outcome{Status::failed, std::string("load on ") + e.what()};

@@ -18,8 +18,8 @@ namespace gatebench::macro {
 
 // How long after the start commands the generators begin: at least this, and at least twice the
 // slowest host's session set-up just measured (the run directory's mkdir, the same ssh session
-// as the start) plus 500 ms for the generator's own start, so a loaded machine is not late.
-inline constexpr int64_t kStartMarginMs = 1000;
+// as the start) plus 1.5 s for the generator's own start, so a loaded machine is not late.
+inline constexpr int64_t kStartMarginMs = 2000;
 
 class LoadFanout {
  public:
