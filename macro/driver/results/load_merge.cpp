@@ -55,14 +55,12 @@ void merge_latency(LoadReport& out, const std::vector<LoadPart>& parts) {
     const double sd = d.latency_us.stdev, m = d.latency_us.mean;
     sum_sq += static_cast<double>(d.requests) * (sd * sd + (m - mean_us) * (m - mean_us));
   }
-  std::vector<Bucket> buckets;
   out.latency_histogram.sub_bucket_bits = sub_bits;
   out.latency_histogram.count = hist_count;
   out.latency_histogram.buckets.clear();
-  for (const auto& [bounds, n] : bins) {
-    buckets.push_back({bounds.first, bounds.second, n});
+  for (const auto& [bounds, n] : bins)
     out.latency_histogram.buckets.push_back({bounds.first, bounds.second, n});
-  }
+  const std::vector<Bucket>& buckets = out.latency_histogram.buckets;
   const auto min_ns = static_cast<uint64_t>(std::llround(std::max(0.0, min_us) * 1e3));
   const auto max_ns = static_cast<uint64_t>(std::llround(max_us * 1e3));
   out.latency_us = {std::max(0.0, min_us),
@@ -128,7 +126,7 @@ uint64_t histogram_percentile(const std::vector<Bucket>& buckets, double p, uint
   for (const auto& b : buckets) {
     seen += b.count;
     if (seen >= rank) {
-      const uint64_t mid = b.lower + (b.upper - b.lower - 1) / 2;
+      const uint64_t mid = b.lower_ns + (b.upper_ns - b.lower_ns - 1) / 2;
       return std::clamp(mid, min_ns, std::max(min_ns, max_ns));
     }
   }

@@ -20,10 +20,8 @@ struct LoadPart {
 // their request templates differ. The merged window is absent: each host's is on its own clock.
 common::LoadReport merge_load_results(const std::vector<LoadPart>& parts);
 
-// One histogram bucket of gatebench.load/1: [lower_ns, upper_ns_exclusive, count].
-struct Bucket {
-  uint64_t lower = 0, upper = 0, count = 0;
-};
+// One histogram bucket of gatebench.load/1: the load report's own type.
+using Bucket = common::HistogramBucket;
 
 // The value at percentile p (0-100) as gatebench-load computes it: the midpoint of the bucket
 // holding the ceil(p% * count)-th smallest value, clamped to [min_ns, max_ns]. Buckets sorted by
