@@ -31,6 +31,7 @@ inline std::string macro_exe_beside_this_test() {
 #endif
 
 #include "driver_exe.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -40,11 +41,6 @@ using namespace std::chrono_literals;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports 18080 and 18081 plus this: apart from the other tests' offsets.
-constexpr int kCacheOffset = 6000;
-// The gateway's scenarios run beside the peers' test (ctest -j): ports of their own.
-constexpr int kGatewayOffset = 6300;
 
 std::size_t line_count(const fs::path& file) {
   std::ifstream in(file);
@@ -57,8 +53,8 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
   Toolbox tools;
   if (!tools.find("nginx")) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason("nginx");
   for (int port : {18080, 18081}) {
-    if (!port_free(port + kCacheOffset))
-      GTEST_SKIP() << "skipped: port " << port + kCacheOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   if (!fs::exists(std::string(GATEBENCH_MACRO_EXE)))
     GTEST_SKIP() << "skipped: " << GATEBENCH_MACRO_EXE << " not built";
@@ -74,7 +70,7 @@ TEST(CacheScenarios, PeersServeHitsInQuickRuns) {
   // the X-Cache-Status values the scenarios' cache blocks judge (wrk cannot).
   CaptureResult r =
       run_driver({"--quick", "--warmup", "0", "--scenarios", "nginx-proxy-cache-hit,varnish-hit",
-                  "--port-offset", std::to_string(kCacheOffset), "--out", out},
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  240s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
@@ -128,8 +124,8 @@ TEST(CacheScenarios, GatewayCacheScenariosInOneQuickRound) {
   Toolbox tools;
   if (!tools.find("nginx")) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason("nginx");
   for (int port : {18080, 18081, 18101, 18102, 18379, 18443}) {
-    if (!port_free(port + kGatewayOffset))
-      GTEST_SKIP() << "skipped: port " << port + kGatewayOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   if (!fs::exists(std::string(GATEBENCH_MACRO_EXE)))
     GTEST_SKIP() << "skipped: " << GATEBENCH_MACRO_EXE << " not built";
@@ -141,7 +137,7 @@ TEST(CacheScenarios, GatewayCacheScenariosInOneQuickRound) {
       "gateway-cache-redis-uncacheable,gateway-cache-miss";
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--scenarios",
-                  names, "--port-offset", std::to_string(kGatewayOffset), "--out", out},
+                  names, "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  240s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;

@@ -21,6 +21,7 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/ssh_host.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 #include "ssh_namespace.hpp"
 
 namespace gatebench::macro {
@@ -33,10 +34,6 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::SshNamespace;
 using testing::unique_dir;
-
-// Ports of the scenarios here are the defaults minus these (the multi-host range -6000..-6900).
-constexpr int kEngineOffset = -6700;
-constexpr int kGoneOffset = -6800;
 
 TEST(EngineInfo, ReadsTheKernelAndCpuCountAfterAnyWarnings) {
   const HostEnv env = parse_engine_info(
@@ -157,7 +154,7 @@ TEST(EngineHost, GatewayThroughThePodmanRemoteApiAsContainerAndAsPodWithTheLoadO
                     "--duration",     "2s",
                     "--connections",  "4",
                     "--threads",      "1",
-                    "--port-offset",  std::to_string(kEngineOffset),
+                    "--port-offset",  std::to_string(testing::port_offset()),
                     "--out",          out},
                    240s);
     ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
@@ -214,7 +211,7 @@ TEST(EngineHost, AnEngineThatDoesNotAnswerFailsTheScenarioNamingTheHost) {
   const CaptureResult r =
       run_driver({"--scenarios", "gateway-default", "--hosts", dir + "/hosts.json", "--place",
                   "gateway=gone", "--rounds", "1", "--warmup", "0", "--duration", "1s",
-                  "--port-offset", std::to_string(kGoneOffset), "--out", dir + "/out"},
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", dir + "/out"},
                  90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;

@@ -11,6 +11,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -20,9 +21,6 @@ using namespace std::chrono_literals;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
-constexpr int kH2Offset = 4000;
 
 constexpr const char* kScenarios[] = {"nginx-h2-baseline",
                                       "nginx-h2-one-stream",
@@ -41,17 +39,17 @@ TEST(H2Scenarios, RunInQuickOrSayWhyNot) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18101, 18102}) {
-    if (!port_free(port + kH2Offset))
-      GTEST_SKIP() << "skipped: port " << port + kH2Offset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   std::string list;
   for (const char* name : kScenarios) list += (list.empty() ? "" : ",") + std::string(name);
   const std::string out = unique_dir("h2-scenarios");
   fs::remove_all(out);
-  CaptureResult r =
-      run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--scenarios", list, "--port-offset", std::to_string(kH2Offset), "--out", out},
-                 180s);
+  CaptureResult r = run_driver(
+      {"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+       "--scenarios", list, "--port-offset", std::to_string(testing::port_offset()), "--out", out},
+      180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");
   ASSERT_TRUE(in) << r.output;

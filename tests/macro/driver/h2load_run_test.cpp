@@ -12,6 +12,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -22,9 +23,6 @@ using nlohmann::json;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports (18080, 18081, 18443) plus this: apart from the other tests'.
-constexpr int kH2loadOffset = -8100;
 
 const json& h2load_scenario(const json& doc, const std::string& name) {
   for (const auto& s : doc["scenarios"])
@@ -38,16 +36,17 @@ TEST(H2loadRun, MeasuresH2AndKeepAliveAndSkipsWhatItCannotDo) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443}) {
-    if (!port_free(port + kH2loadOffset))
-      GTEST_SKIP() << "skipped: port " << port + kH2loadOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   const std::string out = unique_dir("h2load");
   fs::remove_all(out);
-  CaptureResult r = run_driver({"--load", "h2load", "--quick", "--rounds", "1", "--warmup", "0",
-                                "--duration", "1s", "--threads", "1", "--scenarios",
-                                "nginx-h2-baseline,nginx-baseline,latency-at-rate/nginx-baseline",
-                                "--port-offset", std::to_string(kH2loadOffset), "--out", out},
-                               120s);
+  CaptureResult r =
+      run_driver({"--load", "h2load", "--quick", "--rounds", "1", "--warmup", "0", "--duration",
+                  "1s", "--threads", "1", "--scenarios",
+                  "nginx-h2-baseline,nginx-baseline,latency-at-rate/nginx-baseline",
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
+                 120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");
   ASSERT_TRUE(in) << r.output;

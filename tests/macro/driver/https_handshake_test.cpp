@@ -12,6 +12,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -22,8 +23,6 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
-constexpr int kHandshakeOffset = 3600;
 constexpr int kConnections = 8;
 
 struct Case {
@@ -41,8 +40,8 @@ TEST(HttpsHandshakes, FullNeverResumeAndResumedResumeAfterTheFirst) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18102}) {
-    if (!port_free(port + kHandshakeOffset))
-      GTEST_SKIP() << "skipped: port " << port + kHandshakeOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   std::string list;
   for (const Case& c : kCases) list += (list.empty() ? "" : ",") + std::string(c.name);
@@ -51,7 +50,7 @@ TEST(HttpsHandshakes, FullNeverResumeAndResumedResumeAfterTheFirst) {
   CaptureResult r =
       run_driver({"--rounds", "1", "--warmup", "0", "--duration", "1s", "--connections",
                   std::to_string(kConnections), "--threads", "1", "--scenarios", list,
-                  "--port-offset", std::to_string(kHandshakeOffset), "--out", out},
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");

@@ -16,6 +16,7 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -25,9 +26,6 @@ using namespace std::chrono_literals;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports (18080, 18081, 18443, 18101, 18102) plus this: apart from the other tests'.
-constexpr int kOffset = 3700;
 
 // Instructions per request of two runs of the same build may differ by this share: measured
 // on a loaded machine, at most one access-log datagram header (about 700 instructions per run,
@@ -50,8 +48,8 @@ std::string skip_reason() {
        {"valgrind", "nginx", "openssl", "gatebench-load", "gatebench-gateway", "gatebench-control"})
     if (!tools.find(tool)) return "skipped: " + Toolbox::missing_reason(tool);
   for (int port : {18080, 18081, 18443, 18101, 18102})
-    if (!port_free(port + kOffset))
-      return "skipped: port " + std::to_string(port + kOffset) + " busy";
+    if (!port_free(port + testing::port_offset()))
+      return "skipped: port " + std::to_string(port + testing::port_offset()) + " busy";
   return "";
 }
 
@@ -59,7 +57,7 @@ nlohmann::json count(const std::string& scenarios, const std::string& tag, bool 
   const std::string out = unique_dir(tag);
   fs::remove_all(out);
   CaptureResult r = run_driver({"--instructions", "200", "--scenarios", scenarios, "--port-offset",
-                                std::to_string(kOffset), "--out", out},
+                                std::to_string(testing::port_offset()), "--out", out},
                                600s);
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.output;
   EXPECT_TRUE(processes_mentioning(out).empty());

@@ -16,6 +16,7 @@
 #include "macro/driver/runtime/kube_pod.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -24,8 +25,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::processes_mentioning;
 using testing::unique_dir;
-
-constexpr int kKubeOffset = 12700;
 
 TEST(KubeName, IsAnRfc1123Label) {
   EXPECT_EQ(kube_name("gb-12-gateway-default-gateway"), "gb-12-gateway-default-gateway");
@@ -83,7 +82,7 @@ std::string podman_skip_reason() {
     if (!tools.find(tool)) return std::string("skipped: ") + tool + " not found";
   const CaptureResult info = run_capture(*tools.find("podman"), {"info"}, 30s);
   if (!info.succeeded()) return "skipped: podman info failed (see docs/containers.md)";
-  for (int port : {18080 + kKubeOffset, 18081 + kKubeOffset})
+  for (int port : {18080 + testing::port_offset(), 18081 + testing::port_offset()})
     if (!port_free(port)) return "skipped: port " + std::to_string(port) + " busy";
   return "";
 }
@@ -114,7 +113,7 @@ TEST(KubeRuntime, ScenariosRunAsPodsAndNoPodIsLeft) {
                "--warmup",      "0",
                "--duration",    "1s",
                "--connections", "4",
-               "--port-offset", std::to_string(kKubeOffset),
+               "--port-offset", std::to_string(testing::port_offset()),
                "--out",         out};
   fs::create_directories(out);
   spec.err = Stream::to_file(out + ".stderr");

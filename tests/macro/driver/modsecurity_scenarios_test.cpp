@@ -18,6 +18,7 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 #include "waf_scenarios.hpp"
 
 namespace gatebench::macro {
@@ -32,8 +33,6 @@ using testing::run_driver;
 using testing::scenario;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18081) plus this: apart from the other tests' offsets.
-constexpr int kModSecurityOffset = -7000;
 constexpr const char* kModule = "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so";
 constexpr const char* kCrsRules = "/usr/share/modsecurity-crs/rules";
 
@@ -47,8 +46,8 @@ std::string skip_reason() {
   if (!fs::is_directory(kCrsRules))
     return std::string("skipped: modsecurity-crs not installed (no ") + kCrsRules + ")";
   for (int port : {18080, 18081}) {
-    if (!port_free(port + kModSecurityOffset))
-      return "skipped: port " + std::to_string(port + kModSecurityOffset) + " busy";
+    if (!port_free(port + testing::port_offset()))
+      return "skipped: port " + std::to_string(port + testing::port_offset()) + " busy";
   }
   return "";
 }
@@ -59,11 +58,12 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
   fs::remove_all(out);
   // CRS misses and wrong blocks are what waf-mix-modsecurity measures, and the driver counts
   // every unexpected status as an error: no error rate may fail the round here.
-  CaptureResult r = run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s",
-                                "--threads", "1", "--max-error-rate", "100%", "--scenarios",
-                                "nginx-modsecurity-none,nginx-modsecurity-crs,waf-mix-modsecurity",
-                                "--port-offset", std::to_string(kModSecurityOffset), "--out", out},
-                               120s);
+  CaptureResult r =
+      run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+                  "--max-error-rate", "100%", "--scenarios",
+                  "nginx-modsecurity-none,nginx-modsecurity-crs,waf-mix-modsecurity",
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
+                 120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
   std::ifstream in(out + "/macro.json");
@@ -103,8 +103,8 @@ TEST(ModSecurityScenarios, RunAndBlockAttacksWithCrs) {
 
   // The rendered configuration of the run, as it ran.
   const fs::path run_dir = fs::path(out) / "round-1" / "nginx-modsecurity-crs";
-  const int backend_port = 18080 + kModSecurityOffset;
-  const int proxy_port = 18081 + kModSecurityOffset;
+  const int backend_port = 18080 + testing::port_offset();
+  const int proxy_port = 18081 + testing::port_offset();
   {
     ChildProcess backend = restart_nginx(run_dir, "backend");
     ChildProcess proxy = restart_nginx(run_dir, "proxy");

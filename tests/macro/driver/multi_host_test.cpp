@@ -16,6 +16,7 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 #include "ssh_namespace.hpp"
 
 namespace gatebench::macro {
@@ -28,15 +29,6 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::SshNamespace;
 using testing::unique_dir;
-
-// Ports of the scenarios here are the defaults minus these (this suite's range: -6000..-6900).
-constexpr int kSshOffset = -6100;
-constexpr int kTwoOffset = -6200;
-constexpr int kKillOffset = -6300;
-constexpr int kRefusedOffset = -6400;
-constexpr int kGatewayOffset = -6500;
-constexpr int kLostOffset = -6600;
-constexpr int kSharedOffset = -6700;
 
 // The shipped scenarios: their listeners bind ${listen.<role>} (template_addresses_test).
 std::string shipped_scenarios() {
@@ -92,7 +84,7 @@ TEST(MultiHost, NginxBaselineAndGatewayDefaultWithTheLoadOverSsh) {
   SshNamespace host;
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
-  const nlohmann::json report = run_both(host, "load=nsa", kSshOffset, out);
+  const nlohmann::json report = run_both(host, "load=nsa", testing::port_offset(), out);
   ASSERT_TRUE(report.is_object());
   for (const auto& s : report["scenarios"]) {
     SCOPED_TRACE(s["name"].get<std::string>());
@@ -129,8 +121,8 @@ TEST(MultiHost, TwoGeneratorsMergeIntoOneResult) {
   if (auto why = host.start(); !why.empty()) GTEST_SKIP() << "skipped: " << why;
   const std::string out = host.dir() + "/out";
   // One generator over ssh, one on this machine, against nginx-baseline's proxy here.
-  const CaptureResult r =
-      run_driver(driver_args(host, "nginx-baseline", "load=nsa+here", kTwoOffset, out), 90s);
+  const CaptureResult r = run_driver(
+      driver_args(host, "nginx-baseline", "load=nsa+here", testing::port_offset(), out), 90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
   const std::string dir = out + "/round-1/nginx-baseline";
@@ -158,7 +150,7 @@ TEST(MultiHost, AKilledDriverLeavesNothingRunningOnTheHost) {
   fs::create_directories(out);
   SpawnSpec spec;
   spec.exe = GATEBENCH_MACRO_EXE;
-  spec.args = driver_args(host, "nginx-baseline", "load=nsa", kKillOffset, out, "60s");
+  spec.args = driver_args(host, "nginx-baseline", "load=nsa", testing::port_offset(), out, "60s");
   spec.err = Stream::to_file(out + "/driver.stderr");
   ChildProcess driver = ChildProcess::spawn(spec);
   // The generator runs on the host once its command line (naming the work directory) shows up.
@@ -196,7 +188,7 @@ TEST(MultiHost, AnUnreachableHostFailsTheScenarioNamingIt) {
   const CaptureResult r =
       run_driver({"--scenarios", "direct", "--hosts", dir + "/hosts.json", "--place", "load=gone",
                   "--rounds", "1", "--warmup", "0", "--duration", "1s", "--port-offset",
-                  std::to_string(kRefusedOffset), "--out", dir + "/out"},
+                  std::to_string(testing::port_offset()), "--out", dir + "/out"},
                  60s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;
@@ -221,8 +213,8 @@ TEST(MultiHost, AWorkdirOthersCanWriteIsRefused) {
   fs::create_directories(host.workdir());
   fs::permissions(host.workdir(), fs::perms::all);  // 0777, as another user could leave it
   const std::string out = host.dir() + "/out";
-  const CaptureResult r =
-      run_driver(driver_args(host, "gateway-default", "load=nsa", kSharedOffset, out), 60s);
+  const CaptureResult r = run_driver(
+      driver_args(host, "gateway-default", "load=nsa", testing::port_offset(), out), 60s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_NE(WEXITSTATUS(r.status), 0) << r.output;
   const std::string text = r.output + (fs::exists(out + "/macro.json")
@@ -252,7 +244,7 @@ TEST(MultiHost, GatewayOnAnSshHostWithTheLoadHere) {
   const std::string out = host.dir() + "/out";
   // nginx-baseline's proxy and gateway-default's gateway (the gateway role) run in the namespace;
   // the backend, the control plane and the load here.
-  const nlohmann::json report = run_both(host, "gateway=nsa", kGatewayOffset, out);
+  const nlohmann::json report = run_both(host, "gateway=nsa", testing::port_offset(), out);
   ASSERT_TRUE(report.is_object());
   for (const auto& s : report["scenarios"]) {
     const std::string name = s["name"];
@@ -291,7 +283,8 @@ TEST(MultiHost, ALostConnectionFailsTheScenarioNamingTheHostAndLeavesNothing) {
   fs::create_directories(out);
   SpawnSpec spec;
   spec.exe = GATEBENCH_MACRO_EXE;
-  spec.args = driver_args(host, "nginx-baseline", "gateway=nsa", kLostOffset, out, "30s");
+  spec.args =
+      driver_args(host, "nginx-baseline", "gateway=nsa", testing::port_offset(), out, "30s");
   spec.out = Stream::to_file(out + "/driver.stdout");
   spec.err = Stream::to_file(out + "/driver.stderr");
   ChildProcess driver = ChildProcess::spawn(spec);

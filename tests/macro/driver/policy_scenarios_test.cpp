@@ -12,6 +12,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -22,9 +23,6 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Scenario ports (18080-18102) plus this: apart from the other tests' offsets.
-constexpr int kPolicyOffset = -8000;
-
 constexpr const char* kScenarios[] = {"gateway-decision", "nginx-auth-request",
                                       "gateway-simple-policy", "gateway-complex-policy"};
 
@@ -34,8 +32,8 @@ TEST(PolicyScenarios, EachPassesItsLoadFor1s) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18082, 18083, 18101, 18102}) {
-    if (!port_free(port + kPolicyOffset))
-      GTEST_SKIP() << "skipped: port " << port + kPolicyOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
   }
   std::string list;
   for (const char* name : kScenarios) list += (list.empty() ? "" : ",") + std::string(name);
@@ -43,7 +41,7 @@ TEST(PolicyScenarios, EachPassesItsLoadFor1s) {
   fs::remove_all(out);
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--scenarios",
-                  list, "--port-offset", std::to_string(kPolicyOffset), "--out", out},
+                  list, "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");

@@ -16,6 +16,7 @@
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -25,16 +26,6 @@ using namespace std::chrono_literals;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports are 18080/18081 plus these offsets: below the ephemeral range, apart from the
-// shipped defaults so a developer's run does not collide with ctest.
-constexpr int kQuickOffset = 12000;
-constexpr int kSignalOffset = 12100;
-constexpr int kGatewayOffset = 12200;
-constexpr int kPodmanOffset = 12300;
-constexpr int kEveryOffset = 12400;
-constexpr int kInvalidOffset = 12500;
-constexpr int kBrokenOffset = 12600;
 
 // Where podman works (ci/setup configures it), the reason it cannot run elsewhere.
 std::string podman_skip_reason() {
@@ -59,13 +50,14 @@ std::string skip_reason(int offset) {
 }
 
 TEST(Run, QuickDirectAndNginxBaselineWriteAValidMacroJson) {
-  if (auto reason = skip_reason(kQuickOffset); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(testing::port_offset()); !reason.empty()) GTEST_SKIP() << reason;
   const std::string out = unique_dir("quick");
   fs::remove_all(out);
-  CaptureResult r = run_driver({"--quick", "--rounds", "2", "--warmup", "0", "--duration", "1s",
-                                "--load", "wrk", "--scenarios", "direct,nginx-baseline",
-                                "--port-offset", std::to_string(kQuickOffset), "--out", out},
-                               90s);
+  CaptureResult r =
+      run_driver({"--quick", "--rounds", "2", "--warmup", "0", "--duration", "1s", "--load", "wrk",
+                  "--scenarios", "direct,nginx-baseline", "--port-offset",
+                  std::to_string(testing::port_offset()), "--out", out},
+                 90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
   std::ifstream in(out + "/macro.json");
@@ -123,16 +115,19 @@ TEST(Run, QuickDirectAndNginxBaselineWriteAValidMacroJson) {
 }
 
 TEST(Run, SigtermMidRunStopsEverything) {
-  if (auto reason = skip_reason(kSignalOffset); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(testing::port_offset()); !reason.empty()) GTEST_SKIP() << reason;
   const std::string out = unique_dir("sigterm");
   fs::remove_all(out);
   fs::create_directories(out);
   SpawnSpec spec;
   spec.exe = GATEBENCH_MACRO_EXE;
-  spec.args = {
-      "--load",   "wrk", "--scenarios",   "direct,nginx-baseline",       "--duration", "60s",
-      "--warmup", "0",   "--port-offset", std::to_string(kSignalOffset), "--out",      out,
-      "--rounds", "1"};
+  spec.args = {"--load",        "wrk",
+               "--scenarios",   "direct,nginx-baseline",
+               "--duration",    "60s",
+               "--warmup",      "0",
+               "--port-offset", std::to_string(testing::port_offset()),
+               "--out",         out,
+               "--rounds",      "1"};
   spec.err = Stream::to_file(out + "/driver.stderr");
   ChildProcess driver = ChildProcess::spawn(spec);
   // Wait for the first scenario's measured run (the round's order is shuffled): its services and
@@ -181,8 +176,8 @@ TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18101, 18102}) {
-    if (!port_free(port + kGatewayOffset)) {
-      GTEST_SKIP() << "skipped: port " << port + kGatewayOffset << " busy";
+    if (!port_free(port + testing::port_offset())) {
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
     }
   }
   const std::string out = unique_dir("gateway");
@@ -190,7 +185,7 @@ TEST(Run, GatewayScenariosWithCookieFlowsAndRequestMix) {
   CaptureResult r = run_driver(
       {"--quick", "--rounds", "1", "--warmup", "0", "--duration", "500ms", "--scenarios",
        "gateway-default,gateway-queue,gateway-challenge-pass,gateway-unknown-host,waf-mix",
-       "--port-offset", std::to_string(kGatewayOffset), "--out", out},
+       "--port-offset", std::to_string(testing::port_offset()), "--out", out},
       120s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
@@ -251,8 +246,8 @@ TEST(Run, EveryOtherShippedScenarioQuick) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
   for (int port : {18080, 18081, 18443, 18101, 18102}) {
-    if (!port_free(port + kEveryOffset)) {
-      GTEST_SKIP() << "skipped: port " << port + kEveryOffset << " busy";
+    if (!port_free(port + testing::port_offset())) {
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
     }
   }
   const std::vector<std::string> names = {
@@ -266,10 +261,11 @@ TEST(Run, EveryOtherShippedScenarioQuick) {
   for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
   const std::string out = unique_dir("every");
   fs::remove_all(out);
-  CaptureResult r = run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "300ms",
-                                "--rate", "1000", "--slo-p99", "1s", "--scenarios", list,
-                                "--port-offset", std::to_string(kEveryOffset), "--out", out},
-                               240s);
+  CaptureResult r =
+      run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "300ms", "--rate",
+                  "1000", "--slo-p99", "1s", "--scenarios", list, "--port-offset",
+                  std::to_string(testing::port_offset()), "--out", out},
+                 240s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");
   ASSERT_TRUE(in) << r.output;
@@ -316,14 +312,14 @@ TEST(Run, AnInvalidOpenLoopRunIsNotOk) {
   for (const char* tool : {"nginx", "gatebench-load"}) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
-  if (auto reason = skip_reason(kInvalidOffset); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(testing::port_offset()); !reason.empty()) GTEST_SKIP() << reason;
   const std::string out = unique_dir("invalid");
   fs::remove_all(out);
   // 5 million req/s over 2 connections: far beyond what any machine answers.
   CaptureResult r =
       run_driver({"--rounds", "1", "--warmup", "0", "--duration", "500ms", "--connections", "2",
                   "--rate", "5000000", "--scenarios", "latency-at-rate/direct", "--port-offset",
-                  std::to_string(kInvalidOffset), "--out", out},
+                  std::to_string(testing::port_offset()), "--out", out},
                  90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;
@@ -353,7 +349,7 @@ TEST(Run, AFailingScenarioStillYieldsMacroJson) {
   for (const char* tool : {"nginx", "wrk"}) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
-  if (auto reason = skip_reason(kBrokenOffset); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(testing::port_offset()); !reason.empty()) GTEST_SKIP() << reason;
   const std::string dir = unique_dir("broken-scenarios");
   const std::string out = unique_dir("broken");
   fs::remove_all(dir);
@@ -375,7 +371,7 @@ TEST(Run, AFailingScenarioStillYieldsMacroJson) {
   }
   CaptureResult r = run_driver(
       {"--rounds", "1", "--warmup", "0", "--duration", "500ms", "--load", "wrk", "--scenario-dir",
-       dir, "--port-offset", std::to_string(kBrokenOffset), "--out", out},
+       dir, "--port-offset", std::to_string(testing::port_offset()), "--out", out},
       60s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.output;
@@ -400,7 +396,7 @@ TEST(Run, AFailingScenarioStillYieldsMacroJson) {
 
 TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
   if (auto reason = podman_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  if (auto reason = skip_reason(kPodmanOffset); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = skip_reason(testing::port_offset()); !reason.empty()) GTEST_SKIP() << reason;
   const ContainerEngine engine{"podman", *Toolbox().find("podman"), "", {}, {}};
   const std::string out = unique_dir("podman");
   fs::remove_all(out);
@@ -418,7 +414,7 @@ TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
                "--scenarios",
                "nginx-baseline,gateway-default",
                "--port-offset",
-               std::to_string(kPodmanOffset),
+               std::to_string(testing::port_offset()),
                "--out",
                out + "/quick"};
   spec.err = Stream::to_file(out + "/quick.stderr");
@@ -451,7 +447,7 @@ TEST(Run, PodmanRuntimeQuickRunAndSigtermRemoveEveryContainer) {
   spec.args = {"--runtime",  "podman",        "--load",
                "wrk",        "--scenarios",   "nginx-baseline",
                "--duration", "60s",           "--warmup",
-               "0",          "--port-offset", std::to_string(kPodmanOffset),
+               "0",          "--port-offset", std::to_string(testing::port_offset()),
                "--out",      out + "/term",   "--rounds",
                "1"};
   spec.err = Stream::to_file(out + "/term.stderr");

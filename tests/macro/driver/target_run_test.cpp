@@ -12,6 +12,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -22,11 +23,6 @@ using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Scenario ports (18080, 18081, 18443, 18101, 18102) plus these: apart from the other tests', and
-// from each other (ctest runs each case as its own process, two at a time).
-constexpr int kOffset = 5200;
-constexpr int kCheckOffset = 5400;
 
 std::string write_target(const std::string& dir, const std::string& text) {
   fs::create_directories(dir);
@@ -82,7 +78,7 @@ TEST(TargetRun, DryRunShowsTheBaselinesAndTheSkippedWorkloads) {
   fs::remove_all(dir);
 }
 
-bool ready_to_run(int offset = kOffset) {
+bool ready_to_run(int offset = testing::port_offset()) {
   Toolbox tools;
   for (const char* tool :
        {"nginx", "openssl", "curl", "gatebench-load", "gatebench-gateway", "gatebench-control"})
@@ -99,7 +95,7 @@ TEST(TargetRun, GatewayTargetRunsBesideItsNginxBaselines) {
   CaptureResult r =
       run_driver({"--target", "gateway", "--workloads", "plain,https-keepalive", "--quick",
                   "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--port-offset", std::to_string(kOffset), "--out", out},
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  120s);
   ASSERT_EQ(exit_code(r), 0) << r.output;
   std::ifstream in(out + "/macro.json");
@@ -120,12 +116,13 @@ TEST(TargetRun, GatewayTargetRunsBesideItsNginxBaselines) {
 }
 
 TEST(TargetRun, CheckAnswersEveryFeatureOfTheGateway) {
-  if (!ready_to_run(kCheckOffset)) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
+  if (!ready_to_run(testing::port_offset()))
+    GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
   const std::string out = unique_dir("target-check");
   fs::remove_all(out);
-  CaptureResult r = run_driver(
-      {"target", "check", "gateway", "--port-offset", std::to_string(kCheckOffset), "--out", out},
-      120s);
+  CaptureResult r = run_driver({"target", "check", "gateway", "--port-offset",
+                                std::to_string(testing::port_offset()), "--out", out},
+                               120s);
   EXPECT_EQ(exit_code(r), 0) << r.output;
   for (const char* want :
        {"feature plain (workload plain)", "feature https (workload https-keepalive)",

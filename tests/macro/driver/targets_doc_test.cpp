@@ -13,6 +13,7 @@
 
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -23,9 +24,6 @@ using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
-
-// Apart from the other tests' offsets.
-constexpr int kDocOffset = 5300;
 
 // Every fenced block that follows a line "<!-- target-example: NAME -->", by NAME.
 std::map<std::string, std::string> examples(const std::string& page) {
@@ -60,8 +58,8 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   ASSERT_EQ(files.size(), 4u);
   ASSERT_TRUE(files.contains("lighttpd.json"));
   for (int port : {18080, 18081, 18443})
-    if (!port_free(port + kDocOffset))
-      GTEST_SKIP() << "skipped: port " << port + kDocOffset << " busy";
+    if (!port_free(port + testing::port_offset()))
+      GTEST_SKIP() << "skipped: port " << port + testing::port_offset() << " busy";
 
   // A directory outside the checkout: the templates are found beside the target file.
   const std::string dir = unique_dir("targets-doc");
@@ -71,7 +69,7 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   const std::string target = dir + "/lighttpd.json";
 
   CaptureResult r = run_driver({"target", "check", target, "--port-offset",
-                                std::to_string(kDocOffset), "--out", dir + "/check"},
+                                std::to_string(testing::port_offset()), "--out", dir + "/check"},
                                60s);
   EXPECT_EQ(exit_code(r), 0) << r.output;
   for (const char* want :
@@ -82,7 +80,7 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
   const std::string out = dir + "/run";
   r = run_driver({"--target", target, "--workloads", "plain,https-keepalive,https-newconn",
                   "--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--port-offset", std::to_string(kDocOffset), "--out", out},
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  120s);
   ASSERT_EQ(exit_code(r), 0) << r.output;
   std::ifstream report_file(out + "/macro.json");

@@ -25,6 +25,7 @@
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 #include "waf_scenarios.hpp"
 
 namespace gatebench::macro {
@@ -40,8 +41,6 @@ using testing::run_driver;
 using testing::scenario;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18081, 18101, 18102) plus this: apart from the other tests' offsets.
-constexpr int kVpatchOffset = -7100;
 constexpr const char* kModule = "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so";
 constexpr const char* kPython = "/usr/bin/python3";
 
@@ -97,8 +96,8 @@ std::string skip_reason() {
   if (!fs::exists(kModule))
     return std::string("skipped: libnginx-mod-http-modsecurity not installed (no ") + kModule + ")";
   for (int port : {18080, 18081, 18101, 18102}) {
-    if (!port_free(port + kVpatchOffset))
-      return "skipped: port " + std::to_string(port + kVpatchOffset) + " busy";
+    if (!port_free(port + testing::port_offset()))
+      return "skipped: port " + std::to_string(port + testing::port_offset()) + " busy";
   }
   return "";
 }
@@ -166,7 +165,7 @@ TEST(VpatchScenarios, GatewayAndModSecurityAnswerEveryPatchAlike) {
   CaptureResult r =
       run_driver({"--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
                   "--scenarios", "gateway-vpatch100,nginx-modsecurity-vpatch100", "--port-offset",
-                  std::to_string(kVpatchOffset), "--out", out},
+                  std::to_string(testing::port_offset()), "--out", out},
                  90s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.output;
@@ -190,9 +189,10 @@ TEST(VpatchScenarios, GatewayAndModSecurityAnswerEveryPatchAlike) {
   ASSERT_EQ(patches.size(), 100u);
   const fs::path gateway_dir = fs::path(out) / "round-1" / "gateway-vpatch100";
   const fs::path nginx_dir = fs::path(out) / "round-1" / "nginx-modsecurity-vpatch100";
-  const int proxy_port = 18081 + kVpatchOffset;
+  const int proxy_port = 18081 + testing::port_offset();
   ChildProcess backend = restart_nginx(nginx_dir, "backend");
-  ASSERT_TRUE(answers(18080 + kVpatchOffset)) << read_text(nginx_dir / "backend.again.log");
+  ASSERT_TRUE(answers(18080 + testing::port_offset()))
+      << read_text(nginx_dir / "backend.again.log");
   Answers modsecurity, gateway;
   {
     ChildProcess proxy = restart_nginx(nginx_dir, "proxy");
