@@ -102,8 +102,9 @@ TEST(MacroInstructions, RepeatRunToRunForTheSameBuild) {
     EXPECT_EQ(x["method"], "toggle");
     // read from the client and the backend, writev to both: 4 per request, and an access-log
     // datagram per second.
-    if (!handshakes)
+    if (!handshakes) {
       EXPECT_NEAR(x["syscalls_per_request"].get<double>(), 4, 0.1) << x["runs"].dump();
+    }
   }
   EXPECT_EQ(a["method"]["rate"], 50);
   EXPECT_EQ(a["method"]["collect"][0], "--collect-atstart=no");

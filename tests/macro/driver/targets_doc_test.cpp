@@ -96,9 +96,11 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
                                                         {"nginx-plain", "ok"},
                                                         {"nginx-https-keepalive", "ok"},
                                                         {"nginx-https-newconn", "ok"}}));
-  for (const auto& s : report["scenarios"])
-    if (s["name"].get<std::string>().rfind("lighttpd-", 0) == 0)
+  for (const auto& s : report["scenarios"]) {
+    if (s["name"].get<std::string>().rfind("lighttpd-", 0) == 0) {
       EXPECT_TRUE(s["vs_nginx"].is_number()) << s["name"];
+    }
+  }
   EXPECT_TRUE(processes_mentioning(dir).empty());
   fs::remove_all(dir);
 }
