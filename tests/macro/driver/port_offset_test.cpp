@@ -83,9 +83,9 @@ TEST(PortOffset, CoversEveryShippedPort) {
   EXPECT_EQ(remainders.size(), kScenarioPorts.size())
       << "two ports 100 apart: offsets 100 apart would share a port";
   // Every pooled port is below the ephemeral range and at least 1024.
-  EXPECT_LE(*std::max_element(kScenarioPorts.begin(), kScenarioPorts.end()) +
-                testing::kLastPooledOffset,
-            32767);
+  EXPECT_LE(
+      *std::max_element(kScenarioPorts.begin(), kScenarioPorts.end()) + testing::kLastPooledOffset,
+      32767);
 }
 
 TEST(PortOffset, TwoLeasesOfOneDirectoryDiffer) {
