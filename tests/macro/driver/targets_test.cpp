@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "macro/common/usage_error.hpp"
@@ -257,7 +258,7 @@ TEST(Targets, UnknownShippedTargetNamesTheKnownOnes) {
     ADD_FAILURE() << "no error";
   } catch (const common::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--target: no shipped target named 'lighttpd' (known: "
-                                         "caddy, gateway, h2o, haproxy, nginx; "),
+                                         "caddy, gateway, h2o, haproxy, httpd, nginx; "),
               std::string::npos)
         << e.what();
   }
@@ -272,6 +273,30 @@ TEST(Targets, SelectionHasTheTargetsAndTheBaselinesBeside) {
   for (const auto& s : run.scenarios) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{"gateway-plain", "gateway-https-newconn",
                                              "nginx-plain", "nginx-https-newconn"}));
+}
+
+TEST(Targets, HttpdOffersEveryWorkloadFromItsOwnConfiguration) {
+  // Apache httpd runs in the foreground from its rendered configuration alone (apache2 -f),
+  // never from /etc/apache2 or its service.
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target httpd = load_target(kTargetDir + "/httpd.json", workloads, kScenarioDir);
+  std::set<std::string> features;
+  for (const auto& [feature, offer] : httpd.offers) features.insert(feature);
+  EXPECT_EQ(features, (std::set<std::string>{"h2", "https", "https-full", "plain"}));
+  for (const auto& w : workloads) {
+    if (!features.contains(w.feature)) continue;
+    const Scenario s = expand(httpd, w);
+    SCOPED_TRACE(s.name);
+    EXPECT_TRUE(s.unavailable.empty());
+    const ServiceSpec& proxy = s.services.back();
+    EXPECT_EQ(proxy.binary, "apache2");
+    EXPECT_EQ(proxy.role, Role::gateway);
+    EXPECT_EQ(proxy.args,
+              (std::vector<std::string>{"-f", "${run_dir}/httpd.conf", "-DFOREGROUND"}));
+    EXPECT_EQ(s.ports.at("proxy"), w.load["port"] == "https" ? 18443 : 18081);
+    ASSERT_EQ(proxy.configs.size(), 2u);
+    EXPECT_EQ(proxy.configs[1].output, "httpd-listen.conf");
+  }
 }
 
 TEST(Targets, ShippedTargetsAllLoad) {
