@@ -1,10 +1,13 @@
 #include "macro/driver/measure/target_check.hpp"
 
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "macro/common/command_line.hpp"
@@ -33,8 +36,8 @@ workload through it (curl; HTTP/2 for an HTTP/2 workload): prints the status and
   --port-offset N       add N to every port
   --bin-dir DIR         where gatebench-* executables are (default: the build tree)
 
-Exit status: 0 every feature answered 2xx; 1 one did not or could not start; 2 bad target file
-or option (nothing started).
+Exit status: 0 every feature answered 2xx (or the status its request mix expects); 1 one did
+not or could not start; 2 bad target file or option (nothing started).
 )";
 }
 
@@ -46,12 +49,49 @@ struct Answer {
   std::string text;  // status line and headers, or why there are none
 };
 
-Answer ask(const LoadPlan& load) {
+// The request sent: the load's, or the first of its request mix (path, query, headers), whose
+// expected status is the answer wanted (unknown-host's is 421); 0: any 2xx.
+struct Request {
+  std::string url;
+  std::vector<std::string> headers;
+  int expect_status = 0;
+};
+
+Request request_of(const LoadPlan& load) {
+  Request r{load.url, load.headers, 0};
+  if (load.requests_content.empty()) return r;
+  const auto mix = nlohmann::json::parse(load.requests_content, nullptr, false);
+  if (!mix.is_object() || !mix.contains("requests") || !mix["requests"].is_array() ||
+      mix["requests"].empty())
+    return r;
+  const auto& first = mix["requests"][0];
+  const auto authority = r.url.find("//");
+  const auto path = r.url.find('/', authority == std::string::npos ? 0 : authority + 2);
+  if (first.contains("path") && first["path"].is_string() && path != std::string::npos) {
+    r.url = r.url.substr(0, path) + first["path"].get<std::string>();
+    if (first.contains("query") && first["query"].is_string())
+      r.url += "?" + first["query"].get<std::string>();
+  }
+  if (first.contains("headers") && first["headers"].is_object())
+    for (const auto& [name, value] : first["headers"].items())
+      if (value.is_string()) r.headers.push_back(name + ": " + value.get<std::string>());
+  if (first.contains("expect_status") && first["expect_status"].is_number_integer())
+    r.expect_status = first["expect_status"].get<int>();
+  return r;
+}
+
+Answer ask(const LoadPlan& load, const Request& request) {
   std::vector<std::string> args = {"-sS", "-k", "-o", "/dev/null", "-D", "-", "--max-time", "10"};
   args.push_back(load.http2 ? "--http2" : "--http1.1");
   if (load.close) args.insert(args.end(), {"-H", "Connection: close"});
-  for (const auto& h : load.headers) args.insert(args.end(), {"-H", h});
-  args.push_back(load.url);
+  // No User-Agent of curl's own: the load generator and the cookie flows send none, and a
+  // cookie bound to the client (the gateway's queue admission) must see the same request.
+  const bool has_agent = std::any_of(
+      request.headers.begin(), request.headers.end(),
+      [](const std::string& h) { return strncasecmp(h.c_str(), "User-Agent:", 11) == 0; });
+  if (!has_agent) args.insert(args.end(), {"-H", "User-Agent:"});
+  for (const auto& h : request.headers) args.insert(args.end(), {"-H", h});
+  args.push_back(request.url);
   const CaptureResult r = run_capture("curl", args, std::chrono::seconds(15));
   Answer a;
   std::istringstream lines(r.output);
@@ -63,7 +103,10 @@ Answer ask(const LoadPlan& load) {
     if (line.rfind("Date:", 0) == 0 || line.rfind("date:", 0) == 0) continue;
     if (a.text.empty() && line.rfind("HTTP/", 0) == 0) {
       const auto space = line.find(' ');
-      a.ok = space != std::string::npos && line.compare(space + 1, 1, "2") == 0;
+      a.ok = space != std::string::npos &&
+             (request.expect_status == 0
+                  ? line.compare(space + 1, 1, "2") == 0
+                  : line.compare(space + 1, 3, std::to_string(request.expect_status)) == 0);
     }
     a.text += "    " + line + "\n";
   }
@@ -71,7 +114,7 @@ Answer ask(const LoadPlan& load) {
   return a;
 }
 
-// Starts the plan's services, asks once, stops them. False when it did not answer 2xx.
+// Starts the plan's services, asks once, stops them. False when it did not answer as expected.
 bool check_feature(const ScenarioPlan& plan, const RunContext& context) {
   if (!plan.skip_reason.empty()) {
     std::printf("  cannot start: %s\n", plan.skip_reason.c_str());
@@ -89,11 +132,14 @@ bool check_feature(const ScenarioPlan& plan, const RunContext& context) {
     for (const auto& service : plan.services) services.start(service);
     LoadPlan load = plan.load;
     prepare_cookies(plan, context.progress, load);
-    const Answer answer = ask(load);
+    const Request request = request_of(load);
+    const Answer answer = ask(load, request);
     std::string sent;
-    for (const auto& h : load.headers) sent += " [" + h + "]";
-    std::printf("  GET %s%s%s\n%s", load.url.c_str(), load.http2 ? " (HTTP/2)" : "", sent.c_str(),
-                answer.text.empty() ? "    no answer\n" : answer.text.c_str());
+    for (const auto& h : request.headers) sent += " [" + h + "]";
+    if (request.expect_status != 0)
+      sent += " (the request mix expects " + std::to_string(request.expect_status) + ")";
+    std::printf("  GET %s%s%s\n%s", request.url.c_str(), load.http2 ? " (HTTP/2)" : "",
+                sent.c_str(), answer.text.empty() ? "    no answer\n" : answer.text.c_str());
     services.stop_all();
     return answer.ok;
   } catch (const Outcome& outcome) {

@@ -75,7 +75,8 @@ Workload parse_workload(const fs::path& path) {
   const json doc = common::read_json_file(file);
   const JsonField f(doc, file);
   f.expect_object();
-  f.allow_only({"name", "description", "order", "feature", "baseline", "needs", "prepare", "load"});
+  f.allow_only({"name", "description", "order", "feature", "baseline", "baseline_workload",
+                "latency_baseline", "cache", "needs", "prepare", "load"});
   Workload w;
   w.file = file;
   w.name = f.child("name").string();
@@ -87,10 +88,23 @@ Workload parse_workload(const fs::path& path) {
   if (!is_name(w.feature)) f.child("feature").fail("expected a feature name [a-z0-9_-]+");
   w.baseline = f.child("baseline").string();
   if (!is_name(w.baseline)) f.child("baseline").fail("expected a target name [a-z0-9_-]+");
+  for (const char* key : {"baseline_workload", "latency_baseline"}) {
+    const std::string name = f.string_or(key, "");
+    if (f.has(key) && !is_name(name)) f.child(key).fail("expected a workload name [a-z0-9_-]+");
+  }
+  w.baseline_workload = f.string_or("baseline_workload", "");
+  w.latency_baseline = f.string_or("latency_baseline", "");
+  if (f.has("cache")) {
+    const JsonField cache = f.child("cache");
+    cache.expect_object();
+    cache.allow_only({"expect_hit_ratio"});
+    w.cache = cache.json();
+  }
   w.needs = f.child("needs").string_map();
   for (const auto& [field, why] : w.needs) {
-    if (field != "headers" && field != "path")
-      f.child("needs").child(field).fail("expected headers or path (what a feature can give)");
+    if (field != "headers" && field != "path" && field != "cache")
+      f.child("needs").child(field).fail(
+          "expected headers, path or cache (what a feature can give)");
   }
   w.prepare = json::array();
   if (f.has("prepare")) {
@@ -129,6 +143,17 @@ std::vector<Workload> load_workloads(const std::string& dir) {
       out.push_back(parse_workload(entry.path()));
   }
   if (out.empty()) throw ScenarioError(dir + ": no workload files (*.json)");
+  std::set<std::string> names;
+  for (const Workload& w : out) names.insert(w.name);
+  for (const Workload& w : out) {
+    for (const auto& [key, name] : {std::pair{"baseline_workload", w.baseline_workload},
+                                    std::pair{"latency_baseline", w.latency_baseline}}) {
+      if (!name.empty() && !names.contains(name))
+        JsonField(json{{key, name}}, w.file)
+            .child(key)
+            .fail("no workload named '" + name + "' (known: " + join(names) + ")");
+    }
+  }
   std::sort(out.begin(), out.end(), [](const Workload& a, const Workload& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });
@@ -201,9 +226,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   if (!main.contains("binary"))
     root.child("binary").fail("missing (expected the target's executable, e.g. lighttpd)");
 
-  json companions = json::array();
-  if (root.has("companions")) {
-    const JsonField list = root.child("companions");
+  // The target's companions, or a feature's in their place.
+  auto read_companions = [&](const JsonField& list) {
+    json out = json::array();
     list.expect_array();
     for (size_t i = 0; i < list.size(); ++i) {
       const JsonField entry = list.at(i);
@@ -214,9 +239,12 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
       } else if (!own_templates.empty()) {
         c["templates"] = own_templates;
       }
-      companions.push_back(std::move(c));
+      out.push_back(std::move(c));
     }
-  }
+    return out;
+  };
+  const json companions =
+      root.has("companions") ? read_companions(root.child("companions")) : json::array();
   json prepare = json::array();
   if (root.has("prepare")) {
     root.child("prepare").expect_array();
@@ -234,7 +262,7 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     if (!known.contains(feature))
       fe.fail("no workload needs feature '" + feature + "' (features: " + join(known) + ")");
     fe.allow_only({"port", "ports", "headers", "path", "prepare", "configs", "args", "env", "dirs",
-                   "discard", "ready"});
+                   "discard", "ready", "use", "companions", "requires", "max_error_rate", "cache"});
     Target::Offer offer;
     offer.ports = ports;
     if (fe.has("ports")) read_ports(fe.child("ports"), offer.ports);
@@ -270,8 +298,34 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
       }
     }
 
+    // A feature served by another shipped block (nginx's ModSecurity build) starts from that
+    // block, without the target's own service fields.
     json service = main;
+    if (fe.has("use")) {
+      service = resolve_block(json{{"use", fe.json()["use"]}}, fe.child("use"), blocks_dir, blocks);
+      service["role"] = "gateway";
+    }
     apply_service_fields(service, fe.json());
+    offer.requires_tools = fe.child("requires").strings();
+    for (size_t i = 0; i < offer.requires_tools.size(); ++i) {
+      const std::string& r = offer.requires_tools[i];
+      if (!is_name(r) && (r.empty() || r.front() != '/'))
+        fe.child("requires").at(i).fail("expected a tool name or an absolute path");
+    }
+    if (fe.has("max_error_rate")) {
+      offer.max_error_rate = fe.number_or("max_error_rate", 0, 0, 1);
+    }
+    if (fe.has("cache")) {
+      const JsonField cache = fe.child("cache");
+      cache.expect_object();
+      cache.allow_only({"status_header", "hit_values"});
+      cache.child("status_header").string();
+      if (cache.child("hit_values").strings().empty())
+        cache.child("hit_values").fail("expected the header values that are hits");
+      offer.cache = cache.json();
+    }
+    const json feature_companions =
+        fe.has("companions") ? read_companions(fe.child("companions")) : companions;
     // A TCP connect to the load's port, unless the target says how it is ready.
     if (!service.contains("ready")) service["ready"] = json{{"port", first_port}};
     // Checked as the scenario loader checks a service, at this feature's pointer.
@@ -281,6 +335,7 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     // Every template must exist now: nothing starts before the whole run is known to be good.
     const std::string dir = service.value("templates", shipped_configs);
     const JsonField configs = fe.has("configs")     ? fe.child("configs")
+                              : fe.has("use")       ? fe.child("use")
                               : root.has("configs") ? root.child("configs")
                                                     : root.child("use");
     if (service.contains("configs")) {
@@ -293,15 +348,21 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
         }
       }
     }
-    for (size_t i = 0; i < companions.size(); ++i) {
+    for (size_t i = 0; i < feature_companions.size(); ++i) {
       json cview = doc;
-      cview["companions"][i] = companions[i];
-      parse_service_spec(JsonField(cview, file).child("companions").at(i), port_names);
+      json& at =
+          fe.has("companions") ? cview["features"][feature]["companions"] : cview["companions"];
+      at[i] = feature_companions[i];
+      const JsonField list =
+          fe.has("companions")
+              ? JsonField(cview, file).child("features").child(feature).child("companions")
+              : JsonField(cview, file).child("companions");
+      parse_service_spec(list.at(i), port_names);
     }
     json backend =
         resolve_block(json{{"use", "backend"}},
                       JsonField(json{{"use", "backend"}}, file).child("use"), blocks_dir, blocks);
-    offer.services = companions;
+    offer.services = feature_companions;
     offer.services.push_back(std::move(backend));
     offer.services.push_back(std::move(service));
     offer.prepare = prepare;
@@ -316,7 +377,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
 
 Scenario expand(const Target& target, const Workload& workload) {
   const std::string name = target.name + "-" + workload.name;
-  const std::string baseline = workload.baseline + "-" + workload.name;
+  const std::string baseline =
+      workload.baseline + "-" +
+      (workload.baseline_workload.empty() ? workload.name : workload.baseline_workload);
   auto offer = target.offers.find(workload.feature);
   if (offer == target.offers.end()) {
     Scenario s;
@@ -338,13 +401,25 @@ Scenario expand(const Target& target, const Workload& workload) {
   // that needs its own certificate file (haproxy's PEM bundle) gets it in its templates.
   json prepare = json::array();
   for (json step : workload.prepare) {
-    // A cookie flow goes through the port the load uses.
-    if (step.value("step", "") == "cookies" && step.contains("port") && step["port"] == role)
+    // A cookie flow goes through the port the load uses, with the feature's headers (the Host
+    // that selects the configuration) before the step's own.
+    if (step.value("step", "") == "cookies" && step.contains("port") && step["port"] == role) {
       step["port"] = port;
+      json headers = json::array();
+      for (const auto& h : o.headers) headers.push_back(h);
+      for (const auto& h : step.value("headers", json::array())) headers.push_back(h);
+      if (!headers.empty()) step["headers"] = headers;
+    }
     prepare.push_back(step);
   }
   for (const json& step : o.prepare)
     if (std::find(prepare.begin(), prepare.end(), step) == prepare.end()) prepare.push_back(step);
+  // Certificates first: they are made before the services start, cookie flows after.
+  json ordered = json::array();
+  for (bool certs : {true, false})
+    for (const json& step : prepare)
+      if ((step.value("step", "") == "tls-cert") == certs) ordered.push_back(step);
+  prepare = std::move(ordered);
   json load = workload.load;
   load["port"] = port;
   json headers = json::array();
@@ -361,6 +436,15 @@ Scenario expand(const Target& target, const Workload& workload) {
                    {"services", o.services},
                    {"load", load}};
   if (!prepare.empty()) scenario["prepare"] = prepare;
+  if (!o.requires_tools.empty()) scenario["requires"] = o.requires_tools;
+  if (!o.max_error_rate.is_null()) scenario["max_error_rate"] = o.max_error_rate;
+  if (!workload.latency_baseline.empty())
+    scenario["latency_baseline"] = target.name + "-" + workload.latency_baseline;
+  if (!workload.cache.is_null()) {
+    json cache = o.cache.is_null() ? json::object() : o.cache;
+    cache.update(workload.cache);
+    scenario["cache"] = cache;
+  }
   // Errors here are the workload's (its load and prepare steps, at their own pointers).
   Scenario s = parse_scenario_object(scenario, workload.file + " (target " + target.file + ")");
   s.file = target.file;
@@ -387,30 +471,43 @@ TargetRun target_scenarios(const std::vector<std::string>& targets,
         chosen.push_back(w);
   }
   TargetRun run;
-  std::set<std::string> named;
-  for (const auto& t : targets) {
-    const Target target = load_target(target_file(t), all, scenario_dir);
-    if (!named.insert(target.name).second)
-      throw common::UsageError("--target: two targets named '" + target.name + "'");
-    for (const auto& w : chosen) {
+  std::map<std::string, Target> loaded;  // by name: the named targets, then baselines
+  std::set<std::string> expanded;
+  auto add = [&](const Target& target, const Workload& w) {
+    if (expanded.insert(target.name + "-" + w.name).second)
       run.scenarios.push_back(expand(target, w));
-      run.selected.push_back(run.scenarios.back().name);
+  };
+  auto workload = [&](const std::string& name) -> const Workload& {
+    return *std::find_if(all.begin(), all.end(), [&](const Workload& w) { return w.name == name; });
+  };
+  std::vector<const Target*> named;
+  for (const auto& t : targets) {
+    Target target = load_target(target_file(t), all, scenario_dir);
+    const std::string name = target.name;
+    if (!loaded.emplace(name, std::move(target)).second)
+      throw common::UsageError("--target: two targets named '" + name + "'");
+    named.push_back(&loaded.at(name));
+    for (const auto& w : chosen) {
+      add(loaded.at(name), w);
+      run.selected.push_back(name + "-" + w.name);
     }
   }
-  // Each workload's baseline target on that workload, when it was not named itself.
-  std::map<std::string, Target> baselines;
+  // The workloads the named targets' latency is compared with (waf-mix: plain), and each
+  // workload's baseline target on its baseline workload, unless expanded already.
+  for (const Target* target : named)
+    for (const auto& w : chosen)
+      if (!w.latency_baseline.empty()) add(*target, workload(w.latency_baseline));
   for (const auto& w : chosen) {
-    if (named.contains(w.baseline)) continue;
-    auto it = baselines.find(w.baseline);
-    if (it == baselines.end()) {
+    auto it = loaded.find(w.baseline);
+    if (it == loaded.end()) {
       const std::string file = target_file(w.baseline);
       if (!fs::is_regular_file(file))
         JsonField(json{{"baseline", w.baseline}}, w.file)
             .child("baseline")
             .fail("no shipped target '" + w.baseline + "' (" + file + ")");
-      it = baselines.emplace(w.baseline, load_target(file, all, scenario_dir)).first;
+      it = loaded.emplace(w.baseline, load_target(file, all, scenario_dir)).first;
     }
-    run.scenarios.push_back(expand(it->second, w));
+    add(it->second, w.baseline_workload.empty() ? w : workload(w.baseline_workload));
   }
   return run;
 }

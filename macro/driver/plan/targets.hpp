@@ -22,6 +22,16 @@ struct Workload {
   int order = 100;
   std::string feature;   // what a target must offer to run it
   std::string baseline;  // a target name: <baseline>-<name> is the ratios' denominator
+  // The workload the baseline target runs instead of this one: a workload whose traffic a plain
+  // proxy answers as it answers `plain` (protected, queue) is compared with nginx-plain, as the
+  // shipped scenarios compare with nginx-baseline. Empty: this workload.
+  std::string baseline_workload;
+  // A workload whose latency is reported as deltas from the same target on this one (waf-mix
+  // from plain); empty: none.
+  std::string latency_baseline;
+  // The cache check's expected hit ratio ({"expect_hit_ratio": [lo, hi]}), its header and hit
+  // values given by the target's feature; null: no cache check.
+  nlohmann::json cache;
   // Fields the target's feature entry must give, each with why ("headers": "the Host header
   // that selects the protected configuration"); the load's port is always needed.
   std::map<std::string, std::string> needs;
@@ -42,6 +52,11 @@ struct Target {
     std::string port;         // the target port the load connects to
     std::vector<std::string> headers;
     std::string path;  // empty: the workload's
+    // Tools or files the feature needs (a module, a rule set, redis-server); missing ones skip
+    // the expansion with the reason, as a scenario's "requires".
+    std::vector<std::string> requires_tools;
+    nlohmann::json max_error_rate;  // null, or the expansion's (a peer WAF's misses are errors)
+    nlohmann::json cache;           // null, or {status_header, hit_values}
   };
   std::map<std::string, Offer> offers;  // by feature
 };

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "macro/common/usage_error.hpp"
@@ -44,6 +45,15 @@ void expect_same_run(const Scenario& got, const Scenario& want) {
   EXPECT_TRUE(got.load == want.load);
   EXPECT_EQ(got.baseline, want.baseline);
   EXPECT_EQ(got.requires_tools, want.requires_tools);
+  EXPECT_EQ(got.latency_baseline, want.latency_baseline);
+  EXPECT_EQ(got.max_error_rate, want.max_error_rate);
+  ASSERT_EQ(got.cache.has_value(), want.cache.has_value());
+  if (got.cache) {
+    EXPECT_EQ(got.cache->status_header, want.cache->status_header);
+    EXPECT_EQ(got.cache->hit_values, want.cache->hit_values);
+    EXPECT_EQ(got.cache->expect_lo, want.cache->expect_lo);
+    EXPECT_EQ(got.cache->expect_hi, want.cache->expect_hi);
+  }
   EXPECT_TRUE(got.unavailable.empty());
 }
 
@@ -55,11 +65,13 @@ TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
   const Target haproxy = load_target(kTargetDir + "/haproxy.json", workloads, kScenarioDir);
   const Target caddy = load_target(kTargetDir + "/caddy.json", workloads, kScenarioDir);
   const Target h2o = load_target(kTargetDir + "/h2o.json", workloads, kScenarioDir);
+  const Target varnish = load_target(kTargetDir + "/varnish.json", workloads, kScenarioDir);
   struct Pair {
     const Target* target;
     const char* workload;
     const char* scenario;
     const char* baseline;  // the shipped baseline's expansion name
+    const char* latency_baseline = "";
   };
   const Pair pairs[] = {
       {&nginx, "plain", "nginx-baseline", "nginx-plain"},
@@ -76,12 +88,30 @@ TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
       {&caddy, "plain", "caddy-baseline", "nginx-plain"},
       {&h2o, "h2", "h2o-h2", "nginx-h2"},
       {&h2o, "h2-one-stream", "h2o-h2-one-stream", "nginx-h2-one-stream"},
+      // The seed method's workloads: a plain proxy is their baseline (nginx-baseline).
+      {&gateway, "protected", "gateway-protected", "nginx-plain"},
+      {&gateway, "queue", "gateway-queue", "nginx-plain"},
+      {&gateway, "challenge-pass", "gateway-challenge-pass", "nginx-plain"},
+      {&gateway, "unknown-host", "gateway-unknown-host", "nginx-plain"},
+      {&gateway, "waf-mix", "waf-mix", "nginx-plain", "gateway-plain"},
+      {&gateway, "cache-hit", "gateway-cache-memory-hit", "nginx-plain"},
+      {&gateway, "cache-miss", "gateway-cache-miss", "nginx-plain"},
+      {&gateway, "cache-uncacheable", "gateway-cache-redis-uncacheable", "nginx-plain"},
+      {&gateway, "latency-at-rate", "latency-at-rate/gateway-default", "nginx-latency-at-rate"},
+      {&gateway, "max-throughput", "max-throughput/gateway-default", "nginx-max-throughput"},
+      {&nginx, "protected", "nginx-modsecurity-crs", "nginx-plain"},
+      {&nginx, "waf-mix", "waf-mix-modsecurity", "nginx-plain", "nginx-plain"},
+      {&nginx, "cache-hit", "nginx-proxy-cache-hit", "nginx-plain"},
+      {&nginx, "latency-at-rate", "latency-at-rate/nginx-baseline", "nginx-latency-at-rate"},
+      {&nginx, "max-throughput", "max-throughput/nginx-baseline", "nginx-max-throughput"},
+      {&varnish, "cache-hit", "varnish-hit", "nginx-plain"},
   };
   for (const Pair& p : pairs) {
     Scenario got = expand(*p.target, workload(workloads, p.workload));
     EXPECT_EQ(got.name, p.target->name + "-" + p.workload);
     Scenario want = shipped(scenarios, p.scenario);
     want.baseline = p.baseline;  // the shipped files name their baselines the old way
+    want.latency_baseline = p.latency_baseline;
     expect_same_run(got, want);
   }
 }
@@ -257,7 +287,7 @@ TEST(Targets, UnknownShippedTargetNamesTheKnownOnes) {
     ADD_FAILURE() << "no error";
   } catch (const common::UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--target: no shipped target named 'lighttpd' (known: "
-                                         "caddy, gateway, h2o, haproxy, nginx; "),
+                                         "caddy, gateway, h2o, haproxy, httpd, nginx, varnish; "),
               std::string::npos)
         << e.what();
   }
@@ -272,6 +302,44 @@ TEST(Targets, SelectionHasTheTargetsAndTheBaselinesBeside) {
   for (const auto& s : run.scenarios) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{"gateway-plain", "gateway-https-newconn",
                                              "nginx-plain", "nginx-https-newconn"}));
+}
+
+TEST(Targets, HttpdOffersEveryWorkloadFromItsOwnConfiguration) {
+  // Apache httpd runs in the foreground from its rendered configuration alone (apache2 -f),
+  // never from /etc/apache2 or its service.
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target httpd = load_target(kTargetDir + "/httpd.json", workloads, kScenarioDir);
+  std::set<std::string> features;
+  for (const auto& [feature, offer] : httpd.offers) features.insert(feature);
+  EXPECT_EQ(features, (std::set<std::string>{"h2", "https", "https-full", "plain"}));
+  for (const auto& w : workloads) {
+    if (!features.contains(w.feature)) continue;
+    const Scenario s = expand(httpd, w);
+    SCOPED_TRACE(s.name);
+    EXPECT_TRUE(s.unavailable.empty());
+    const ServiceSpec& proxy = s.services.back();
+    EXPECT_EQ(proxy.binary, "apache2");
+    EXPECT_EQ(proxy.role, Role::gateway);
+    EXPECT_EQ(proxy.args,
+              (std::vector<std::string>{"-f", "${run_dir}/httpd.conf", "-DFOREGROUND"}));
+    EXPECT_EQ(s.ports.at("proxy"), w.load["port"] == "https" ? 18443 : 18081);
+    ASSERT_EQ(proxy.configs.size(), 2u);
+    EXPECT_EQ(proxy.configs[1].output, "httpd-listen.conf");
+  }
+}
+
+TEST(Targets, LatencyAndBaselineWorkloadsJoinTheRun) {
+  // waf-mix reports latency as deltas from the same target's plain workload and is compared
+  // with nginx on plain: both join the run unselected, each once.
+  const TargetRun run =
+      target_scenarios({"gateway"}, {"waf-mix", "protected"}, kWorkloadDir, kScenarioDir);
+  EXPECT_EQ(run.selected, (std::vector<std::string>{"gateway-protected", "gateway-waf-mix"}));
+  std::vector<std::string> names;
+  for (const auto& s : run.scenarios) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"gateway-protected", "gateway-waf-mix",
+                                             "gateway-plain", "nginx-plain"}));
+  EXPECT_EQ(run.scenarios[1].latency_baseline, "gateway-plain");
+  EXPECT_EQ(run.scenarios[1].baseline, "nginx-plain");
 }
 
 TEST(Targets, ShippedTargetsAllLoad) {

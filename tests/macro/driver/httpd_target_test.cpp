@@ -1,0 +1,80 @@
+// The shipped Apache httpd target (macro/targets/httpd.json) end to end: `target check` answers
+// every feature through httpd, and its plain workload runs beside the nginx baseline.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "driver_exe.hpp"
+#include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
+
+namespace gatebench::macro {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::exit_code;
+using testing::processes_mentioning;
+using testing::run_driver;
+using testing::unique_dir;
+
+// Scenario ports (18080, 18081, 18443) plus these, apart from every other test's.
+constexpr int kHttpdCheckOffset = -9500;
+constexpr int kHttpdRunOffset = -9600;
+
+// ci/setup installs every tool these tests start; a busy port is this machine's, not a defect.
+bool httpd_ports_free(int offset) {
+  Toolbox tools;
+  for (const char* tool : {"apache2", "nginx", "openssl", "curl", "gatebench-load"})
+    EXPECT_TRUE(tools.find(tool)) << tool << " missing: run ci/setup";
+  for (int port : {18080, 18081, 18443})
+    if (!port_free(port + offset)) return false;
+  return true;
+}
+
+TEST(HttpdTarget, CheckAnswersEveryFeature) {
+  if (!httpd_ports_free(kHttpdCheckOffset)) GTEST_SKIP() << "skipped: a port is busy";
+  const std::string out = unique_dir("httpd-check");
+  fs::remove_all(out);
+  CaptureResult r = run_driver({"target", "check", "httpd", "--port-offset",
+                                std::to_string(kHttpdCheckOffset), "--out", out},
+                               120s);
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  for (const char* want :
+       {"feature plain (workload plain)", "feature https (workload https-keepalive)",
+        "feature https-full (workload https-newconn)", "feature h2 (workload h2)", "HTTP/1.1 200",
+        "HTTP/2 200", "every feature answered 2xx"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+TEST(HttpdTarget, PlainRunsBesideTheNginxBaseline) {
+  if (!httpd_ports_free(kHttpdRunOffset)) GTEST_SKIP() << "skipped: a port is busy";
+  const std::string out = unique_dir("httpd-run");
+  fs::remove_all(out);
+  CaptureResult r = run_driver({"--target", "httpd", "--workloads", "plain", "--quick", "--rounds",
+                                "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+                                "--port-offset", std::to_string(kHttpdRunOffset), "--out", out},
+                               120s);
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  std::map<std::string, std::string> baselines;
+  for (const auto& s : report["scenarios"]) {
+    EXPECT_EQ(s["status"], "ok") << s["name"] << ": " << s["reason"];
+    EXPECT_EQ(s["errors"], 0) << s["name"];
+    EXPECT_GT(s["rps"].get<double>(), 0) << s["name"];
+    baselines[s["name"].get<std::string>()] = s["baseline"].get<std::string>();
+  }
+  EXPECT_EQ(baselines, (std::map<std::string, std::string>{{"httpd-plain", "nginx-plain"},
+                                                           {"nginx-plain", "nginx-plain"}}));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace gatebench::macro
