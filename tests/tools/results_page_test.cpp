@@ -58,7 +58,7 @@ TEST(ResultsPage, AQuietCleanRunIsNoDraft) {
       << page;
   EXPECT_NE(page.find("`gatebench results out/report.json -o docs/RESULTS.md`"), std::string::npos);
   // The report's sections sit one level under the page's title; its own title is dropped.
-  EXPECT_NE(page.find("\n### Seed scenarios\n"), std::string::npos) << page;
+  EXPECT_NE(page.find(" |\n\n### Seed scenarios\n"), std::string::npos) << page;
   EXPECT_EQ(page.find("gatebench report\n"), std::string::npos) << page;
 }
 

@@ -68,6 +68,7 @@ std::string demoted(const std::string& md) {
       continue;
     }
     first = false;
+    if (out.empty() && line.empty()) continue;  // the header's table already ends in one
     if (line.starts_with("#")) line = "#" + line;
     out += line + "\n";
   }
