@@ -1,17 +1,26 @@
 // `gatebench macro` (hands over to gatebench-macro) and `gatebench run` (micro [+ macro] +
 // report): the one-command paths users and ci/bench take.
+#include <sys/utsname.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
 
+#include "macro/common/build_info.hpp"
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
+#include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
 #include "tools/src/micro_inputs.hpp"
+#include "tools/src/report_model.hpp"
 #include "tools/src/results.hpp"
 
 namespace gatebench::tools {
@@ -30,6 +39,11 @@ minutes on a 2-vCPU machine; --full is the release run (hours; its estimate is p
                       -https-keepalive, -https-newconn, -queue, -challenge-pass, haproxy-baseline,
                       caddy-baseline) in gatebench-macro --quick rounds; --full: every scenario,
                       5 rounds of 5 s warm-up + 20 s measured
+  DIR/counts/instructions.json
+                      instructions and system calls per request of gateway-default and every
+                      scenario of "what each feature costs" (gatebench-macro --instructions N
+                      under valgrind, docs/attribution.md), so each feature row has a figure
+  DIR/run.json        the command, and the machine's load average and steal at start and end
   DIR/report.{json,md,html}
 
 Before each step it prints the estimated time that step and the run have left.
@@ -48,7 +62,13 @@ options:
   --target FILE|NAME  macro: every workload of this target beside its nginx baseline, instead of
                       the seed set (repeatable; passed to gatebench-macro, docs/targets.md)
   --workloads LIST    macro: only these workloads of --target (passed to gatebench-macro)
-  --no-micro          skip micro        --no-macro   skip macro
+  --counts N          requests of the shorter counting run (default 100; the longer runs 2N);
+                      counts run by default unless --scenarios or --target is given
+  --counts-build DIR  the CMake build tree whose gatebench-gateway, -control and -load the
+                      counts run, built so valgrind can run them (default: this checkout's
+                      build/callgrind when built, as ci/bench does; else the driver's own tree)
+  --no-micro          skip micro        --no-macro   skip macro (and the counts)
+  --no-counts         skip the counts
 
 The report is written whenever a step left a result to report, also when a macro scenario
 failed: it shows every failed or skipped scenario with its reason.
@@ -95,6 +115,65 @@ constexpr double kFirstRunMicroSecondsPerRun = 0.47;
 // (issue 40: 74 scenarios x 3 rounds of 3 s in 20 min = 5.4 s each).
 constexpr double kMacroOverheadSeconds = 2.4;
 
+// The counts (gatebench-macro --instructions N, docs/attribution.md): N and 2N requests per
+// scenario, each run from a fresh start under valgrind. N = 100 keeps the time-driven system
+// calls (an access-log datagram a second) to about ±0.01 per request; the reference gateway's
+// instructions are toggled on its event loop and do not depend on N.
+constexpr long kCountRequests = 100;
+// Seconds per counted scenario beyond its paced requests (3N at 50/s): two start-ups and stops
+// of the gateway under valgrind, the backend and the load. The 15 scenarios at N = 100 took
+// 181 s (85 CPU s), 12 s each, on a shared 2-vCPU machine (load average 2.7-3.0).
+constexpr double kCountOverheadSeconds = 6.0;
+constexpr double kCountPacePerS = 50.0;
+
+// gateway-default and every scenario "what each feature costs" sets against it, from the
+// report's own rules, so the counts and the table cannot drift apart.
+std::vector<std::string> count_scenarios() {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& rule : default_attribution_rules()) {
+    add(rule.baseline);
+    add(rule.scenario);
+  }
+  return out;
+}
+
+// The callgrind preset's build of this checkout (ci/bench makes it), when there is one: the
+// release preset's -march=native gateway is code valgrind 3.19 cannot run on CPUs with SHA-NI
+// or AVX-512. Empty: gatebench-macro's own default, the build tree it belongs to.
+std::string callgrind_build() {
+  const std::filesystem::path dir =
+      std::filesystem::path(std::string(build_source_dir())) / "build/callgrind";
+  return std::filesystem::exists(dir / "macro/gateway/gatebench-gateway") ? dir.string() : "";
+}
+
+// gatebench-macro's --bin-dir holds the binaries side by side; a build tree has them in
+// macro/gateway and macro/load, so DIR gets links to them. UsageError names a missing one.
+std::string bin_dir_of_build(const std::string& build, const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  for (const char* rel : {"macro/gateway/gatebench-gateway", "macro/gateway/gatebench-control",
+                          "macro/load/gatebench-load"}) {
+    const fs::path target = fs::absolute(fs::path(build) / rel);
+    if (!fs::exists(target))
+      throw common::UsageError("--counts-build: " + target.string() +
+                               " not found (build it: cmake --build --preset callgrind --target " +
+                               target.filename().string() + ")");
+    const fs::path link = fs::path(dir) / target.filename();
+    fs::remove(link);
+    fs::create_symlink(target, link);
+  }
+  return dir;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
 std::string minutes(double seconds) {
   char text[32];
   if (seconds < 90)
@@ -118,13 +197,82 @@ std::optional<std::size_t> lines_of(const std::vector<std::string>& argv) {
 }
 
 struct Estimate {
-  std::string micro_text, macro_text;
-  double micro_s = 0, macro_s = 0;
+  std::string micro_text, macro_text, counts_text;
+  double micro_s = 0, macro_s = 0, counts_s = 0;
+  double total() const { return micro_s + macro_s + counts_s; }
 };
 
+double count_seconds(std::size_t scenarios, long requests) {
+  return static_cast<double>(scenarios) *
+         (kCountOverheadSeconds + 3.0 * static_cast<double>(requests) / kCountPacePerS);
+}
+
+// What the record of a run says about the machine: /proc/loadavg's three averages and the
+// share of CPU time the hypervisor took (steal) over one second.
+nlohmann::json machine_load() {
+  nlohmann::json out = nlohmann::json::object();
+  std::ifstream loadavg("/proc/loadavg");
+  double l1 = 0, l5 = 0, l15 = 0;
+  if (loadavg >> l1 >> l5 >> l15) out["load_average"] = {l1, l5, l15};
+  auto ticks = []() -> std::optional<std::pair<double, double>> {
+    std::ifstream stat("/proc/stat");
+    std::string label;
+    double v[8] = {};
+    if (!(stat >> label >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7]))
+      return std::nullopt;
+    double total = 0;
+    for (double x : v) total += x;
+    return std::make_pair(total, v[7]);
+  };
+  const auto a = ticks();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto b = ticks();
+  if (a && b && b->first > a->first)
+    out["steal_percent"] = 100.0 * (b->second - a->second) / (b->first - a->first);
+  char when[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  out["time"] = when;
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("model name")) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown";
+}
+
+nlohmann::json run_record(const CommandArgs& argv) {
+  std::string command = "gatebench run";
+  for (const auto& a : argv) command += " " + a;
+  struct utsname u {};
+  const std::string kernel =
+      ::uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : std::string("unknown");
+  return {{"schema", "gatebench.run/1"},
+          {"command", command},
+          {"commit", std::string(build_commit())},
+          {"dirty", build_dirty()},
+          {"version", std::string(build_version())},
+          {"compiler", std::string(build_compiler())},
+          {"cpu_model", cpu_model()},
+          {"cpus", std::thread::hardware_concurrency()},
+          {"kernel", kernel}};
+}
+
 Estimate estimate_run(const common::CommandLine& args, bool full, const std::string& filter,
-                      long repetitions, long processes) {
+                      long repetitions, long processes, const std::vector<std::string>& counted,
+                      long count_requests) {
   Estimate e;
+  if (!counted.empty()) {
+    e.counts_s = count_seconds(counted.size(), count_requests);
+    e.counts_text = std::to_string(counted.size()) + " scenarios x " +
+                    std::to_string(count_requests) + " + " + std::to_string(2 * count_requests) +
+                    " requests";
+  }
   if (!args.flag("no-micro")) {
     std::optional<std::size_t> n;
     try {
@@ -207,8 +355,8 @@ int command_run(const CommandArgs& argv) {
   const common::CommandLine args(
       argv,
       {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds", "seed",
-       "scenario-dir", "target", "workloads"},
-      {"help", "full", "no-micro", "no-macro"});
+       "scenario-dir", "target", "workloads", "counts", "counts-build"},
+      {"help", "full", "no-micro", "no-macro", "no-counts"});
   if (args.flag("help")) {
     std::cout << kRunHelp;
     return 0;
@@ -222,15 +370,35 @@ int command_run(const CommandArgs& argv) {
   const std::string filter = args.value_or("filter", full ? "." : kFirstRunMicroFilter);
   const long repetitions = args.integer("repetitions", 9, 100'000).value_or(9);
   const long processes = full ? repetitions : std::min(kFirstRunProcesses, repetitions);
-  const Estimate estimate = estimate_run(args, full, filter, repetitions, processes);
+  // --counts-build alone is no request to count: ci/bench always names its build.
+  if (args.flag("no-counts") && args.given("counts"))
+    throw common::UsageError("--no-counts: not with --counts N");
+  // The counts resolve the default set's feature table; a run of chosen scenarios or targets
+  // counts only when asked (--counts N).
+  const bool counting =
+      !args.flag("no-macro") && !args.flag("no-counts") &&
+      (args.given("counts") || (!args.value("scenarios") && !args.value("target")));
+  const long count_requests = args.integer("counts", 1, 100'000).value_or(kCountRequests);
+  const std::vector<std::string> counted =
+      counting ? count_scenarios() : std::vector<std::string>{};
+  // Checked before anything runs: a missing binary is bad input, not a failure after the micro
+  // and macro steps.
+  std::string counts_bin;
+  if (const auto build = args.value("counts-build").value_or(counting ? callgrind_build() : "");
+      counting && !build.empty())
+    counts_bin = bin_dir_of_build(build, out + "/counts/bin");
+  const Estimate estimate =
+      estimate_run(args, full, filter, repetitions, processes, counted, count_requests);
+  nlohmann::json record = run_record(argv);
+  record["start"] = machine_load();
   const auto started = std::chrono::steady_clock::now();
   auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  if (full || estimate.micro_s + estimate.macro_s > 0)
+  if (full || estimate.total() > 0)
     std::cerr << "[gatebench run] " << (full ? "release run" : "first run") << ": estimated "
-              << minutes(estimate.micro_s + estimate.macro_s) << " (micro "
-              << minutes(estimate.micro_s) << ", macro " << minutes(estimate.macro_s) << ")\n";
+              << minutes(estimate.total()) << " (micro " << minutes(estimate.micro_s) << ", macro "
+              << minutes(estimate.macro_s) << ", counts " << minutes(estimate.counts_s) << ")\n";
 
   bool failed = false;
   std::string micro_json = "-", macro_json = "-";
@@ -243,8 +411,8 @@ int command_run(const CommandArgs& argv) {
     if (!full) micro.insert(micro.end(), {"--", kFirstRunMinTime});
     std::cerr << "[gatebench run] micro";
     if (!estimate.micro_text.empty())
-      std::cerr << " (" << estimate.micro_text << "): about "
-                << minutes(estimate.micro_s + estimate.macro_s) << " left";
+      std::cerr << " (" << estimate.micro_text << "): about " << minutes(estimate.total())
+                << " left";
     std::cerr << "\n";
     const int rc = command_micro(micro);
     if (rc == 2) return 2;
@@ -273,8 +441,8 @@ int command_run(const CommandArgs& argv) {
       }
     std::cerr << "[gatebench run] macro";
     if (!estimate.macro_text.empty())
-      std::cerr << " (" << estimate.macro_text << "): about " << minutes(estimate.macro_s)
-                << " left";
+      std::cerr << " (" << estimate.macro_text << "): about "
+                << minutes(estimate.macro_s + estimate.counts_s) << " left";
     std::cerr << " (" << minutes(elapsed_s()) << " so far)\n";
     std::filesystem::remove(file);  // never report a previous run's file
     const int rc = command_macro(macro);
@@ -291,12 +459,41 @@ int command_run(const CommandArgs& argv) {
       failed = macro_failed(file) || failed;
     }
   }
-  if (micro_json == "-" && macro_json == "-") {
+  std::string counts_json;
+  if (counting) {
+    const std::string dir = out + "/counts";
+    CommandArgs counts = {"--instructions", std::to_string(count_requests),
+                          "--scenarios",    joined(counted),
+                          "--out",          dir};
+    if (!counts_bin.empty()) counts.insert(counts.end(), {"--bin-dir", counts_bin});
+    if (auto v = args.value("scenario-dir")) counts.insert(counts.end(), {"--scenario-dir", *v});
+    std::cerr << "[gatebench run] counts (" << estimate.counts_text << ", under valgrind): about "
+              << minutes(estimate.counts_s) << " left (" << minutes(elapsed_s()) << " so far)\n";
+    std::filesystem::remove(dir + "/instructions.json");  // never report a previous run's file
+    const int rc = command_macro(counts);
+    if (rc == 2) {
+      std::cerr << "gatebench run: gatebench-macro --instructions rejected its input (exit 2)\n";
+      return 2;
+    }
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench-macro --instructions exited with code " << rc
+                << " (the report shows each scenario's reason)\n";
+      failed = true;
+    }
+    if (std::filesystem::exists(dir + "/instructions.json"))
+      counts_json = dir + "/instructions.json";
+  }
+  record["end"] = machine_load();
+  record["elapsed_s"] = elapsed_s();
+  write_text_file(out + "/run.json", record.dump(1) + "\n");
+  if (micro_json == "-" && macro_json == "-" && counts_json.empty()) {
     std::cerr << "gatebench run: no result to report\n";
     return 1;
   }
   std::cerr << "[gatebench run] report (" << minutes(elapsed_s()) << " so far)\n";
-  const int rc = command_report({micro_json, macro_json, "-o", out});
+  CommandArgs report = {micro_json, macro_json, "-o", out};
+  if (!counts_json.empty()) report.insert(report.end(), {"--macro-instructions", counts_json});
+  const int rc = command_report(report);
   std::cerr << "[gatebench run] done in " << minutes(elapsed_s()) << "\n";
   return rc != 0 ? rc : failed ? 1 : 0;
 }

@@ -20,5 +20,7 @@ int command_target(const CommandArgs& args);
 int command_run(const CommandArgs& args);
 int command_history(const CommandArgs& args);
 int command_bisect(const CommandArgs& args);
+// `gatebench results REPORT.json -o docs/RESULTS.md`: the results page of one run.
+int command_results(const CommandArgs& args);
 
 }  // namespace gatebench::tools

@@ -28,6 +28,7 @@ commands:
   bisect    GOOD BAD --filter RE: the first commit where those benchmarks got slower
   target    check FILE|NAME: validate a target file, start it once, one request per
             feature (docs/targets.md)
+  results   DIR/report.json -o docs/RESULTS.md: the results page of one gatebench run
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     if (command == "history") return command_history(args);
     if (command == "bisect") return command_bisect(args);
     if (command == "target") return command_target(args);
+    if (command == "results") return command_results(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const gatebench::common::UsageError& e) {

@@ -1,6 +1,7 @@
 #include "tools/src/report_ablation.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "tools/src/format.hpp"
 
@@ -40,6 +41,13 @@ std::string time_difference(const Attribution& a) {
   return fmt_sig(*a.difference_us);
 }
 
+// Two decimals: the counts' time-driven calls move a figure by about ±0.01 per request at the
+// default N (docs/attribution.md); a difference that rounds to zero reads 0.00, not -0.00.
+std::string syscall_difference(const Attribution& a) {
+  if (!a.difference_syscalls) return "–";
+  return fmt_fixed(std::abs(*a.difference_syscalls) < 0.005 ? 0.0 : *a.difference_syscalls, 2);
+}
+
 std::string micro_paths(const Attribution& a) {
   std::string out;
   for (std::size_t i = 0; i < a.micro.size(); ++i) {
@@ -60,16 +68,17 @@ ReportTable ablation_table(const ReportModel& m) {
       "Each feature scenario against gateway-default: the target's CPU µs per request "
       "difference (time: medians over the rounds; not resolved when the intervals "
       "overlap), req/s over the default host's paired within each round, the "
-      "difference in instructions per request (callgrind), and the micro hot path it maps "
-      "to with its time and instructions per op.",
+      "differences in instructions and in system calls per request (exact counts under "
+      "valgrind, gatebench-macro --instructions N; gatebench run counts them by default), and "
+      "the micro hot path it maps to with its time and instructions per op.",
       {"feature", "scenario", "CPU µs/req Δ (time)", "req/s vs default", "instructions/req Δ",
-       "remainder share", "micro hot path"},
-      {false, false, true, true, true, true, false},
+       "system calls/req Δ", "remainder share", "micro hot path"},
+      {false, false, true, true, true, true, true, false},
       {}};
   for (const auto& a : m.attribution) {
     if (!is_feature_row(a)) continue;
     t.rows.push_back({a.rule.label, a.rule.scenario, time_difference(a), throughput_ratio(m, a),
-                      a.difference_ir ? fmt_count(*a.difference_ir) : "–",
+                      a.difference_ir ? fmt_count(*a.difference_ir) : "–", syscall_difference(a),
                       a.remainder_share ? fmt_percent(*a.remainder_share, false) : "–",
                       micro_paths(a)});
   }

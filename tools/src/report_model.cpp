@@ -260,6 +260,10 @@ void fill_instructions(const ReportModel& m, const AttributionRule& rule, Attrib
     if (s) a.scenario_ir = s->instructions_per_request;
     if (b) a.baseline_ir = b->instructions_per_request;
     if (a.scenario_ir && a.baseline_ir) a.difference_ir = *a.scenario_ir - *a.baseline_ir;
+    if (s) a.scenario_syscalls = s->syscalls_per_request;
+    if (b) a.baseline_syscalls = b->syscalls_per_request;
+    if (a.scenario_syscalls && a.baseline_syscalls)
+      a.difference_syscalls = *a.scenario_syscalls - *a.baseline_syscalls;
   }
   if (!m.instructions) return;
   for (const auto& pattern : rule.micro_patterns) {

@@ -68,6 +68,8 @@ struct Attribution {
   // Instructions per request end to end (gatebench.macro_instructions/1) beside the micro
   // instruction counts (gatebench.instructions/1) of the same hot paths, per request.
   std::optional<double> scenario_ir, baseline_ir, difference_ir;
+  // System calls per request from the same counts (waits and vDSO calls left out).
+  std::optional<double> scenario_syscalls, baseline_syscalls, difference_syscalls;
   std::vector<std::pair<std::string, double>> micro_ir;  // benchmark, instructions per op
   bool micro_ir_scaled = false;  // a counter rule: scaled by the counter's share of CPU time
   // Why a hot path of the rule has no instructions per op (no count matches, the count failed,

@@ -35,8 +35,8 @@ struct GcraConfig {
 // Zeroed memory in its own anonymous mapping. Mappings of 2 MiB and more are aligned to 2 MiB and
 // advised onto transparent huge pages: a table touched at one random place per request spans
 // more 4 KiB pages than the TLB holds, so most requests would also pay a page walk
-// (docs/RESULTS.md, rate limit). Copies copy the contents. Throws std::bad_alloc when the mapping
-// fails.
+// (the micro suite of 2026-11-29 in the history of docs/RESULTS.md, rate limit). Copies copy the
+// contents. Throws std::bad_alloc when the mapping fails.
 class ZeroedPages {
  public:
   explicit ZeroedPages(std::size_t bytes);
