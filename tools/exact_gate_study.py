@@ -35,6 +35,7 @@ import copy
 import itertools
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -68,6 +69,11 @@ def parse_args():
     p.add_argument("--build", default=os.path.join(ROOT, "build", "callgrind"),
                    help="build tree (valgrind-runnable: the callgrind or ci-release preset)")
     p.add_argument("--reuse", action="store_true", help="analyse OUT's replicates again, run nothing")
+    p.add_argument("--recount", action="store_true",
+                   help="count the system calls again from the runs' valgrind logs, calls that "
+                        "failed with EAGAIN apart (as gatebench-macro does since it learned to), "
+                        "into instructions-recount.json beside each instructions.json, and "
+                        "analyse those")
     p.add_argument("--compare-args", default="",
                    help="extra options for gatebench compare, e.g. --exact-threshold=2%%")
     return p.parse_args()
@@ -162,12 +168,78 @@ def run_replicates(args, scenario_dir, variant_names):
         macro(args, scenario_dir, csv(args.base) + share[i], out)
 
 
+WAITS = {"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
+         "nanosleep", "futex", "wait4", "waitid", "pause", "sched_yield", "clock_nanosleep",
+         "rt_sigsuspend", "rt_sigtimedwait", "io_getevents"}
+VDSO = {"clock_gettime", "gettimeofday", "time", "getcpu", "clock_getres"}
+CALL = re.compile(r"^SYSCALL\[([^\]]*\]\(\d+)\) (sys_(\w+)|\.\.\. \[async\] -->)")
+
+
+def recount_log(path):
+    """(calls, calls that failed with EAGAIN) of one valgrind log: count_syscalls' rule."""
+    calls, eagain, pending, last = {}, 0, {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith(" --> "):
+                if last and "Failure(0xb)" in line and last not in VDSO and last not in WAITS:
+                    eagain += 1
+                continue
+            m = CALL.match(line)
+            if not m:
+                continue
+            key, name = m.group(1), m.group(3)
+            if name is None:  # an async completion
+                name = pending.pop(key, None)
+                if name and "Failure(0xb)" in line and name not in VDSO and name not in WAITS:
+                    eagain += 1
+                continue
+            last = name
+            calls[name] = calls.get(name, 0) + 1
+            if line.rstrip().endswith("[async] ..."):
+                pending[key] = name
+            elif "Failure(0xb)" in line and name not in VDSO and name not in WAITS:
+                eagain += 1
+    return calls, eagain
+
+
+def recount(args, path, doc):
+    """doc with each run's system calls counted again from its logs, EAGAIN failures as waits."""
+    base = os.path.dirname(path)
+    doc = copy.deepcopy(doc)
+    for s in doc["scenarios"]:
+        if s.get("status") != "ok" or len(s.get("runs", [])) != 2:
+            continue
+        for run in s["runs"]:
+            logs = os.path.join(base, f"requests-{run['requests']}", s["name"], "valgrind")
+            calls, eagain = {}, 0
+            for name in sorted(os.listdir(logs)):
+                if name.startswith("valgrind.") and name.endswith(".log"):
+                    c, e = recount_log(os.path.join(logs, name))
+                    for k, v in c.items():
+                        calls[k] = calls.get(k, 0) + v
+                    eagain += e
+            counted = {k: v for k, v in calls.items() if k not in VDSO}
+            waits = sum(v for k, v in counted.items() if k in WAITS) + eagain
+            run["syscalls"] = sum(counted.values()) - waits
+            run["wait_syscalls"] = waits
+        a, b = s["runs"]
+        n = b["requests"] - a["requests"]
+        s["syscalls_per_request"] = (b["syscalls"] - a["syscalls"]) / n
+        s["wait_syscalls_per_request"] = (b["wait_syscalls"] - a["wait_syscalls"]) / n
+    out = os.path.join(base, "instructions-recount.json")
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out, doc
+
+
 def load_replicates(args):
     docs = []
     for i in range(args.runs):
         path = os.path.join(args.out, "runs", f"r{i:02d}", "instructions.json")
         with open(path) as f:
-            docs.append((path, json.load(f)))
+            doc = json.load(f)
+        docs.append(recount(args, path, doc) if args.recount else (path, doc))
     return docs
 
 
@@ -255,7 +327,8 @@ def main():
                         changes[m].append(change)
         injected[(base, tag)] = (total, caught, changes)
 
-    print(f"\nN = {args.requests}; {len(docs)} replicates; compare args: "
+    print(f"\nN = {args.requests}; {len(docs)} replicates; "
+          f"{'system calls recounted, EAGAIN apart; ' if args.recount else ''}compare args: "
           f"{args.compare_args or '(defaults)'}; {cal['per_mix']:.3f} instructions per mix\n")
     print("| scenario | instructions/request (spread) | false alarms | "
           "syscalls/request (spread) | false alarms |")
