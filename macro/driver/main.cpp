@@ -345,6 +345,7 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;
     }
+    if (o.detect > 0) std::cout << detect_text(o, selected.size()) << std::flush;
     check_cpus_exist(o.cpus, online_cpus());
     setup.layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);

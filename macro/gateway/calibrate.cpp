@@ -27,6 +27,31 @@ std::uint32_t parse_calibrate_mixes(const char* value) {
   return n;
 }
 
+StudyInjections parse_study_injections(const char* value) {
+  StudyInjections out;
+  if (value == nullptr) return out;
+  std::string_view rest(value);
+  if (rest.empty()) return out;
+  for (;;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    if (item == "alloc") {
+      out.alloc = true;
+    } else if (item == "write") {
+      out.write = true;
+    } else if (item == "copy") {
+      out.copy = true;
+    } else {
+      throw ConfigError(std::string(kStudyInjectEnv) + "=\"" + std::string(value) +
+                        "\": unknown item \"" + std::string(item) +
+                        "\", expected a comma-separated subset of alloc, write, copy");
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 std::uint64_t calibrate_mix(std::uint64_t x, std::uint32_t n) {
   for (std::uint32_t i = 0; i < n; ++i) {
     x *= 0xbf58476d1ce4e5b9ULL;

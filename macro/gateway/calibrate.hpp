@@ -29,4 +29,20 @@ struct MixTiming {
 };
 MixTiming time_calibrate_mix(std::uint32_t mixes, int runs);
 
+// Study-only injected costs (docs/gateway.md, "Calibration"; docs/gating.md, the exact gate's
+// study): real kinds of per-request work the exact gate must catch, switched on by a variable read
+// once at start. Off, they cost the request path nothing the calibration knob does not already:
+// both hang on one flag tested once per request.
+inline constexpr const char* kStudyInjectEnv = "GATEBENCH_GATEWAY_STUDY_INJECT";
+struct StudyInjections {
+  bool alloc = false;  // one more heap allocation (and free) per request
+  bool write = false;  // one more write system call per request (1 byte to /dev/null)
+  bool copy = false;   // one more copy of the request head
+  bool any() const { return alloc || write || copy; }
+};
+
+// The variable's value: a comma-separated subset of alloc, write, copy; null or empty is none.
+// Anything else throws ConfigError naming the variable.
+StudyInjections parse_study_injections(const char* value);
+
 }  // namespace gatebench::gateway

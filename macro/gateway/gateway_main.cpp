@@ -1,6 +1,8 @@
 // gatebench-gateway: the reference HTTP/1.1 gateway (docs/gateway.md).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -40,6 +42,8 @@ constexpr const char* kUsage =
     "\n"
     "Environment: GATEBENCH_GATEWAY_CALIBRATE_MIXES=N (0..100000000, default 0 = off) adds\n"
     "a chain of N integer mixes of CPU work to every parsed request (docs/gateway.md).\n"
+    "GATEBENCH_GATEWAY_STUDY_INJECT=alloc,write,copy (any subset; study only) adds one heap\n"
+    "allocation, one write system call or one copy of the request head per request.\n"
     "\n"
     "Signals: SIGHUP reloads the configuration (an invalid one is refused and the old one\n"
     "kept); SIGTERM / SIGINT stop gracefully (in-flight requests finish, at most 5 s).\n"
@@ -163,8 +167,10 @@ int main(int argc, char** argv) {
   }
   const std::string& config_path = inv.config_path;
   std::uint32_t calibrate_mixes = 0;
+  gw::StudyInjections study_inject;
   try {
     calibrate_mixes = gw::parse_calibrate_mixes(std::getenv(gw::kCalibrateMixesEnv));
+    study_inject = gw::parse_study_injections(std::getenv(gw::kStudyInjectEnv));
   } catch (const gw::ConfigError& e) {
     std::fprintf(stderr, "gatebench-gateway: %s\n", e.what());
     return common::kUsageExit;
@@ -194,6 +200,15 @@ int main(int argc, char** argv) {
 
   gw::SharedState shared;
   shared.calibrate_mixes = calibrate_mixes;
+  shared.study_inject = study_inject;
+  // Open for the whole run (closed at exit), only when the study's `write` injection is on.
+  struct NullFd {
+    int fd;
+    ~NullFd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } const null_fd{study_inject.write ? ::open("/dev/null", O_WRONLY | O_CLOEXEC) : -1};
+  shared.study_null_fd = null_fd.fd;
   shared.descriptor_connection_cap = raise_descriptor_limit(*pub->config);
   shared.cache_counter_slots = pub->config->workers;
   shared.cache_counters = std::make_unique<gw::CacheCounters[]>(pub->config->workers);
@@ -213,6 +228,11 @@ int main(int argc, char** argv) {
   if (calibrate_mixes != 0) {
     std::fprintf(stderr, "gatebench-gateway: calibration: %u mixes per request (%s)\n",
                  calibrate_mixes, gw::kCalibrateMixesEnv);
+  }
+  if (study_inject.any()) {
+    std::fprintf(stderr, "gatebench-gateway: study injection:%s%s%s per request (%s)\n",
+                 study_inject.alloc ? " alloc" : "", study_inject.write ? " write" : "",
+                 study_inject.copy ? " copy" : "", gw::kStudyInjectEnv);
   }
 
   for (;;) {

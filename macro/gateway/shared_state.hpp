@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 
+#include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/config.hpp"
 #include "macro/gateway/response_cache.hpp"
 
@@ -44,6 +45,9 @@ class SharedState {
 
   // Mixes of calibration work per parsed request (calibrate.hpp); set before the workers start.
   std::uint32_t calibrate_mixes = 0;
+  // Study-only injected costs (calibrate.hpp) and the descriptor `write` writes to.
+  StudyInjections study_inject;
+  int study_null_fd = -1;
 
   // Client connections per worker the open-file limit leaves room for (each may hold an upstream
   // connection too), set before the workers start; the effective cap is the lower of this and

@@ -52,7 +52,10 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
     : index_(index),
       shared_(shared),
       cache_counters_(shared.cache_counters[static_cast<std::size_t>(index)]),
-      calibrate_mixes_(shared.calibrate_mixes) {
+      calibrate_mixes_(shared.calibrate_mixes),
+      study_on_(shared.calibrate_mixes != 0 || shared.study_inject.any()),
+      study_inject_(shared.study_inject),
+      study_null_fd_(shared.study_null_fd) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)

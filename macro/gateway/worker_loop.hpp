@@ -223,6 +223,13 @@ class WorkerLoop : private H2Handler {
   std::vector<std::byte> redis_entry_;  // an entry being encoded for SET
   std::uint32_t calibrate_mixes_ = 0;
   std::uint64_t calibrate_state_ = 0;
+  // Study-only work per request (calibrate.hpp): on when the knob or an injection is, so the
+  // request path tests one flag whatever is switched on.
+  bool study_on_ = false;
+  StudyInjections study_inject_;
+  int study_null_fd_ = -1;
+  std::vector<char> study_copy_;  // sized once, to the largest head copied
+  void study_work(Client& c);
 };
 
 // Clocks of the request path (worker.cpp).

@@ -30,7 +30,8 @@ const std::vector<common::OptionSpec>& option_specs() {
       value_option("requests"),      value_option("json"),
       value_option("start-at"),      flag_option("no-progress"),
       flag_option("quiet", 'q'),     flag_option("help", 'h'),
-      value_option("count-header"),  flag_option("capabilities")};
+      value_option("count-header"),  flag_option("capabilities"),
+      flag_option("rebase-pace")};
   return specs;
 }
 
@@ -73,6 +74,10 @@ HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where w
                            each request's intended send time (default: closed loop)
       --requests-total N   measured request budget: stop after exactly N requests (then -d is
                            only an upper bound and defaults to 1h)
+      --rebase-pace        with --rate and --requests-total: start the schedule again one
+                           interval after the first response (each thread its own), so
+                           requests that fell due while the first connection was set up are
+                           not sent back to back (HTTP/1.1; an HTTP/2 run keeps its schedule)
       --spin D|auto        open loop: poll instead of sleeping for the last D before a
                            due send, as timer wake-ups come tens of microseconds late
                            (0: always sleep); auto (default): 50us when there are fewer
@@ -134,6 +139,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (*rate <= 0 || *rate > 1e8) throw UsageError("--rate: must be in (0, 1e8] requests/s");
     o.rate = *rate;
   }
+  // With a budget the run ends by count, so a schedule that moved needs no account of the slots
+  // it moved out of the window.
+  o.rebase_pace = line.flag("rebase-pace");
+  if (o.rebase_pace && (!line.given("rate") || !line.given("requests-total")))
+    throw UsageError("--rebase-pace: needs --rate and --requests-total");
   o.requests_total =
       static_cast<std::uint64_t>(line.integer("requests-total", 1, 1'000'000'000'000L).value_or(0));
   if (auto spin = line.value("spin"); spin && *spin != "auto") {

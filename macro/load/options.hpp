@@ -28,6 +28,9 @@ struct Options {
   std::uint64_t timeout_ns = 2'000'000'000ULL;
   bool tls_resume = true;
   std::uint64_t requests_total = 0;  // 0: no budget, the duration decides
+  // Open loop: the schedule starts again one interval after the first response, so the wait for
+  // a slow first connection (a TLS handshake under valgrind) leaves no backlog of due requests.
+  bool rebase_pace = false;
   // Open loop: stop sleeping this long before a due send and poll instead (0: always sleep).
   // spin_auto: not given on the command line; effective_spin_ns() decides (run_load asks it).
   std::uint64_t spin_ns = 0;

@@ -66,6 +66,7 @@ RunResult run_load(const Options& options, const Target& target, const RequestSe
     plan.measure_start_ns = measure_start;
     plan.measure_end_ns = measure_end;
     plan.spin_ns = spin_ns;
+    plan.rebase_pace = options.rebase_pace;
     plan.sched_batch = sched_batch;
     if (options.rate > 0) {
       plan.rate = options.rate * plan.connections / options.connections;

@@ -344,6 +344,15 @@ void Worker::complete_request(Connection& c) {
   } else {
     close_socket(c, true);
   }
+  if (plan_.rate > 0 && plan_.rebase_pace && !rebased_) {
+    // The next slot is due one interval from now at the earliest: the backlog of slots that fell
+    // due while the first connection was set up moves behind this response (HTTP/1.1 workers; an
+    // HTTP/2 run keeps its schedule).
+    rebased_ = true;
+    const auto next = now + static_cast<std::uint64_t>(1e9 / plan_.rate);
+    const std::uint64_t due = intended(next_k_);
+    if (next > due) shift_ns_ += next - due;
+  }
   after_request(c, now);
 }
 

@@ -100,7 +100,10 @@ class Worker final : public LoadThread {
   void sweep(std::uint64_t now);
   void dispatch_due(std::uint64_t now);
   void make_available(Connection& c);
-  std::uint64_t intended(std::uint64_t k) const { return intended_ns(plan_, k); }
+  std::uint64_t intended(std::uint64_t k) const { return intended_ns(plan_, k) + shift_ns_; }
+  // --rebase-pace: how far the schedule moved at the first response.
+  std::uint64_t shift_ns_ = 0;
+  bool rebased_ = false;
   void count_error(ErrorClass error, std::uint64_t now) { record_error(stats_, plan_, error, now); }
   // Waits for and handles what the ring or epoll report, until `timeout` at the latest.
   void poll_once(const timespec& timeout);

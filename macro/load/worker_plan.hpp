@@ -29,6 +29,7 @@ struct WorkerPlan {
   std::uint64_t phase_ns = 0;          // offset of this thread's schedule (interleaves threads)
   std::uint64_t budget = 0;            // this thread's share of --requests-total; 0: none
   std::uint64_t spin_ns = 0;           // open loop: poll for this long before a due send
+  bool rebase_pace = false;            // open loop: re-base the schedule at the first response
   bool sched_batch = false;            // run the thread as SCHED_BATCH
 };
 

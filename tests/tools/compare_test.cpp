@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "macro/common/detectable.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
 #include "tools/src/json_file.hpp"
@@ -163,6 +164,42 @@ TEST_P(CompareMacro2, SameFileHasNoRegression) {
   EXPECT_FALSE(c.has_regression());
 }
 
+// Every tested macro measure carries what it could have seen: the MDC at the rounds' pooled
+// spread and the measure's line, and a "no change" in the Markdown says of what size.
+TEST_P(CompareMacro2, EveryTestedMeasureSaysWhatItCouldSee) {
+  const auto n = static_cast<std::size_t>(GetParam());
+  const auto c = compare_files("macro2_base_" + std::to_string(n) + ".json",
+                               "macro2_head_" + std::to_string(n) + ".json");
+  const CompareOptions lines;
+  const std::string md = comparison_markdown(c);
+  const auto j = comparison_json(c);
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const CompareRow& r = c.rows[i];
+    if (r.section != "macro" || r.measure == "scenario") continue;
+    ASSERT_TRUE(r.round_spread) << r.name << " " << r.measure;
+    ASSERT_TRUE(r.mdc) << r.name << " " << r.measure;
+    const double line = r.measure == "cpu_vs_load" ? lines.cpu_threshold
+                        : r.measure == "vs_nginx"  ? lines.vs_nginx_threshold
+                                                   : lines.p99_threshold;
+    EXPECT_DOUBLE_EQ(*r.mdc, *common::minimum_detectable_change(*r.round_spread, n, n, line));
+    EXPECT_GT(*r.mdc, line);
+    EXPECT_DOUBLE_EQ(j["rows"][i]["mdc"].get<double>(), *r.mdc);
+    if (r.verdict == Verdict::no_change)
+      EXPECT_NE(md.find("no change of " + common::percent_text(*r.mdc) + " or more"),
+                std::string::npos)
+          << r.name << " " << r.measure;
+    ++checked;
+  }
+  EXPECT_GE(checked, 9u);
+  // More rounds at a like spread see smaller changes.
+  if (n == 9) {
+    const auto five = compare_files("macro2_base_5.json", "macro2_head_5.json");
+    EXPECT_LT(*by_name(c, "cpu_vs_load").at("gateway-default")->mdc,
+              *by_name(five, "cpu_vs_load").at("gateway-default")->mdc);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Rounds, CompareMacro2, ::testing::Values(5, 9));
 
 TEST(CompareMacro2Rounds, ThreeRoundsAreTooFewUnlessAllowed) {
@@ -183,7 +220,11 @@ TEST(CompareMacro2Rounds, ThreeRoundsAreTooFewUnlessAllowed) {
     if (r.measure != "scenario") {
       EXPECT_EQ(r.verdict, Verdict::no_change) << r.name << " " << r.measure;
       EXPECT_GT(*r.p_value, 0.05);
+      // ... so such a comparison could have seen nothing, and its "no change" says so.
+      EXPECT_TRUE(r.round_spread) << r.name;
+      EXPECT_FALSE(r.mdc) << r.name;
     }
+  EXPECT_NE(comparison_markdown(c).find("| nothing ("), std::string::npos);
 }
 
 TEST(CompareMacro2Rounds, FailedBaselineFailsTheGate) {

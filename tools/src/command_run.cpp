@@ -15,8 +15,10 @@
 #include "macro/common/build_info.hpp"
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
+#include "macro/common/detectable.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
+#include "tools/src/compare.hpp"
 #include "tools/src/json_file.hpp"
 #include "tools/src/micro_binary.hpp"
 #include "tools/src/micro_inputs.hpp"
@@ -57,6 +59,8 @@ options:
   --connections N     macro: load-generator connections (passed to gatebench-macro)
   --scenarios LIST    macro: comma-separated scenarios (passed to gatebench-macro)
   --rounds N          macro: rounds per scenario (passed to gatebench-macro)
+  --detect P          macro: the rounds that catch a P rise of CPU per request 95% of the time
+                      (passed to gatebench-macro, which prints them; docs/gating.md)
   --seed N            macro: seed of the round order (passed to gatebench-macro)
   --scenario-dir DIR  macro: scenario files (passed to gatebench-macro)
   --target FILE|NAME  macro: every workload of this target beside its nginx baseline, instead of
@@ -307,9 +311,12 @@ Estimate estimate_run(const common::CommandLine& args, bool full, const std::str
     }
     if (n) {
       // gatebench-macro's defaults: --quick 3 rounds of 1 s + 2 s, else 5 rounds of 5 s + 20 s.
-      const double rounds =
-          static_cast<double>(args.integer("rounds", 1, 1000).value_or(full ? 5 : 3));
       const double measured = args.duration_s("duration").value_or(full ? 20.0 : 2.0);
+      double rounds = static_cast<double>(args.integer("rounds", 1, 1000).value_or(full ? 5 : 3));
+      // --detect: the rounds gatebench-macro will choose (0 when out of reach: it refuses).
+      if (args.value("detect"))
+        rounds = static_cast<double>(
+            common::rounds_for_cpu_change(percent_or(args, "detect", 0), measured).rounds);
       const double warmup = full ? 5.0 : 1.0;
       e.macro_s = static_cast<double>(*n) * rounds * (warmup + measured + kMacroOverheadSeconds);
       e.macro_text = std::to_string(*n) + " scenarios x " +
@@ -355,7 +362,7 @@ int command_run(const CommandArgs& argv) {
   const common::CommandLine args(
       argv,
       {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds", "seed",
-       "scenario-dir", "target", "workloads", "counts", "counts-build"},
+       "scenario-dir", "target", "workloads", "counts", "counts-build", "detect"},
       {"help", "full", "no-micro", "no-macro", "no-counts"});
   if (args.flag("help")) {
     std::cout << kRunHelp;
@@ -434,7 +441,7 @@ int command_run(const CommandArgs& argv) {
       macro.insert(macro.end(), {"--target", target});
     if (auto v = args.value("workloads")) macro.insert(macro.end(), {"--workloads", *v});
     for (const char* opt :
-         {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir"})
+         {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir", "detect"})
       if (auto v = args.value(opt)) {
         macro.push_back(std::string("--") + opt);
         macro.push_back(*v);

@@ -57,6 +57,9 @@ struct CompareRow {
   std::size_t base_n = 0, head_n = 0;  // samples: repetitions, or macro ok rounds
   Verdict verdict = Verdict::no_change;
   std::string note;
+  // macro: what the comparison could have seen, the minimum detectable change at 95% power
+  // (macro/common/detectable.hpp) at the rounds' pooled spread (sd over median, per round).
+  std::optional<double> mdc, round_spread;
 };
 
 // Where one scenario's instructions per request moved, from the callgrind files of both sides

@@ -4,6 +4,7 @@
 // docs/compare.md.
 #include <set>
 
+#include "macro/common/detectable.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/format.hpp"
 
@@ -96,6 +97,10 @@ void compare_measure(const MacroScenario& b, const MacroScenario& h, const Measu
     row.note = "need >= " + std::to_string(opt.min_rounds) + " ok rounds per side";
   } else {
     test_samples(bs, hs, opt.alpha, m.min_change, m.higher_is_worse, row);
+    row.round_spread = common::pooled_relative_spread(bs, hs);
+    if (row.round_spread)
+      row.mdc = common::minimum_detectable_change(*row.round_spread, bs.size(), hs.size(),
+                                                  m.min_change, opt.alpha);
   }
   if (row.measure == std::string("cpu_vs_load")) {
     const auto bc = samples(b, cpu_target), hc = samples(h, cpu_target);

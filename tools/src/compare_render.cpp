@@ -2,6 +2,7 @@
 #include <cmath>
 #include <map>
 
+#include "macro/common/detectable.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/format.hpp"
 
@@ -31,6 +32,20 @@ std::string verdict_cell(Verdict v) {
     default:
       return verdict_name(v);
   }
+}
+
+// "14% (4.7%/round)": the minimum detectable change and the per-round spread it came from.
+std::string could_see(const CompareRow& r) {
+  if (!r.round_spread) return "–";
+  const std::string spread = " (" + common::percent_text(*r.round_spread) + "/round)";
+  return (r.mdc ? common::percent_text(*r.mdc) : std::string("nothing")) + spread;
+}
+
+// A macro "no change" says what it could have seen: "no change of 14% or more".
+std::string macro_verdict_cell(const CompareRow& r) {
+  if (r.verdict == Verdict::no_change && r.mdc)
+    return "no change of " + common::percent_text(*r.mdc) + " or more";
+  return verdict_cell(r.verdict);
 }
 
 // Exact counts move by hundredths of a percent: two decimals, signed.
@@ -118,8 +133,14 @@ std::string comparison_markdown(const Comparison& c) {
               fmt_percent(o.p99_threshold, false) +
               ". A scenario ok in BASE and failed in HEAD is a regression.\n\n";
           md +=
-              "| scenario | measure | base | head | change | p-value | rounds | verdict | note |\n";
-          md += "|---|---|---:|---:|---:|---:|---:|---|---|\n";
+              "Could see: the smallest change this comparison catches 95% of the time (its "
+              "minimum change plus the spread of two medians at the rounds' per-round spread, "
+              "given after it; docs/gating.md). A no change reads as no change of that size or "
+              "more.\n\n";
+          md +=
+              "| scenario | measure | base | head | change | p-value | rounds | could see | "
+              "verdict | note |\n";
+          md += "|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";
         }
       }
       const std::string change = r.change ? fmt_percent(*r.change) : "–";
@@ -141,8 +162,8 @@ std::string comparison_markdown(const Comparison& c) {
         md += "| " + md_cell(r.name) + " | " + r.measure + " | " + value_text(r, r.base) + " | " +
               value_text(r, r.head) + " | " + change + " | " +
               (r.p_value ? fmt_fixed(*r.p_value, 4) : "–") + " | " + std::to_string(r.base_n) +
-              "/" + std::to_string(r.head_n) + " | " + verdict_cell(r.verdict) + " | " +
-              md_cell(r.note) + " |\n";
+              "/" + std::to_string(r.head_n) + " | " + could_see(r) + " | " +
+              macro_verdict_cell(r) + " | " + md_cell(r.note) + " |\n";
       }
     }
     if (header) md += "\n";
@@ -162,6 +183,10 @@ json comparison_json(const Comparison& c) {
     row["base"] = r.base ? json(*r.base) : json(nullptr);
     row["head"] = r.head ? json(*r.head) : json(nullptr);
     row["change"] = r.change ? json(*r.change) : json(nullptr);
+    if (r.round_spread) {
+      row["round_spread"] = *r.round_spread;
+      row["mdc"] = r.mdc ? json(*r.mdc) : json(nullptr);
+    }
     row["p_value"] = r.p_value ? json(*r.p_value) : json(nullptr);
     rows.push_back(std::move(row));
   }

@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include "macro/common/detectable.hpp"
+#include "tools/src/compare.hpp"
 #include "tools/src/format.hpp"
 
 namespace gatebench::tools {
@@ -51,6 +53,20 @@ std::string with_interval(const std::optional<double>& median, const MacroInterv
   return s;
 }
 
+// What a comparison of two runs like this one could see in a ratio: its minimum detectable change
+// at 95% power (macro/common/detectable.hpp) with as many rounds per side as this run's ok ones,
+// at their spread and compare's default line for the measure: "; sees ≥ 6.1%".
+using RoundRatio = std::optional<double> MacroFigures::*;
+std::string detectable(const MacroScenario& s, RoundRatio field, double line) {
+  std::vector<double> v;
+  for (const auto& r : s.rounds)
+    if (r.ok() && r.*field) v.push_back(*(r.*field));
+  const auto spread = common::relative_spread(v);
+  if (!spread) return "";
+  const auto mdc = common::minimum_detectable_change(*spread, v.size(), v.size(), line);
+  return mdc ? "; sees ≥ " + common::percent_text(*mdc) : "; sees nothing";
+}
+
 std::string interval_level(const MacroScenario& s) {
   for (const char* key : {"rps", "vs_nginx", "cpu_us_per_request", "p99_us"})
     if (const MacroInterval* iv = s.interval(key))
@@ -87,8 +103,11 @@ ReportTable ratios(const ReportModel& m) {
                 "Ratios are medians of the per-round ratios to the baseline of the same round "
                 "(CPU and p99 vs nginx > 1 = costlier / slower than the baseline); [lo, hi] is "
                 "the interval of the median over the ok rounds at the level shown (order "
-                "statistics; n = 5 gives 93.8%). CPU µs per request: CPU time of each role's "
-                "processes divided by the requests.",
+                "statistics; n = 5 gives 93.8%). \"sees ≥ X\": the smallest change of the ratio "
+                "that a comparison of two such runs (gatebench compare, its default minimum "
+                "change) catches 95% of the time at these rounds' spread (docs/gating.md); "
+                "\"sees nothing\": too few rounds for the rank test. CPU µs per request: CPU "
+                "time of each role's processes divided by the requests.",
                 {"scenario", "baseline", "vs nginx", "CPU vs nginx", "p99 vs nginx",
                  "CPU µs/req target", "load", "backend", "interval level"},
                 {false, false, true, true, true, true, true, true, true},
@@ -97,12 +116,21 @@ ReportTable ratios(const ReportModel& m) {
     const MacroScenario& s = *sc.scenario;
     const auto& cpu = s.cpu_us_per_request;
     if (!s.rps && !cpu.target) continue;  // nothing measured (skipped)
-    t.rows.push_back({s.name, s.baseline.empty() ? "–" : s.baseline,
-                      with_interval(s.vs_nginx, s.interval("vs_nginx"), true),
-                      with_interval(s.cpu_vs_nginx, s.interval("cpu_vs_nginx"), true),
-                      with_interval(s.p99_vs_nginx, s.interval("p99_vs_nginx"), true),
-                      with_interval(cpu.target, s.interval("cpu_us_per_request"), false),
-                      sig(cpu.load), sig(cpu.backend), interval_level(s)});
+    const CompareOptions lines;
+    auto ratio = [&](const std::optional<double>& v, const char* key, RoundRatio field,
+                     double line) {
+      // A baseline's ratio to itself is 1 by construction: nothing to detect.
+      const bool own = s.baseline == s.name;
+      return with_interval(v, s.interval(key), true) +
+             (v && !own ? detectable(s, field, line) : "");
+    };
+    t.rows.push_back(
+        {s.name, s.baseline.empty() ? "–" : s.baseline,
+         ratio(s.vs_nginx, "vs_nginx", &MacroFigures::vs_nginx, lines.vs_nginx_threshold),
+         ratio(s.cpu_vs_nginx, "cpu_vs_nginx", &MacroFigures::cpu_vs_nginx, lines.cpu_threshold),
+         ratio(s.p99_vs_nginx, "p99_vs_nginx", &MacroFigures::p99_vs_nginx, lines.p99_threshold),
+         with_interval(cpu.target, s.interval("cpu_us_per_request"), false), sig(cpu.load),
+         sig(cpu.backend), interval_level(s)});
   }
   return t;
 }

@@ -63,8 +63,13 @@ bool is_vdso_call(std::string_view name);
 
 // System calls of one valgrind --trace-syscalls=yes log (one process), by name without "sys_".
 // Each call counts once: a blocking call's "... [async] --> ..." completion line is not a second
-// call. Lines of valgrind's own messages are ignored.
-std::map<std::string, uint64_t> count_syscalls(std::istream& valgrind_log);
+// call. Lines of valgrind's own messages are ignored. `would_block`, when given, gets the calls
+// of each name that failed with EAGAIN (Failure(0xb), on the call's line, on its continuation
+// line or on its async completion): a nonblocking read or accept that found nothing yet. How
+// many a run makes follows timing, not requests: whether the next request had already arrived
+// when the previous response was written (docs/attribution.md).
+std::map<std::string, uint64_t> count_syscalls(
+    std::istream& valgrind_log, std::map<std::string, uint64_t>* would_block = nullptr);
 
 // The files of one run's process tree in `dir`: callgrind.out.<pid> and valgrind.<pid>.log,
 // sorted by name.
@@ -74,7 +79,8 @@ struct TreeFiles {
 TreeFiles tree_files(const std::string& dir);
 
 // A run's totals over its tree: Ir summed over the callgrind files (each must be complete), the
-// system calls summed over the logs (without kVdsoCalls; waits apart). A forked child's callgrind
+// system calls summed over the logs (without kVdsoCalls; waits, and calls that failed with
+// EAGAIN, apart: both are counted in wait_syscalls). A forked child's callgrind
 // file starts with its parent's counts at the fork (callgrind does not reset them), so the master's
 // start-up is in the sum once per worker: the same in the N and the 2N run, it cancels in the
 // difference. Throws Outcome failed naming the file.

@@ -1,5 +1,7 @@
 #include "macro/driver/plan/options.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -24,6 +26,10 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
   --rounds N            run every selected scenario N times, in a different seeded order each
                         round; each scenario's baseline is added and runs in every round, and
                         ratios are paired within a round (default 5; 3 with --quick)
+  --detect P            choose the rounds to catch a rise of P (e.g. 5%) in a scenario's CPU
+                        per request 95% of the time, from the per-round spread of
+                        docs/gating.md's study; prints the rounds, the --cpu-threshold for
+                        gatebench compare and the time the run will take (not with --rounds)
   --seed N              seed of the rounds' orders (default 1)
   --max-error-rate R    a round with more errors than this share of its requests fails
                         (default 0.1%; 0.5% or 0.005; expected statuses are not errors)
@@ -99,6 +105,27 @@ std::vector<std::string> comma_list(const std::string& list) {
   return out;
 }
 
+// --detect P: the rounds per side from the study's per-round spread at the run's measured time.
+void set_detect(const common::CommandLine& line, Options& o) {
+  const std::string v = *line.value("detect");
+  const bool pct = v.ends_with("%");
+  const double p = common::parse_number(pct ? v.substr(0, v.size() - 1) : v, "--detect");
+  if (!(p > 0 && p < 100))
+    throw UsageError("--detect: expected a change like 5% (more than 0, less than 100%), got '" +
+                     v + "'");
+  if (line.given("rounds")) throw UsageError("--detect: chooses the rounds; not with --rounds");
+  if (o.instructions > 0)
+    throw UsageError("--detect: not with --instructions (counts have no rounds)");
+  const double measured = line.given("duration") ? o.duration_s
+                          : o.quick              ? common::kStudyMeasuredSeconds
+                                                 : o.duration_s;
+  o.detect = p / 100;
+  o.detect_plan = common::rounds_for_cpu_change(o.detect, measured);
+  if (o.detect_plan.rounds == 0)
+    throw UsageError("--detect " + v + ": more than 1000 rounds per side would be needed");
+  o.rounds = static_cast<int>(o.detect_plan.rounds);
+}
+
 }  // namespace
 
 std::optional<Options> parse_options(const std::vector<std::string>& args) {
@@ -133,6 +160,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("place"),
                                         value_option("target"),
                                         value_option("workloads"),
+                                        value_option("detect"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -220,15 +248,37 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (o.workloads.empty()) throw UsageError("--workloads: expected names separated by commas");
     if (o.targets.empty()) throw UsageError("--workloads: needs --target");
   }
+  if (line.given("detect")) set_detect(line, o);
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.
     if (!line.given("duration")) o.duration_s = 2;
     if (!line.given("warmup")) o.warmup_s = 1;
     if (!line.given("connections")) o.connections = 16;
-    if (!line.given("rounds")) o.rounds = 3;
+    if (!line.given("rounds") && !line.given("detect")) o.rounds = 3;
   }
   return o;
+}
+
+std::string detect_text(const Options& o, std::size_t scenario_runs) {
+  const auto& p = o.detect_plan;
+  const double per_round = o.warmup_s + o.duration_s + common::kRoundOverheadSeconds;
+  const double seconds = static_cast<double>(scenario_runs) * o.rounds * per_round;
+  const bool lowered = p.line < common::kDefaultCpuLine - 1e-9;
+  char text[768];
+  std::snprintf(
+      text, sizeof text,
+      "--detect %s: %d rounds per side; gate with gatebench compare --cpu-threshold %.1f%%%s.\n"
+      "  A %s rise of CPU per request shows as %s of cpu_vs_load, which spreads by %.1f%% per "
+      "round\n  (docs/gating.md's study, scaled to %.0f s measured): caught 95%% of the time.\n"
+      "  %zu scenario runs x %d rounds x %.1f s = about %.0f min.\n",
+      common::percent_text(o.detect).c_str(), o.rounds, p.line * 100,
+      lowered ? " (below the default 5%: an unchanged scenario passes it at most 1% of the time)"
+              : "",
+      common::percent_text(o.detect).c_str(), common::percent_text(p.seen_change).c_str(),
+      common::study_round_spread(o.duration_s) * 100, o.duration_s, scenario_runs, o.rounds,
+      per_round, std::ceil(seconds / 60));
+  return text;
 }
 
 }  // namespace gatebench::macro

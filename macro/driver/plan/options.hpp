@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "macro/common/detectable.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
 
 namespace gatebench::macro {
@@ -44,11 +45,19 @@ struct Options {
   // Workload x target (docs/targets.md): --target FILE|NAME (repeatable) and --workloads a,b.
   std::vector<std::string> targets;
   std::vector<std::string> workloads;  // empty: every workload
+  // --detect P: the rounds were chosen to catch a P rise of CPU per request (docs/gating.md);
+  // 0 when not given.
+  double detect = 0;
+  common::RoundsForChange detect_plan;
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.
 // Durations use the common syntax (macro/common/duration.hpp).
 std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
+
+// What --detect chose, for `scenario_runs` scenarios (baselines included) per round: the rounds,
+// the line for compare, and the time the run will take.
+std::string detect_text(const Options& o, std::size_t scenario_runs);
 
 }  // namespace gatebench::macro

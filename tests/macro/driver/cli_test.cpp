@@ -111,6 +111,44 @@ TEST(Cli, RoundsSeedAndErrorRateAreValidated) {
   }
 }
 
+TEST(Cli, DetectChoosesTheRoundsAndSaysWhatTheyTake) {
+  const std::string out = unique_dir("dry-detect");
+  CaptureResult r = run_driver(
+      {"--dry-run", "--quick", "--detect", "10%", "--out", out, "--scenarios", "gateway-default"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  // macro/common/detectable.hpp's worked case: 10% seen as 7.5% at 4.7% per round.
+  EXPECT_NE(r.output.find("--detect 10%: 22 rounds per side; gate with gatebench compare "
+                          "--cpu-threshold 4.6%"),
+            std::string::npos)
+      << r.output;
+  // gateway-default and its baseline, 22 rounds of 1 s + 2 s + 2.4 s: 237.6 s.
+  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4 min"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("22 round(s), seed 1"), std::string::npos) << r.output;
+  // A change the default line and compare's 5 rounds already catch.
+  r = run_driver(
+      {"--dry-run", "--quick", "--detect", "20", "--out", out, "--scenarios", "gateway-default"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  EXPECT_NE(r.output.find("--detect 20%: 5 rounds per side; gate with gatebench compare "
+                          "--cpu-threshold 5.0%.\n"),
+            std::string::npos)
+      << r.output;
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--detect", "0"},
+                                             {"--detect", "100%"},
+                                             {"--detect", "ten"},
+                                             {"--detect", "10%", "--rounds", "5"},
+                                             {"--detect", "10%", "--instructions", "200"},
+                                             {"--detect", "0.01%"}}) {
+    std::vector<std::string> argv = {"--dry-run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r = run_driver(argv);
+    EXPECT_EQ(exit_code(r), 2) << args[1] << ": " << r.output;
+    EXPECT_NE(r.output.find("--detect"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Cli, ABaselineIsAddedToTheSelection) {
   const std::string out = unique_dir("dry-baseline");
   CaptureResult r = run_driver(

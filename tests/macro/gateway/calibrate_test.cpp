@@ -33,6 +33,30 @@ TEST(Calibrate, BadValuesNameTheVariable) {
   }
 }
 
+TEST(Calibrate, StudyInjectionsParseAnySubset) {
+  EXPECT_FALSE(gw::parse_study_injections(nullptr).any());
+  EXPECT_FALSE(gw::parse_study_injections("").any());
+  const gw::StudyInjections one = gw::parse_study_injections("write");
+  EXPECT_TRUE(one.write);
+  EXPECT_FALSE(one.alloc || one.copy);
+  const gw::StudyInjections all = gw::parse_study_injections("copy,alloc,write");
+  EXPECT_TRUE(all.alloc && all.write && all.copy);
+}
+
+TEST(Calibrate, BadStudyInjectionsNameTheVariableAndTheItem) {
+  for (const char* v : {"alloc,", ",write", "alloc,,copy", "Alloc", "writes", "alloc write"}) {
+    try {
+      gw::parse_study_injections(v);
+      ADD_FAILURE() << "accepted \"" << v << "\"";
+    } catch (const gw::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("GATEBENCH_GATEWAY_STUDY_INJECT=\"") + v +
+                                           "\": unknown item"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Calibrate, ZeroMixesIsIdentityAndChainsCompose) {
   const std::uint64_t x = 0x0123456789abcdefULL;
   EXPECT_EQ(gw::calibrate_mix(x, 0), x);

@@ -120,6 +120,21 @@ TEST(GatewayCli, BadCalibrationValueExitsTwoNamingTheVariable) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+TEST(GatewayCli, BadStudyInjectionExitsTwoNamingTheVariable) {
+  gwtest::TempDir dir;
+  std::string path = dir.file("gw.json", R"({"listeners": [{"port": 8080}],
+      "hosts": [{"names": ["*"], "upstream": "127.0.0.1:80"}]})");
+  CliRun r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"},
+                 {{"GATEBENCH_GATEWAY_STUDY_INJECT", "alloc,free"}});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("GATEBENCH_GATEWAY_STUDY_INJECT=\"alloc,free\": unknown item \"free\""),
+            std::string::npos)
+      << r.output;
+  r = run({GATEBENCH_GATEWAY_EXE, "--config", path, "--check"},
+          {{"GATEBENCH_GATEWAY_STUDY_INJECT", "alloc,write,copy"}});
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
 TEST(GatewayCli, TimeCalibrationPrintsNanosecondsPerMix) {
   CliRun r = run({GATEBENCH_GATEWAY_EXE, "--time-calibration"});
   EXPECT_EQ(r.status, 0) << r.output;

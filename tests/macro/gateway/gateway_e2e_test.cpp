@@ -102,6 +102,20 @@ TEST_F(GatewayE2E, CalibrationWorkLeavesResponsesUnchanged) {
       << gateway_->output();
 }
 
+TEST_F(GatewayE2E, StudyInjectionsLeaveResponsesUnchanged) {
+  start(host(R"("*")"), "", true, {"GATEBENCH_GATEWAY_STUDY_INJECT=alloc,write,copy"});
+  Conn c(gwtest::connect_to(port_));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(c.send(get_request("a.test", "/injected/" + std::to_string(i))));
+    Response r = c.read_response();
+    ASSERT_EQ(r.status, 200) << "request " << i;
+  }
+  EXPECT_EQ(upstream_.requests().size(), 20u);
+  EXPECT_NE(gateway_->output().find("study injection: alloc write copy per request"),
+            std::string::npos)
+      << gateway_->output();
+}
+
 TEST_F(GatewayE2E, UpstreamDownIs502AndTimeoutIs504) {
   int dead = gwtest::free_port();
   start(host(R"("down.test")", "", dead) + "," +

@@ -170,6 +170,12 @@ TEST(Options, ErrorsArePrecise) {
             "--close: not with --h2 (HTTP/2 connections carry many requests)");
   EXPECT_EQ(parse_error({"--h2", "--io", "uring", "http://h/"}),
             "--io uring: not with --h2 (HTTP/2 connections use epoll)");
+  EXPECT_EQ(parse_error({"--rebase-pace", "--requests-total", "5", "http://h/"}),
+            "--rebase-pace: needs --rate and --requests-total");
+  EXPECT_EQ(parse_error({"--rebase-pace", "-R", "50", "http://h/"}),
+            "--rebase-pace: needs --rate and --requests-total");
+  EXPECT_TRUE(parse_options({"--rebase-pace", "-R", "50", "--requests-total", "5", "http://h/"})
+                  ->rebase_pace);
 }
 
 TEST(Options, H2AndStreams) {

@@ -94,6 +94,31 @@ TEST(LoadAgainstTestServer, OpenLoopMeasuresFromIntendedTimeSoAStallShows) {
   EXPECT_LT(ms(closed.result.stats.latency.percentile(90)), 20);
 }
 
+// The first request held 200 ms (as a TLS handshake under valgrind can take seconds): at
+// 100 req/s about 20 slots fall due meanwhile. Kept, they go out back to back once it answers;
+// with --rebase-pace the schedule starts again 10 ms after that answer, so no send
+// is late by more than timer slack and the 30 requests take at least 200 + 29 x 10 ms.
+TEST(LoadAgainstTestServer, RebasePaceLeavesNoBacklog) {
+  auto run = [](bool pace) {
+    TestServer server(Behaviour::kStallOnce);
+    server.set_stall(1, 200);
+    Options o = base(1, 1);
+    o.rate = 100;
+    o.requests_total = 30;
+    o.rebase_pace = pace;
+    return run_against(server.url(), o);
+  };
+  const auto kept = run(false);
+  EXPECT_EQ(kept.result.stats.responses, 30u);
+  EXPECT_GT(ms(kept.result.stats.send_lag.max()), 150);
+  EXPECT_LT(kept.result.elapsed_s, 0.45);
+  const auto paced = run(true);
+  EXPECT_EQ(paced.result.stats.responses, 30u);
+  EXPECT_LT(ms(paced.result.stats.send_lag.percentile(50)), 5);
+  EXPECT_LT(ms(paced.result.stats.send_lag.max()), 100);
+  EXPECT_GE(paced.result.elapsed_s, 0.48);
+}
+
 TEST(LoadAgainstTestServer, OpenLoopThatCannotKeepTheRateIsInvalid) {
   // One connection to a server taking 20 ms per request can carry 50 req/s, not 500.
   TestServer server(Behaviour::kPathDelay);
