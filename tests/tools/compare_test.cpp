@@ -185,10 +185,11 @@ TEST_P(CompareMacro2, EveryTestedMeasureSaysWhatItCouldSee) {
     EXPECT_DOUBLE_EQ(*r.mdc, *common::minimum_detectable_change(*r.round_spread, n, n, line));
     EXPECT_GT(*r.mdc, line);
     EXPECT_DOUBLE_EQ(j["rows"][i]["mdc"].get<double>(), *r.mdc);
-    if (r.verdict == Verdict::no_change)
+    if (r.verdict == Verdict::no_change) {
       EXPECT_NE(md.find("no change of " + common::percent_text(*r.mdc) + " or more"),
                 std::string::npos)
           << r.name << " " << r.measure;
+    }
     ++checked;
   }
   EXPECT_GE(checked, 9u);
