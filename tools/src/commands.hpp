@@ -20,5 +20,7 @@ int command_target(const CommandArgs& args);
 int command_run(const CommandArgs& args);
 int command_history(const CommandArgs& args);
 int command_bisect(const CommandArgs& args);
+// `gatebench gate BASE HEAD`: the exact macro gate between two commits (docs/gating.md).
+int command_gate(const CommandArgs& args);
 
 }  // namespace gatebench::tools
