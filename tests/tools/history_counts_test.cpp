@@ -148,7 +148,7 @@ TEST(HistoryCounts, AStepIsAChangePointAtItsFirstCommit) {
   EXPECT_NE(md.find("c0ffee0400 | 4 | 7,040 | 7,146 | +1.5% | exact | regression"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("c0ffee0600 | 6 | 4.02 | 5.02 | +24.9% | exact | regression"),
+  EXPECT_NE(md.find("c0ffee0600 | 6 | 4.020 | 5.020 | +24.9% | exact | regression"),
             std::string::npos)
       << md;
   // check: the newest point alone is enough for an exact step; the instruction step is three
