@@ -89,7 +89,7 @@ TEST(Gate, ARiseOfTwoPercentIsARegressionAndEverythingIsCleanedUp) {
   EXPECT_NE(out.find("gate: REGRESSION"), std::string::npos) << out;
   const std::string md = read_text_file((r.dir / "gate.md").string());
   EXPECT_NE(md.find("gateway-default"), std::string::npos) << md;
-  EXPECT_NE(md.find("+2.0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("+2.00%"), std::string::npos) << md;
   EXPECT_NE(md.find("gateway-h2"), std::string::npos) << md;  // on HEAD only: added
   EXPECT_EQ(r.work_entries(), 0u);                            // the private work directory is gone
   EXPECT_EQ(r.worktrees(), 1u);                               // and so are both worktrees

@@ -19,12 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(ExactSteps, AStepIsFoundAtTheFirstPointThatMovedByTheThreshold) {
-  const std::vector<double> x = {7000, 7000, 7000, 7070, 7070, 7070.5, 7000, 7000};
+  const std::vector<double> x = {7000, 7000, 7000, 7070, 7070, 7070.5, 6990, 6990};
   const auto c = detect_exact_steps(x, 0.01);
   ASSERT_EQ(c.size(), 2u);
-  EXPECT_EQ(c[0].index, 3u);                      // +1.0%: the compare gate's line, reached
-  EXPECT_NEAR(c[0].size, 70.5 / 3 / 7000, 1e-9);  // segment means 7000 -> 7070.17
-  EXPECT_EQ(c[1].index, 6u);                      // and back
+  EXPECT_EQ(c[0].index, 3u);  // +1.0%: the compare gate's line, reached
+  EXPECT_NEAR(c[0].size, (7070.5 + 2 * 7070 - 3 * 7000) / 3 / 7000, 1e-12);  // means
+  EXPECT_EQ(c[1].index, 6u);                                                 // and back
   EXPECT_LT(c[1].size, 0);
   EXPECT_EQ(c[0].p_value, 0);
   // 0.99% is no step; two steps of 0.6% are one once they add up to 1% from the segment start.
