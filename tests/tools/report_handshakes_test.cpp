@@ -9,7 +9,9 @@
 #include "tools/src/report_writers.hpp"
 
 namespace gatebench::tools {
-namespace {
+// Named, not anonymous: a unity batch may hold report_attribution_test.cpp, whose helpers have
+// the same names (docs/testing.md).
+namespace handshakes_test {
 
 using nlohmann::json;
 
@@ -130,5 +132,5 @@ TEST(ReportHandshakes, JsonMarkdownAndHtmlShowTheHarnessLimit) {
   EXPECT_NE(html.find("tls/handshake_tls13_full"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace handshakes_test
 }  // namespace gatebench::tools

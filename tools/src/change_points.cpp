@@ -106,12 +106,11 @@ Split e_divisive_best_split(std::span<const double> x, std::size_t min_size) {
   return best;
 }
 
-std::vector<ChangePoint> detect_change_points(std::span<const double> x,
-                                              const ChangePointOptions& options) {
-  std::vector<Found> found;
-  bisect(x, 0, options, found);
-  std::sort(found.begin(), found.end(),
-            [](const Found& a, const Found& b) { return a.index < b.index; });
+namespace {
+
+// The change points at `found` (index order), each with the means of its neighbouring segments.
+std::vector<ChangePoint> with_segment_means(std::span<const double> x,
+                                            const std::vector<Found>& found) {
   std::vector<ChangePoint> out;
   for (std::size_t k = 0; k < found.size(); ++k) {
     const std::size_t begin = k == 0 ? 0 : found[k - 1].index;
@@ -126,6 +125,31 @@ std::vector<ChangePoint> detect_change_points(std::span<const double> x,
     out.push_back(c);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<ChangePoint> detect_change_points(std::span<const double> x,
+                                              const ChangePointOptions& options) {
+  std::vector<Found> found;
+  bisect(x, 0, options, found);
+  std::sort(found.begin(), found.end(),
+            [](const Found& a, const Found& b) { return a.index < b.index; });
+  return with_segment_means(x, found);
+}
+
+std::vector<ChangePoint> detect_exact_steps(std::span<const double> x, double threshold) {
+  std::vector<Found> found;
+  if (x.empty()) return {};
+  double level = x[0];
+  for (std::size_t i = 1; i < x.size(); ++i) {
+    const bool moved =
+        level != 0 ? std::abs(x[i] - level) >= threshold * std::abs(level) : x[i] != 0;
+    if (!moved) continue;
+    found.push_back({i, 0.0, 0.0});
+    level = x[i];
+  }
+  return with_segment_means(x, found);
 }
 
 }  // namespace gatebench::tools

@@ -47,4 +47,11 @@ Split e_divisive_best_split(std::span<const double> x, std::size_t min_size);
 std::vector<ChangePoint> detect_change_points(std::span<const double> x,
                                               const ChangePointOptions& options = {});
 
+// Steps of an exact series (instructions or system calls per request, counted, not sampled):
+// a change point at every point that differs from its segment's first point by at least
+// `threshold` of it, the same line `gatebench compare` draws between two commits, so a step is
+// found at the first commit that moved it, with no noise model and no minimum segment size.
+// p_value and q are 0.
+std::vector<ChangePoint> detect_exact_steps(std::span<const double> x, double threshold);
+
 }  // namespace gatebench::tools

@@ -18,6 +18,7 @@
 #include "tools/src/commands.hpp"
 #include "tools/src/compare.hpp"
 #include "tools/src/format.hpp"
+#include "tools/src/git_worktree.hpp"
 
 namespace gatebench::tools {
 
@@ -108,47 +109,6 @@ enum class Answer { good, bad, not_sure };
 const char* answer_name(Answer a) {
   return a == Answer::good ? "good" : a == Answer::bad ? "bad" : "not sure";
 }
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-std::string git(const std::string& repo, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", repo});
-  try {
-    return trimmed(common::output_of(args));
-  } catch (const common::SpawnError& e) {
-    throw common::UsageError(std::string("git: ") + e.what());
-  }
-}
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("gatebench") : p.string();
-}
-
-// The detached worktree; removed (with `git worktree remove --force`) when the search ends.
-class Worktree {
- public:
-  Worktree(std::string repo, std::string dir, const std::string& commit)
-      : repo_(std::move(repo)), dir_(std::move(dir)) {
-    git(repo_, {"worktree", "add", "--quiet", "--detach", dir_, commit});
-  }
-  ~Worktree() {
-    try {
-      common::capture(common::command({"git", "-C", repo_, "worktree", "remove", "--force", dir_}));
-    } catch (const std::exception&) {  // nothing to do: the directory stays, git prunes it later
-    }
-  }
-  Worktree(const Worktree&) = delete;
-  Worktree& operator=(const Worktree&) = delete;
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string repo_, dir_;
-};
 
 struct Search {
   std::string repo, filter, build, bench, work;

@@ -43,6 +43,9 @@ options:
   --p99-threshold PCT          macro: minimum rise of p99 (default 10%)
   --exact-threshold PCT        exact mode: minimum change of instructions or system calls
                                per request (default 1%)
+  --exact-threshold-for SCENARIO=PCT
+                               exact mode: this scenario's threshold instead (repeatable), for
+                               counts that repeat less closely than 1% (docs/gating.md)
   --top N                      exact mode: functions named per scenario that moved (default 8)
   --md FILE                    also write the Markdown table to FILE
   --json FILE                  write the comparison as JSON (schema gatebench.compare/1)
@@ -53,18 +56,30 @@ exit: 0 no regression, 1 regression, 2 bad input (the message names the file and
 
 }  // namespace
 
-// Thresholds are percentages: "5" and "5%" both mean 0.05.
-double percent_or(const common::CommandLine& args, const std::string& name, double fallback) {
-  auto v = args.value(name);
-  if (!v) return fallback;
-  std::string text = *v;
+// Thresholds are percentages: "5" and "5%" both mean 0.05. `what` names the option in errors.
+double percent_value(const std::string& given, const std::string& what) {
+  std::string text = given;
   if (!text.empty() && text.back() == '%') text.pop_back();
   double out = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || out < 0)
-    throw common::UsageError("--" + name + ": expected a percentage like 5 or 5%, got '" + *v +
-                             "'");
+    throw common::UsageError(what + ": expected a percentage like 5 or 5%, got '" + given + "'");
   return out / 100.0;
+}
+
+double percent_or(const common::CommandLine& args, const std::string& name, double fallback) {
+  auto v = args.value(name);
+  return v ? percent_value(*v, "--" + name) : fallback;
+}
+
+void exact_thresholds_from(const common::CommandLine& args, CompareOptions& opt) {
+  for (const std::string& item : args.values("exact-threshold-for")) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw common::UsageError("--exact-threshold-for: expected SCENARIO=PCT, got '" + item + "'");
+    opt.exact_threshold_by_scenario[item.substr(0, eq)] =
+        percent_value(item.substr(eq + 1), "--exact-threshold-for " + item.substr(0, eq));
+  }
 }
 
 int command_compare(const CommandArgs& argv) {
@@ -72,7 +87,7 @@ int command_compare(const CommandArgs& argv) {
       argv,
       {"alpha", "min-change", "min-repetitions", "metric", "instructions-threshold", "min-rounds",
        "cpu-threshold", "vs-nginx-threshold", "p99-threshold", "exact-threshold", "top", "md",
-       "json"},
+       "json", "exact-threshold-for"},
       {"help", "quiet"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -98,6 +113,7 @@ int command_compare(const CommandArgs& argv) {
   opt.vs_nginx_threshold = percent_or(args, "vs-nginx-threshold", opt.vs_nginx_threshold);
   opt.p99_threshold = percent_or(args, "p99-threshold", opt.p99_threshold);
   opt.exact_threshold = percent_or(args, "exact-threshold", opt.exact_threshold);
+  exact_thresholds_from(args, opt);
   opt.top_functions = static_cast<std::size_t>(args.integer("top", 0, 1000).value_or(8));
 
   const ResultSet base = load_result_set(args.positionals()[0]);

@@ -2,7 +2,6 @@
 // (docs/history.md).
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "macro/common/command_line.hpp"
 #include "macro/common/usage_error.hpp"
@@ -36,8 +35,11 @@ constexpr const char* kAddHelp =
     R"(usage: gatebench history add FILE.json... [--db PATH] [--commit SHA]
 
 Adds each file's runs to the history database (created when missing, with its directory):
-micro.json (Google Benchmark JSON from gatebench micro), macro.json (gatebench.macro/1 or /2) or
-report.json (gatebench.report/1: its micro and macro parts are one run each). A run keeps its
+micro.json (Google Benchmark JSON from gatebench micro), macro.json (gatebench.macro/1 or /2),
+instructions.json (gatebench.macro_instructions/1 of gatebench-macro --instructions: each ok
+scenario's instructions_per_request and syscalls_per_request) or report.json
+(gatebench.report/1: its micro and macro parts are one run each, the macro run with the
+report's counts per request). A run keeps its
 commit (micro: context.gatebench_commit/_dirty; macro: env.commit/dirty), its date (micro:
 context.date; macro.json has none: the time of the add), its machine fingerprint and every
 figure with its samples. A file already in the database (same content, SHA-256) is not added
@@ -58,6 +60,10 @@ change-point options (E-divisive means, permutation test; docs/history.md):
   --permutations N   permutations per test (default 199)
   --seed N           seed of the permutations (default 1)
   --min-size N       fewest points on either side of a change point (default 2)
+  --exact-threshold PCT
+                     exact counts per request (instructions_per_request, syscalls_per_request):
+                     a change point wherever a point differs from its segment's first point by
+                     at least PCT (default 1%, compare's exact gate); no permutation test
 )";
 
 constexpr const char* kShowHelp =
@@ -73,7 +79,8 @@ options:
   -o, --out DIR      write DIR/history.md and DIR/history.html
   --filter RE        only benchmarks/scenarios whose name matches (RE2, anywhere in the name)
   --figure LIST      comma-separated figures, or "all" (default cpu_time, rps,
-                     cpu_us_per_request, cpu_vs_load, vs_nginx, p99_us)
+                     cpu_us_per_request, cpu_vs_load, vs_nginx, p99_us,
+                     instructions_per_request, syscalls_per_request)
   --no-smoke         leave out quick (smoke) macro runs
 )";
 
@@ -88,7 +95,7 @@ options:
   --db PATH          history database (default gatebench-results/history.sqlite)
   --filter RE        only benchmarks/scenarios whose name matches (RE2)
   --figure LIST      as for show (default cpu_time, rps, cpu_us_per_request, cpu_vs_load,
-                     vs_nginx, p99_us)
+                     vs_nginx, p99_us, instructions_per_request, syscalls_per_request)
   --recent K         how new a change point must be: within the newest K points (default 3;
                      a change point needs --min-size points after it)
   --no-smoke         leave out quick (smoke) macro runs
@@ -121,16 +128,8 @@ double percent(const std::string& text, const std::string& what) {
   return v / 100.0;
 }
 
-std::vector<std::string> split_list(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-const std::vector<std::string> kDetectorValues = {"alpha", "permutations", "seed", "min-size"};
+const std::vector<std::string> kDetectorValues = {"alpha", "permutations", "seed", "min-size",
+                                                  "exact-threshold"};
 
 ChangePointOptions detector_options(const common::CommandLine& args) {
   ChangePointOptions o;
@@ -165,7 +164,22 @@ HistorySelection selection(const common::CommandLine& args) {
     sel.figures = default_history_figures();
   }
   sel.include_smoke = !args.flag("no-smoke");
+  if (const auto t = args.value("exact-threshold"))
+    sel.exact_threshold = percent(*t, "--exact-threshold");
   return sel;
+}
+
+// A report's exact counts per request (report.json "macro_instructions", written without the
+// schema of the file it came from); none when the report has none.
+std::optional<common::MacroCountFile> report_counts(const std::string& text,
+                                                    const std::string& file) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("macro_instructions") ||
+      !doc["macro_instructions"].is_object())
+    return std::nullopt;
+  nlohmann::json counts = doc["macro_instructions"];
+  counts["schema"] = common::kMacroInstructionsSchema;
+  return common::parse_macro_count(counts, file + " /macro_instructions");
 }
 
 int history_add(const CommandArgs& argv) {
@@ -186,11 +200,13 @@ int history_add(const CommandArgs& argv) {
   std::vector<Input> inputs;
   for (const std::string& file : args.positionals()) {
     const std::string text = read_text_file(file);
-    const ResultSet set = load_result_set(file);
+    ResultSet set = load_result_set(file);
     if (set.kind == "instructions")
       throw common::UsageError(file +
-                               ": instruction counts are not kept in the history (expected "
-                               "micro.json, macro.json or report.json)");
+                               ": micro instruction counts are not kept in the history (expected "
+                               "micro.json, macro.json, instructions.json of gatebench-macro "
+                               "--instructions, or report.json)");
+    if (set.kind == "report") set.macro_instructions = report_counts(text, file);
     Input in{file, sha256_hex(text), history_runs_from(set, now)};
     if (in.runs.empty()) throw common::UsageError(file + ": holds neither micro nor macro results");
     if (const auto commit = args.value("commit"))
@@ -275,8 +291,9 @@ int history_check(const CommandArgs& argv) {
     if (!c) continue;
     ++regressions;
     std::cout << "regression: " << a.series.subject << " " << a.series.figure << " "
-              << fmt_percent(c->size) << " (p = " << fmt_sig(c->p_value, 2) << ") from run "
-              << c->index + 1 << " of " << a.series.points.size() << ", commit "
+              << fmt_percent(c->size) << " ("
+              << (is_exact_figure(a.series.figure) ? "exact" : "p = " + fmt_sig(c->p_value, 2))
+              << ") from run " << c->index + 1 << " of " << a.series.points.size() << ", commit "
               << short_commit(a.series.points[c->index]) << ", machine " << a.series.fingerprint
               << "\n";
   }

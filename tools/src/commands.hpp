@@ -22,5 +22,7 @@ int command_history(const CommandArgs& args);
 int command_bisect(const CommandArgs& args);
 // `gatebench results REPORT.json -o docs/RESULTS.md`: the results page of one run.
 int command_results(const CommandArgs& args);
+// `gatebench gate BASE HEAD`: the exact macro gate between two commits (docs/gating.md).
+int command_gate(const CommandArgs& args);
 
 }  // namespace gatebench::tools

@@ -42,6 +42,10 @@ struct CompareOptions {
   double p99_threshold = 0.10;       // macro: relative rise of p99 (paired ratio or absolute)
   // Exact cost per request (instructions.json): relative rise of instructions or system calls.
   double exact_threshold = 0.01;
+  // Per scenario, instead of exact_threshold: scenarios whose counts repeat less closely than 1%
+  // (TLS keep-alive, docs/attribution.md) are gated at their measured spread.
+  std::map<std::string, double> exact_threshold_by_scenario;
+  double exact_threshold_for(const std::string& scenario) const;
   std::size_t top_functions = 8;  // functions named per scenario whose instructions moved
 };
 
@@ -115,6 +119,11 @@ Verdict threshold_verdict(const std::optional<double>& change, double threshold)
 // A --NAME option given as a percentage ("5" or "5%") as a fraction, else `fallback`; a bad or
 // negative value is a common::UsageError naming the option.
 double percent_or(const common::CommandLine& args, const std::string& name, double fallback);
+// The same for one value; `what` names where it came from in the error.
+double percent_value(const std::string& text, const std::string& what);
+// Every --exact-threshold-for SCENARIO=PCT of `args` into opt.exact_threshold_by_scenario; a
+// value without '=', an empty name or a bad percentage is a common::UsageError.
+void exact_thresholds_from(const common::CommandLine& args, CompareOptions& opt);
 
 Comparison compare_result_sets(const ResultSet& base, const ResultSet& head,
                                const CompareOptions& opt);

@@ -112,6 +112,11 @@ CostMoves moves_of(const MacroScenarioCount& b, const MacroScenarioCount& h, std
 
 }  // namespace
 
+double CompareOptions::exact_threshold_for(const std::string& scenario) const {
+  const auto it = exact_threshold_by_scenario.find(scenario);
+  return it == exact_threshold_by_scenario.end() ? exact_threshold : it->second;
+}
+
 void compare_exact(const common::MacroCountFile& base, const common::MacroCountFile& head,
                    const CompareOptions& opt, std::vector<CompareRow>& out,
                    std::vector<CostMoves>& moves) {
@@ -134,10 +139,11 @@ void compare_exact(const common::MacroCountFile& base, const common::MacroCountF
       continue;
     }
     const std::size_t first = out.size();
+    const double threshold = opt.exact_threshold_for(name);
     compare_count(name, "instructions_per_request", b->instructions_per_request,
-                  h->instructions_per_request, opt.exact_threshold, out);
+                  h->instructions_per_request, threshold, out);
     compare_count(name, "syscalls_per_request", b->syscalls_per_request, h->syscalls_per_request,
-                  opt.exact_threshold, out);
+                  threshold, out);
     const bool moved = std::any_of(
         out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const CompareRow& r) {
           return r.verdict == Verdict::regression || r.verdict == Verdict::improvement;

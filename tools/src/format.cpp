@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace gatebench::tools {
 
@@ -121,6 +122,15 @@ std::string md_code_cell(const std::string& s) {
   const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
   const std::string body = md_table_text(s, false);
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 }  // namespace gatebench::tools

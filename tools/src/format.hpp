@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gatebench::tools {
 
@@ -21,5 +22,8 @@ std::string md_cell(const std::string& s);
 // The same text as a code span in a table cell: the fence is one backtick longer than the longest
 // run of backticks in `s` (a backslash does not escape inside a code span), '|' still escaped.
 std::string md_code_cell(const std::string& s);
+
+// The items of a comma-separated option value ("a,b,,c" -> a, b, c: empty items dropped).
+std::vector<std::string> split_list(const std::string& list);
 
 }  // namespace gatebench::tools

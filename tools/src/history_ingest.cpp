@@ -128,20 +128,26 @@ std::vector<double> round_values(const MacroScenario& s, Get get) {
   return out;
 }
 
-HistoryRun macro_run(const MacroRun& macro) {
+// A macro run's commit, time and machine from the driver's `env` (macro.json and
+// instructions.json write the same one).
+HistoryRun macro_run_of(const json& env) {
   HistoryRun run;
   run.source = "macro";
-  const json& env = macro.env;
   if (const std::string commit = string_of(env, "commit"); !commit.empty()) run.commit = commit;
   run.dirty = truthy(env, "dirty");
   // env.date since the driver of 2026-12-01; older files are timed when they are added.
   run.time = parse_iso_date(string_of(env, "date")).value_or("");
-  run.smoke = macro.smoke();
   run.machine.cpu_model = string_of(env, "cpu_model");
   run.machine.cpus = int_of(env, "cpus");
   run.machine.kernel = string_of(env, "kernel");
   run.machine.compiler = string_of(env, "compiler");
   run.machine.runtime = string_of(env, "runtime");
+  return run;
+}
+
+HistoryRun macro_run(const MacroRun& macro) {
+  HistoryRun run = macro_run_of(macro.env);
+  run.smoke = macro.smoke();
   struct Figure {
     const char* name;
     const char* unit;
@@ -177,6 +183,31 @@ HistoryRun macro_run(const MacroRun& macro) {
       add_figure(run, s.name, f.name, f.unit, f.lower, value, std::move(samples));
     }
   }
+  return run;
+}
+
+// The exact counts per request of each ok scenario (gatebench.macro_instructions/1). Only the
+// per-request figures, not the N and 2N runs' totals: those are how the figure was made.
+std::vector<HistoryFigure> count_figures(const common::MacroCountFile& counts) {
+  std::vector<HistoryFigure> out;
+  for (const auto& s : counts.scenarios) {
+    if (s.status != "ok") continue;
+    if (s.instructions_per_request)
+      out.push_back({s.name,
+                     "instructions_per_request",
+                     "instructions",
+                     true,
+                     *s.instructions_per_request,
+                     {}});
+    if (s.syscalls_per_request)
+      out.push_back({s.name, "syscalls_per_request", "calls", true, *s.syscalls_per_request, {}});
+  }
+  return out;
+}
+
+HistoryRun counts_run(const common::MacroCountFile& counts) {
+  HistoryRun run = macro_run_of(counts.env);
+  run.figures = count_figures(counts);
   return run;
 }
 
@@ -228,6 +259,15 @@ std::vector<HistoryRun> history_runs_from(const ResultSet& set, const std::strin
   std::vector<HistoryRun> runs;
   if (set.micro) runs.push_back(micro_run(*set.micro));
   if (set.macro) runs.push_back(macro_run(*set.macro));
+  if (set.macro_instructions) {
+    // A report's counts belong to its macro run (one run per source and file); an
+    // instructions.json is a macro run of its own.
+    if (set.macro) {
+      for (auto& f : count_figures(*set.macro_instructions)) runs.back().figures.push_back(f);
+    } else {
+      runs.push_back(counts_run(*set.macro_instructions));
+    }
+  }
   // A macro.json from before env.date: a report.json's micro date stands for both parts.
   const std::string fallback =
       !runs.empty() && !runs.front().time.empty() ? runs.front().time : now;

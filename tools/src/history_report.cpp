@@ -14,7 +14,13 @@ std::string method_line(const ChangePointOptions& o) {
   return "Change points: E-divisive means with a permutation test (" +
          std::to_string(o.permutations) + " permutations, α = " + fmt_sig(o.alpha, 2) + ", seed " +
          std::to_string(o.seed) + ", at least " + std::to_string(o.min_size) +
-         " points per side); method in docs/history.md.";
+         " points per side); in the exact counts per request (instructions_per_request, "
+         "syscalls_per_request) every step of at least the exact threshold, at its first commit "
+         "(p shown as \"exact\"); method in docs/history.md.";
+}
+
+std::string p_text(const AnalysedSeries& a, const ChangePoint& c) {
+  return is_exact_figure(a.series.figure) ? "exact" : fmt_sig(c.p_value, 2);
 }
 
 std::string title(const AnalysedSeries& a) {
@@ -34,7 +40,8 @@ const ChangePoint* change_at(const AnalysedSeries& a, std::size_t index) {
 }
 
 std::string change_text(const AnalysedSeries& a, const ChangePoint& c) {
-  return "change point " + fmt_percent(c.size) + " (p = " + fmt_sig(c.p_value, 2) + ")" +
+  const std::string p = is_exact_figure(a.series.figure) ? "exact" : "p = " + p_text(a, c);
+  return "change point " + fmt_percent(c.size) + " (" + p + ")" +
          (is_regression(a, c) ? ", regression" : ", improvement");
 }
 
@@ -93,7 +100,12 @@ std::string short_commit(const HistoryPoint& p) {
 }
 
 std::set<std::string> default_history_figures() {
-  return {"cpu_time", "rps", "cpu_us_per_request", "cpu_vs_load", "vs_nginx", "p99_us"};
+  return {"cpu_time", "rps",    "cpu_us_per_request",       "cpu_vs_load",
+          "vs_nginx", "p99_us", "instructions_per_request", "syscalls_per_request"};
+}
+
+bool is_exact_figure(const std::string& figure) {
+  return figure == "instructions_per_request" || figure == "syscalls_per_request";
 }
 
 std::vector<AnalysedSeries> analyse_history(const std::vector<HistorySeries>& all,
@@ -109,7 +121,8 @@ std::vector<AnalysedSeries> analyse_history(const std::vector<HistorySeries>& al
     if (!sel.filter.empty() && !RE2::PartialMatch(s.subject, filter)) continue;
     std::vector<double> values;
     for (const auto& p : s.points) values.push_back(p.value);
-    out.push_back({s, detect_change_points(values, options)});
+    out.push_back({s, is_exact_figure(s.figure) ? detect_exact_steps(values, sel.exact_threshold)
+                                                : detect_change_points(values, options)});
   }
   return out;
 }
@@ -142,7 +155,7 @@ std::string history_markdown(const std::vector<AnalysedSeries>& all, const std::
             a->series.fingerprint + (a->series.smoke ? " (quick)" : "") + " | " +
             short_commit(a->series.points[c->index]) + " | " + std::to_string(c->index + 1) +
             " | " + value_text(c->mean_before) + " | " + value_text(c->mean_after) + " | " +
-            fmt_percent(c->size) + " | " + fmt_sig(c->p_value, 2) + " | " +
+            fmt_percent(c->size) + " | " + p_text(*a, *c) + " | " +
             (is_regression(*a, *c) ? "regression" : "improvement") + " |\n";
   }
   md += "\n## Series\n";
@@ -188,8 +201,8 @@ std::string history_html(const std::vector<AnalysedSeries>& all, const std::stri
            "</td><td class=\"n\">" + std::to_string(c->index + 1) + "</td><td class=\"n\">" +
            value_text(c->mean_before) + "</td><td class=\"n\">" + value_text(c->mean_after) +
            "</td><td class=\"n\">" + fmt_percent(c->size) + "</td><td class=\"n\">" +
-           fmt_sig(c->p_value, 2) + "</td><td>" +
-           (is_regression(*a, *c) ? "regression" : "improvement") + "</td></tr>";
+           p_text(*a, *c) + "</td><td>" + (is_regression(*a, *c) ? "regression" : "improvement") +
+           "</td></tr>";
     h += "</table>";
   }
   h += "<h2>Series</h2>";

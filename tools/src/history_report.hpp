@@ -21,7 +21,14 @@ struct HistorySelection {
   std::string filter;             // RE2, matched anywhere in the benchmark or scenario name
   std::set<std::string> figures;  // empty: every figure
   bool include_smoke = true;
+  // The step line of the exact figures (is_exact_figure): a change of at least this much from
+  // the segment's first point is a change point (detect_exact_steps).
+  double exact_threshold = 0.01;
 };
+
+// Counts per request (gatebench-macro --instructions): exact, so their steps are found by
+// detect_exact_steps rather than by the permutation test.
+bool is_exact_figure(const std::string& figure);
 
 // The figures shown and checked unless --figure says otherwise: the ones the gates use.
 std::set<std::string> default_history_figures();

@@ -29,6 +29,8 @@ commands:
   target    check FILE|NAME: validate a target file, start it once, one request per
             feature (docs/targets.md)
   results   DIR/report.json -o docs/RESULTS.md: the results page of one gatebench run
+  gate      BASE HEAD: build both commits, count instructions and system calls per
+            request of each scenario, compare (exit 1 on a regression; docs/gating.md)
 
 exit codes: 0 success, 1 failure or regression, 2 bad input
 )";
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
     if (command == "bisect") return command_bisect(args);
     if (command == "target") return command_target(args);
     if (command == "results") return command_results(args);
+    if (command == "gate") return command_gate(args);
     std::cerr << "gatebench: unknown command '" << command << "'\n" << kHelp;
     return 2;
   } catch (const gatebench::common::UsageError& e) {
