@@ -161,7 +161,9 @@ TEST(TargetsDoc, ImageExampleBuildsChecksAndRuns) {
   const ImageGuard image{"localhost/gatebench-doc-mygw:" + std::to_string(getpid())};
   std::string& target_text = files["mygw.json"];
   ASSERT_NE(target_text.find(page_tag), std::string::npos);
-  target_text.replace(target_text.find(page_tag), page_tag.size(), image.tag);
+  for (auto at = target_text.find(page_tag); at != std::string::npos;
+       at = target_text.find(page_tag, at + image.tag.size()))
+    target_text.replace(at, page_tag.size(), image.tag);
   for (const auto& [name, text] : files) std::ofstream(dir + "/" + name) << text;
   CaptureResult r = run_capture(
       "podman", {"build", "-q", "-t", image.tag, "-f", dir + "/Containerfile", dir + "/context"},
