@@ -117,17 +117,7 @@ void print_table(const nlohmann::json& report) {
 // The engine here that builds the images of the services on engine hosts (and of the container
 // runtime): podman, the Containerfile of the source tree, $GATEBENCH_ENGINE_ARGS for its `run`s.
 ContainerEngine image_builder(const std::string& name = "podman") {
-  ContainerEngine engine;
-  engine.name = name;
-  engine.exe = Toolbox().find(name).value_or(name);
-  engine.containerfile = (fs::path(source_dir()) / "macro" / "images" / "Containerfile").string();
-  // Extra engine arguments (e.g. --security-opt, --ulimit), split on spaces.
-  if (const char* extra = std::getenv("GATEBENCH_ENGINE_ARGS")) {
-    std::istringstream words(extra);
-    std::string word;
-    while (words >> word) engine.extra_args.push_back(word);
-  }
-  return engine;
+  return local_engine(name);
 }
 
 // --dry-run with --hosts: every command the hosts would see, in order, per host. The same code

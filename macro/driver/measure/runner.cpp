@@ -147,6 +147,10 @@ ScenarioResult run_scenario(const ScenarioPlan& plan, const RunContext& context)
   result.target_cpus = plan.target_cpus;
   if (const auto& cache = plan.scenario.cache)
     result.expect_hit_ratio = std::pair(cache->expect_lo, cache->expect_hi);
+  for (const auto& service : plan.services)
+    if (!service.image.empty())
+      result.images[service.name] = {
+          {"image", service.image}, {"id", service.image_id}, {"digest", service.image_digest}};
   if (!plan.skip_reason.empty()) {
     result.status = Status::skipped;
     result.reason = plan.skip_reason;

@@ -35,6 +35,8 @@ workload through it (curl; HTTP/2 for an HTTP/2 workload): prints the status and
   --out DIR             run directories (default target-check)
   --port-offset N       add N to every port
   --bin-dir DIR         where gatebench-* executables are (default: the build tree)
+  --runtime R           process (default) or podman: the services in containers, as in a run
+                        (a target with "image" needs podman)
 
 Exit status: 0 every feature answered 2xx (or the status its request mix expects); 1 one did
 not or could not start; 2 bad target file or option (nothing started).
@@ -120,6 +122,10 @@ bool check_feature(const ScenarioPlan& plan, const RunContext& context) {
     std::printf("  cannot start: %s\n", plan.skip_reason.c_str());
     return false;
   }
+  for (const auto& service : plan.services)
+    if (!service.image.empty())
+      std::printf("  image %s: id %s, digest %s\n", service.image.c_str(), service.image_id.c_str(),
+                  service.image_digest.empty() ? "-" : service.image_digest.c_str());
   context.progress.begin(plan.scenario.name);
   Services services(plan, context);
   try {
@@ -159,7 +165,7 @@ bool check_feature(const ScenarioPlan& plan, const RunContext& context) {
 }  // namespace
 
 int target_command(const std::vector<std::string>& args) {
-  const common::CommandLine line(args, {"out", "port-offset", "bin-dir"}, {"help"});
+  const common::CommandLine line(args, {"out", "port-offset", "bin-dir", "runtime"}, {"help"});
   if (line.flag("help")) {
     std::printf("%s", target_help_text().c_str());
     return 0;
@@ -171,6 +177,7 @@ int target_command(const std::vector<std::string>& args) {
   options.port_offset = static_cast<int>(line.integer("port-offset", -60000, 60000).value_or(0));
   options.bin_dir = line.value_or("bin-dir", "");
   options.out_dir = line.value_or("out", "target-check");
+  options.runtime = line.choice("runtime", {"process", "podman"}).value_or("process");
   options.duration_s = 1;
   options.warmup_s = 0;
   const std::string scenario_dir = (fs::path(source_dir()) / "macro" / "scenarios").string();
@@ -195,6 +202,11 @@ int target_command(const std::vector<std::string>& args) {
   become_subreaper();
   Progress progress(stderr, false);
   RunContext context{options, progress, fs::absolute(options.out_dir).lexically_normal().string()};
+  ContainerEngine engine;
+  if (options.runtime != "process") {
+    engine = local_engine(options.runtime);
+    context.engine = &engine;
+  }
   std::printf("target %s (%s): %zu feature(s)\n", target.name.c_str(), file.c_str(), checks.size());
   int failed = 0;
   for (const auto& [what, plan] : checks) {

@@ -240,6 +240,7 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     s["reason"] = agg[name].reason;
     s["baseline"] = r0.baseline;
     if (!r0.latency_baseline.empty()) s["latency_baseline"] = r0.latency_baseline;
+    if (!r0.images.empty()) s["images"] = r0.images;
     if (r0.expect_hit_ratio)
       s["expect_hit_ratio"] = {r0.expect_hit_ratio->first, r0.expect_hit_ratio->second};
     s["rounds_planned"] = options.rounds;

@@ -23,4 +23,22 @@ inline bool is_env_name(const std::string& text) {
   });
 }
 
+// A container image as the engine names it: repository[:tag][@digest] or an ID. No spaces and
+// no leading '-': it becomes an argument of `podman run`.
+inline bool is_image_reference(const std::string& text) {
+  if (text.empty() || text.front() == '-' || text.size() > 255) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string("._-/:@").find(c) != std::string::npos;
+  });
+}
+
+// An absolute directory inside a container other than "/", without "..", ':' or ',' (it becomes
+// part of a `-v host:container:ro` argument).
+inline bool is_container_dir(const std::string& text) {
+  if (text.size() < 2 || text.front() != '/' || text.find_first_of(":,") != std::string::npos)
+    return false;
+  return text.find("/../") == std::string::npos && !text.ends_with("/..");
+}
+
 }  // namespace gatebench::macro

@@ -16,6 +16,7 @@
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/plan/template.hpp"
 #include "macro/driver/results/h2load_output.hpp"
+#include "macro/driver/runtime/container.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -206,6 +207,35 @@ std::string h2load_cannot(const Scenario& s) {
   return "";
 }
 
+namespace {
+
+// A service that is a local image: the runtime must be a container engine's and the image must
+// be here (never pulled), both decided before anything starts.
+void use_image(const ServiceSpec& spec, const std::string& file, const Options& options,
+               const Toolbox& tools, ServicePlan& service) {
+  const std::string at = file + ": " + spec.image_at + ": ";
+  if (options.runtime != "podman" && options.runtime != "docker")
+    throw ScenarioError(at + "image '" + spec.image + "' runs only with --runtime podman (this " +
+                        "run: --runtime " + options.runtime + ")");
+  service.binary = spec.image;
+  service.image = spec.image;
+  service.mount = spec.mount;
+  // Without the engine the scenario is skipped with the reason, as every other one is.
+  const auto engine = tools.find(options.runtime);
+  if (!engine) return;
+  try {
+    const ImageInfo info = inspect_image(*engine, spec.image);
+    service.image_id = info.id;
+    service.image_digest = info.digest;
+  } catch (const ContainerError& e) {
+    throw ScenarioError(at + "no image '" + spec.image + "' on this machine (" + options.runtime +
+                        " image inspect: " + e.what() + "); gatebench never pulls: build it " +
+                        "(podman build -t " + spec.image + " ...) or load it first");
+  }
+}
+
+}  // namespace
+
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
                                      const std::string& configs_dir, const std::string& out_dir,
@@ -292,6 +322,9 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       service.sample = spec.sample;
       service.binary = spec.binary;
       const Host* on = placement != nullptr ? &placement->host_of(place_role(spec)) : nullptr;
+      if (!spec.image.empty() && on != nullptr && on->kind != HostKind::local)
+        throw ScenarioError(s.file + ": " + spec.image_at + ": an image runs on this machine's " +
+                            "engine only, not placed on " + on->name);
       if (on != nullptr && on->kind == HostKind::ssh) {
         // Rendered for the host it runs on: its run directory and configs there.
         service.host = on->name;
@@ -315,6 +348,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
         service.host_kind = HostKind::podman;
         service.address = on->address;
         service.exe = need(spec.binary);
+      } else if (!spec.image.empty()) {
+        use_image(spec, s.file, options, tools, service);
       } else {
         service.exe = need(spec.binary);
       }
@@ -461,6 +496,10 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
     for (const auto& [path, content] : svc.configs) out << "    config " << path << "\n";
     for (const auto& [name, value] : svc.env) out << "    env    " << name << "=" << value << "\n";
     out << "    run    " << shell_join(svc.exe.empty() ? svc.binary : svc.exe, svc.args) << "\n";
+    if (!svc.image.empty())
+      out << "    image  " << svc.image << " (id " << svc.image_id << ", digest "
+          << (svc.image_digest.empty() ? "-" : svc.image_digest) << ")"
+          << (svc.mount.empty() ? "" : ", run directory at " + svc.mount + " (read-only)") << "\n";
     if (svc.host_kind == HostKind::ssh)
       out << "    on     " << svc.host << ", in " << svc.remote_dir << "\n";
     if (svc.host_kind == HostKind::podman)

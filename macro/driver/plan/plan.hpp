@@ -23,6 +23,9 @@ struct ServicePlan {
   bool sample = false;
   std::string binary;
   std::string exe;  // empty when the tool is missing (the scenario is skipped)
+  // A local image under test (docs/targets.md, "Your gateway as an image"): run by its ID with
+  // the run directory also at `mount` (read-only) when given; `binary` is then the image's name.
+  std::string image, image_id, image_digest, mount;
   std::vector<std::string> args;
   std::map<std::string, std::string> env;
   std::vector<std::pair<std::string, std::string>> configs;  // absolute path, rendered content

@@ -51,8 +51,8 @@ ReadyCheck parse_ready(const JsonField& f, const std::map<std::string, int>& por
 }
 
 ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& ports) {
-  f.allow_only({"name", "role", "binary", "args", "env", "configs", "dirs", "discard", "ready",
-                "sample", "templates"});
+  f.allow_only({"name", "role", "binary", "image", "mount", "args", "env", "configs", "dirs",
+                "discard", "ready", "sample", "templates"});
   ServiceSpec service;
   service.name = f.child("name").string();
   if (!is_name(service.name)) f.child("name").fail("expected [a-z0-9_-]+");
@@ -60,8 +60,22 @@ ServiceSpec parse_service(const JsonField& f, const std::map<std::string, int>& 
   auto parsed = parse_role(role);
   if (!parsed || *parsed == Role::load) f.child("role").fail("expected backend or gateway");
   service.role = *parsed;
-  service.binary = f.child("binary").string();
-  if (!is_name(service.binary)) f.child("binary").fail("expected a tool name such as nginx");
+  if (f.has("image")) {
+    if (f.has("binary")) f.child("image").fail("expected either \"binary\" or \"image\", not both");
+    service.image = f.child("image").string();
+    if (!is_image_reference(service.image))
+      f.child("image").fail("expected a local image name or ID (localhost/mygw:1.0, 3f2a...)");
+    service.image_at = f.child("image").pointer();
+    if (f.has("mount")) {
+      service.mount = f.child("mount").string();
+      if (!is_container_dir(service.mount))
+        f.child("mount").fail("expected an absolute directory inside the image, such as /etc/mygw");
+    }
+  } else {
+    if (f.has("mount")) f.child("mount").fail("only with \"image\" (a directory inside it)");
+    service.binary = f.child("binary").string();
+    if (!is_name(service.binary)) f.child("binary").fail("expected a tool name such as nginx");
+  }
   service.args = f.child("args").strings();
   service.env = f.child("env").string_map();
   // Names go before the command (`env K=V exe` on an ssh host): "-i" or "A=B" would change it.

@@ -34,6 +34,12 @@ struct ServiceSpec {
   std::string name;
   Role role = Role::backend;
   std::string binary;  // a tool name resolved by the driver (nginx, gatebench-gateway, ...)
+  // Instead of `binary`: a local container image run as it is (container runtimes only; `args`
+  // follow the image's entrypoint). `mount`: where the run directory (rendered configs) also
+  // appears read-only inside it. `image_at`: the JSON pointer of `image`, for errors.
+  std::string image;
+  std::string mount;
+  std::string image_at;
   std::vector<std::string> args;
   std::map<std::string, std::string> env;
   std::vector<ConfigFile> configs;

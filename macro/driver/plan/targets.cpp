@@ -180,8 +180,8 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   const JsonField root(doc, file);
   root.expect_object();
   root.allow_only({"name", "description", "service", "templates", "ports", "prepare", "companions",
-                   "features", "use", "binary", "args", "env", "configs", "dirs", "discard",
-                   "ready"});
+                   "features", "use", "binary", "image", "mount", "args", "env", "configs", "dirs",
+                   "discard", "ready"});
   Target t;
   t.file = file;
   t.name = root.child("name").string();
@@ -223,8 +223,26 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   }
   main["role"] = "gateway";  // the target is what is measured
   apply_service_fields(main, doc);
-  if (!main.contains("binary"))
-    root.child("binary").fail("missing (expected the target's executable, e.g. lighttpd)");
+  // An image is the whole program: it replaces a shipped block's binary ("use" + "image").
+  if (root.has("image")) {
+    if (root.has("binary"))
+      root.child("image").fail("expected either \"binary\" or \"image\", not both");
+    if (!is_image_reference(root.child("image").string()))
+      root.child("image").fail("expected a local image name or ID (localhost/mygw:1, 3f2a...)");
+    main.erase("binary");
+    main["image"] = doc["image"];
+    if (root.has("mount")) {
+      if (!is_container_dir(root.child("mount").string()))
+        root.child("mount").fail(
+            "expected an absolute directory inside the image, such as /etc/mygw");
+      main["mount"] = doc["mount"];
+    }
+  } else if (root.has("mount")) {
+    root.child("mount").fail("only with \"image\" (a directory inside it)");
+  }
+  if (!main.contains("binary") && !main.contains("image"))
+    root.child("binary").fail(
+        "missing (expected the target's executable, e.g. lighttpd, or a local \"image\")");
 
   // The target's companions, or a feature's in their place.
   auto read_companions = [&](const JsonField& list) {
@@ -448,6 +466,9 @@ Scenario expand(const Target& target, const Workload& workload) {
   // Errors here are the workload's (its load and prepare steps, at their own pointers).
   Scenario s = parse_scenario_object(scenario, workload.file + " (target " + target.file + ")");
   s.file = target.file;
+  // Only the target file's root names an image: errors about it point there.
+  for (ServiceSpec& service : s.services)
+    if (!service.image.empty()) service.image_at = "/image";
   return s;
 }
 

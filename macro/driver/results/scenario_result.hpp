@@ -43,6 +43,8 @@ struct ScenarioResult {
   std::optional<double> hit_ratio;
   std::optional<std::pair<double, double>> expect_hit_ratio;
   nlohmann::json extra = nlohmann::json::object();  // mode-specific (rate, search steps)
+  // Images under test by service: {"image", "id", "digest"} (docs/targets.md).
+  nlohmann::json images = nlohmann::json::object();
 };
 
 }  // namespace gatebench::macro

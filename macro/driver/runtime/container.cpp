@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/children.hpp"
+#include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
@@ -88,6 +90,34 @@ std::string ensure_image(const ContainerEngine& engine, const std::string& exe,
   return tag;
 }
 
+ContainerEngine local_engine(const std::string& name) {
+  ContainerEngine engine;
+  engine.name = name;
+  engine.exe = Toolbox().find(name).value_or(name);
+  engine.containerfile = (fs::path(source_dir()) / "macro" / "images" / "Containerfile").string();
+  // Extra engine arguments (e.g. --security-opt, --ulimit), split on spaces.
+  if (const char* extra = std::getenv("GATEBENCH_ENGINE_ARGS")) {
+    std::istringstream words(extra);
+    std::string word;
+    while (words >> word) engine.extra_args.push_back(word);
+  }
+  return engine;
+}
+
+ImageInfo inspect_image(const std::string& engine_exe, const std::string& image) {
+  CaptureResult r = run_capture(engine_exe, {"image", "inspect", image}, 30s);
+  if (!r.succeeded()) throw ContainerError(last_line(r.output));
+  try {
+    const auto j = nlohmann::json::parse(r.output.substr(r.output.find('[')));
+    ImageInfo info;
+    info.id = j.at(0).at("Id").get<std::string>();
+    info.digest = j.at(0).value("Digest", "");
+    return info;
+  } catch (const std::exception& e) {
+    throw ContainerError("unreadable image inspect output: " + std::string(e.what()));
+  }
+}
+
 std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args) {
   args.insert(args.begin(), engine.global_args.begin(), engine.global_args.end());
   return args;
@@ -99,10 +129,11 @@ std::vector<std::string> container_run_args(const ContainerEngine& engine, const
   if (!run.cpus.empty()) a.insert(a.end(), {"--cpuset-cpus", run.cpus.to_string()});
   if (run.timeout_s > 0) a.insert(a.end(), {"--timeout", std::to_string(run.timeout_s)});
   for (const auto& v : run.volumes) a.insert(a.end(), {"-v", v + ":" + v});
+  for (const auto& m : run.mounts) a.insert(a.end(), {"-v", m});
   for (const auto& [name, value] : run.env) a.insert(a.end(), {"-e", name + "=" + value});
   a.insert(a.end(), engine.extra_args.begin(), engine.extra_args.end());
   a.push_back(run.image);
-  a.push_back(run.exe);
+  if (!run.exe.empty()) a.push_back(run.exe);
   a.insert(a.end(), run.args.begin(), run.args.end());
   return a;
 }

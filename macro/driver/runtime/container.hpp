@@ -29,6 +29,20 @@ struct ContainerEngine {
   std::vector<std::string> global_args;
 };
 
+// The engine `name` (podman, docker) of this machine: the Containerfile of the source tree,
+// $GATEBENCH_ENGINE_ARGS (split on spaces) added to its `run`s.
+ContainerEngine local_engine(const std::string& name);
+
+// A local image under test (a target's "image"), as the engine reports it.
+struct ImageInfo {
+  std::string id;      // full ID (sha256 hex): what runs, whatever the name points to later
+  std::string digest;  // "sha256:...", the manifest's
+};
+
+// `<engine> image inspect IMAGE`: never pulls. Throws ContainerError with the engine's last line
+// when the image is not on this machine.
+ImageInfo inspect_image(const std::string& engine_exe, const std::string& image);
+
 // The engine's arguments for one command: its global arguments, then `args`.
 std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args);
 
@@ -40,10 +54,11 @@ std::string ensure_image(const ContainerEngine& engine, const std::string& exe,
 struct ContainerRun {
   std::string name;  // container name
   std::string image;
-  std::string exe;  // path inside the image (= on the host)
+  std::string exe;  // path inside the image (= on the host); empty: the image's entrypoint
   std::vector<std::string> args;
   std::map<std::string, std::string> env;
   std::vector<std::string> volumes;  // host directories mounted at the same path
+  std::vector<std::string> mounts;   // further `-v` specifications (host:container:ro)
   CpuSet cpus;
   // > 0: the engine kills the container after this many seconds. A container outlives its
   // attached client (a driver killed with SIGKILL cannot stop it); this bounds what is left.

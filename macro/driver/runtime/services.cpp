@@ -44,9 +44,15 @@ void Services::start(const ServicePlan& service) {
     container = start_pod(service, spec);
   } else if (ctx_.engine != nullptr) {
     ContainerRun run;
-    run.image = service_image(service);
     container = run.name = service_container_name(plan_, service);
-    run.exe = service.exe;
+    if (service.image.empty()) {
+      run.image = service_image(service);
+      run.exe = service.exe;
+    } else {
+      // The image under test, by the ID inspected when the run was planned; its entrypoint runs.
+      run.image = service.image_id;
+      if (!service.mount.empty()) run.mounts = {plan_.run_dir + ":" + service.mount + ":ro"};
+    }
     run.args = service.args;
     run.env = service.env;
     run.cpus = service.cpus;

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "driver_exe.hpp"
-#include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
+#include "port_offset.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -21,22 +21,16 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Scenario ports (18080, 18081, 18443) plus these, apart from every other test's.
-constexpr int kHttpdCheckOffset = -9500;
-constexpr int kHttpdRunOffset = -9600;
-
-// ci/setup installs every tool these tests start; a busy port is this machine's, not a defect.
-bool httpd_ports_free(int offset) {
+// ci/setup installs every tool these tests start.
+void expect_tools() {
   Toolbox tools;
   for (const char* tool : {"apache2", "nginx", "openssl", "curl", "gatebench-load"})
     EXPECT_TRUE(tools.find(tool)) << tool << " missing: run ci/setup";
-  for (int port : {18080, 18081, 18443})
-    if (!port_free(port + offset)) return false;
-  return true;
 }
 
 TEST(HttpdTarget, CheckAnswersEveryFeature) {
-  if (!httpd_ports_free(kHttpdCheckOffset)) GTEST_SKIP() << "skipped: a port is busy";
+  expect_tools();
+  const int kHttpdCheckOffset = testing::port_offset();
   const std::string out = unique_dir("httpd-check");
   fs::remove_all(out);
   CaptureResult r = run_driver({"target", "check", "httpd", "--port-offset",
@@ -53,7 +47,8 @@ TEST(HttpdTarget, CheckAnswersEveryFeature) {
 }
 
 TEST(HttpdTarget, PlainRunsBesideTheNginxBaseline) {
-  if (!httpd_ports_free(kHttpdRunOffset)) GTEST_SKIP() << "skipped: a port is busy";
+  expect_tools();
+  const int kHttpdRunOffset = testing::port_offset();
   const std::string out = unique_dir("httpd-run");
   fs::remove_all(out);
   CaptureResult r = run_driver({"--target", "httpd", "--workloads", "plain", "--quick", "--rounds",

@@ -58,6 +58,42 @@ TEST(TargetRun, BadInputIsExit2AndStartsNothing) {
   fs::remove_all(dir);
 }
 
+// An image target: under the process runtime, and with an image that is not on this machine
+// (nothing is ever pulled), exit 2 naming the file and /image, before anything starts.
+TEST(TargetRun, ImageTargetErrorsAreExit2AndStartNothing) {
+  const std::string dir = unique_dir("target-image-bad");
+  fs::remove_all(dir);
+  const std::string absent = "localhost/gatebench-absent-" + std::to_string(getpid()) + ":none";
+  const std::string file = write_target(dir, R"({"name": "mygw", "description": "d",
+    "image": ")" + absent + R"(", "ports": {"http": 18081}, "features": {"plain": {}}})");
+  const std::string out = dir + "/out";
+  const std::string offset = std::to_string(testing::port_offset());
+  const std::string native = file + ": /image: image '" + absent +
+                             "' runs only with --runtime podman (this run: " + "--runtime process)";
+  CaptureResult r = run_driver({"--target", file, "--port-offset", offset, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(native), std::string::npos) << r.output;
+  r = run_driver({"target", "check", file, "--port-offset", offset, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(native), std::string::npos) << r.output;
+  r = run_driver({"--target", file, "--runtime", "kube", "--port-offset", offset, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(file + ": /image: "), std::string::npos) << r.output;
+  // ci/setup installs podman: the engine is asked, and says the image is not here.
+  const std::string missing = file + ": /image: no image '" + absent + "' on this machine";
+  r = run_driver({"--target", file, "--runtime", "podman", "--port-offset", offset, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(missing), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("never pulls"), std::string::npos) << r.output;
+  r = run_driver(
+      {"target", "check", file, "--runtime", "podman", "--port-offset", offset, "--out", out});
+  EXPECT_EQ(exit_code(r), 2) << r.output;
+  EXPECT_NE(r.output.find(missing), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(processes_mentioning(dir).empty());
+  fs::remove_all(dir);
+}
+
 TEST(TargetRun, DryRunShowsTheBaselinesAndTheSkippedWorkloads) {
   const std::string dir = unique_dir("target-dry");
   fs::remove_all(dir);

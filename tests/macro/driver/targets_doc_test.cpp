@@ -1,10 +1,12 @@
 // docs/targets.md's example target (lighttpd), extracted from the page itself, checked with
 // `target check` and run against nginx on the plain, HTTPS keep-alive and HTTPS new-connection
-// workloads: the page cannot drift from the code.
+// workloads: the page cannot drift from the code. The same for its image example (the reference
+// gateway built into an image, run with --runtime podman).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +15,7 @@
 
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
+#include "macro/driver/system/toolbox.hpp"
 #include "port_offset.hpp"
 
 namespace gatebench::macro {
@@ -25,13 +28,14 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Every fenced block that follows a line "<!-- target-example: NAME -->", by NAME.
-std::map<std::string, std::string> examples(const std::string& page) {
+// Every fenced block that follows a line "<!-- <kind>-example: NAME -->", by NAME.
+std::map<std::string, std::string> examples(const std::string& page,
+                                            const std::string& kind = "target") {
   std::map<std::string, std::string> out;
   std::istringstream lines(page);
   std::string line, name, body;
   enum { outside, marked, inside } state = outside;
-  const std::string marker = "<!-- target-example: ";
+  const std::string marker = "<!-- " + kind + "-example: ";
   while (std::getline(lines, line)) {
     if (state == outside && line.rfind(marker, 0) == 0) {
       name = line.substr(marker.size(), line.find(" -->") - marker.size());
@@ -101,6 +105,113 @@ TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
       EXPECT_TRUE(s["vs_nginx"].is_number()) << s["name"];
     }
   }
+  EXPECT_TRUE(processes_mentioning(dir).empty());
+  fs::remove_all(dir);
+}
+
+// The image under test, removed (with any container of it) however the test ends.
+struct ImageGuard {
+  std::string tag;
+  ~ImageGuard() {
+    const CaptureResult ps = run_capture("podman", {"ps", "-aq", "--filter", "ancestor=" + tag},
+                                         std::chrono::seconds(15));
+    std::istringstream ids(ps.output);
+    for (std::string id; ids >> id;) run_capture("podman", {"rm", "-f", id}, 15s);
+    run_capture("podman", {"rmi", "-f", tag}, 30s);
+  }
+};
+
+// The section "Your gateway as an image": the Containerfile and target files of the page, an
+// image built from this build's gateway and the libraries ldd lists, `target check` and a
+// one-round run of the plain workload against nginx with --runtime podman.
+TEST(TargetsDoc, ImageExampleBuildsChecksAndRuns) {
+  std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) + "/docs/targets.md");
+  ASSERT_TRUE(in);
+  std::stringstream page;
+  page << in.rdbuf();
+  auto files = examples(page.str(), "image");
+  ASSERT_EQ(files.size(), 3u);
+  ASSERT_TRUE(files.contains("Containerfile"));
+  ASSERT_TRUE(files.contains("mygw.json"));
+  ASSERT_TRUE(files.contains("gateway.json"));
+  const int kImageOffset = testing::port_offset();
+  const auto gateway = Toolbox().find("gatebench-gateway");
+  ASSERT_TRUE(gateway.has_value()) << "gatebench-gateway not built";
+
+  std::string tmpl = (fs::temp_directory_path() / "gatebench-image-XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const std::string dir = tmpl;
+  // The build context the page's commands make: the binary and its libraries at their paths.
+  const fs::path rootfs = fs::path(dir) / "context" / "rootfs";
+  auto copy_in = [&](const std::string& file, const fs::path& to) {
+    fs::create_directories(to.parent_path());
+    fs::copy_file(file, to, fs::copy_options::overwrite_existing);
+  };
+  copy_in(*gateway, rootfs / "usr/local/bin/gatebench-gateway");
+  const CaptureResult ldd = run_capture("ldd", {*gateway}, 10s);
+  ASSERT_TRUE(ldd.succeeded()) << ldd.output;
+  std::istringstream words(ldd.output);
+  for (std::string word; words >> word;)
+    if (word.front() == '/') copy_in(word, rootfs / fs::path(word).relative_path());
+
+  // A tag of this run's own, in place of the page's.
+  const std::string page_tag = "localhost/mygw:1";
+  const ImageGuard image{"localhost/gatebench-doc-mygw:" + std::to_string(getpid())};
+  std::string& target_text = files["mygw.json"];
+  ASSERT_NE(target_text.find(page_tag), std::string::npos);
+  for (auto at = target_text.find(page_tag); at != std::string::npos;
+       at = target_text.find(page_tag, at + image.tag.size()))
+    target_text.replace(at, page_tag.size(), image.tag);
+  for (const auto& [name, text] : files) std::ofstream(dir + "/" + name) << text;
+  CaptureResult r = run_capture(
+      "podman", {"build", "-q", "-t", image.tag, "-f", dir + "/Containerfile", dir + "/context"},
+      120s);
+  ASSERT_TRUE(r.succeeded()) << r.output;
+  r = run_capture("podman", {"image", "inspect", "--format", "{{.Digest}}", image.tag}, 30s);
+  ASSERT_TRUE(r.succeeded()) << r.output;
+  const std::string digest = r.output.substr(0, r.output.find('\n'));
+  ASSERT_EQ(digest.rfind("sha256:", 0), 0u) << digest;
+
+  const std::string target = dir + "/mygw.json";
+  const std::string offset = std::to_string(kImageOffset);
+  r = run_driver({"target", "check", target, "--runtime", "podman", "--port-offset", offset,
+                  "--out", dir + "/check"},
+                 120s);
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  const std::vector<std::string> wants = {"feature plain (workload plain)",
+                                          "image " + image.tag + ": id ", "digest " + digest,
+                                          "every feature answered 2xx"};
+  for (const std::string& want : wants)
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+
+  const std::string out = dir + "/run";
+  r = run_driver({"--runtime", "podman", "--target", target, "--workloads", "plain", "--quick",
+                  "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+                  "--port-offset", offset, "--out", out},
+                 240s);
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  std::ifstream report_file(out + "/macro.json");
+  const nlohmann::json report = nlohmann::json::parse(report_file);
+  EXPECT_EQ(report["env"]["runtime"], "podman");
+  std::map<std::string, std::string> status;
+  for (const auto& s : report["scenarios"]) {
+    status[s["name"].get<std::string>()] = s["status"].get<std::string>();
+    EXPECT_EQ(s["errors"], 0) << s["name"];
+    if (s["name"] == "mygw-plain") {
+      ASSERT_TRUE(s.contains("images")) << s.dump();
+      EXPECT_EQ(s["images"]["mygw"]["image"], image.tag);
+      EXPECT_EQ(s["images"]["mygw"]["digest"], digest);
+      EXPECT_EQ(s["images"]["mygw"]["id"].get<std::string>().size(), 64u);
+      EXPECT_TRUE(s["vs_nginx"].is_number());
+    } else {
+      EXPECT_FALSE(s.contains("images")) << s["name"];
+    }
+  }
+  EXPECT_EQ(status,
+            (std::map<std::string, std::string>{{"mygw-plain", "ok"}, {"nginx-plain", "ok"}}));
+  // No container of the image is left: the driver removed them.
+  r = run_capture("podman", {"ps", "-aq", "--filter", "ancestor=" + image.tag}, 15s);
+  EXPECT_EQ(r.output, "");
   EXPECT_TRUE(processes_mentioning(dir).empty());
   fs::remove_all(dir);
 }

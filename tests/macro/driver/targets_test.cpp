@@ -248,6 +248,56 @@ TEST_F(TargetFile, EachBadFileIsOneErrorNamingFileAndPointer) {
                "/use: no block 'gatewy'");
 }
 
+TEST_F(TargetFile, AnImageTargetRunsTheImageWithTheRunDirectoryMounted) {
+  const Scenario s = expanded(R"({"name": "mygw", "description": "d", "image": "localhost/mygw:1",
+      "mount": "/etc/mygw", "args": ["--config", "/etc/mygw/gw.conf"],
+      "configs": [{"template": "gw.conf", "output": "gw.conf"}],
+      "ports": {"http": 18081}, "features": {"plain": {}}})",
+                              "plain");
+  ASSERT_EQ(s.services.size(), 2u);
+  const ServiceSpec& gw = s.services[1];
+  EXPECT_EQ(gw.image, "localhost/mygw:1");
+  EXPECT_EQ(gw.mount, "/etc/mygw");
+  EXPECT_EQ(gw.image_at, "/image");  // errors about the image point at the target file's field
+  EXPECT_TRUE(gw.binary.empty());
+  EXPECT_EQ(gw.args, (std::vector<std::string>{"--config", "/etc/mygw/gw.conf"}));
+  EXPECT_TRUE(s.services[0].image.empty());  // the backend stays the shipped one
+  // A shipped block run from an image: its arguments and configs, the image's program.
+  const Scenario used = expanded(R"({"name": "mygw", "description": "d", "use": "gateway",
+      "image": "localhost/mygw:1", "templates": ")" +
+                                     kScenarioDir + R"(/configs",
+      "ports": {"proxy": 18081}, "features": {"plain": {"port": "proxy"}}})",
+                                 "plain");
+  EXPECT_EQ(used.services[1].image, "localhost/mygw:1");
+  EXPECT_TRUE(used.services[1].binary.empty());
+  EXPECT_FALSE(used.services[1].configs.empty());
+}
+
+TEST_F(TargetFile, EachBadImageTargetIsOneErrorNamingFileAndPointer) {
+  const std::string file = (dir_ / "mygw.json").string();
+  auto expect_error = [&](const std::string& text, const std::string& want) {
+    const std::string got = error_of(text);
+    EXPECT_NE(got.find(file + ": " + want), std::string::npos) << got;
+  };
+  auto image = [](const std::string& fields) {
+    return R"({"name": "mygw", "description": "d", )" + fields +
+           R"(, "ports": {"http": 18081}, "features": {"plain": {}}})";
+  };
+  expect_error(image(R"("image": "localhost/mygw:1", "mountt": "/etc/mygw")"),
+               "/mountt: unknown field");
+  expect_error(image(R"("image": "localhost/mygw:1", "binary": "mygw")"),
+               "/image: expected either \"binary\" or \"image\", not both");
+  expect_error(image(R"("image": "--privileged")"), "/image: expected a local image name or ID");
+  expect_error(image(R"("image": "localhost/mygw:1", "mount": "etc/mygw")"),
+               "/mount: expected an absolute directory inside the image");
+  expect_error(image(R"("image": "localhost/mygw:1", "mount": "/etc:/x")"),
+               "/mount: expected an absolute directory inside the image");
+  expect_error(image(R"("binary": "mygw", "mount": "/etc/mygw")"), "/mount: only with \"image\"");
+  expect_error(R"({"name": "mygw", "description": "d", "image": "localhost/mygw:1",
+      "ports": {"http": 18081}, "features": {"plain": {"image": "other"}}})",
+               "/features/plain/image: unknown field");
+}
+
 TEST_F(TargetFile, AFeatureWithoutWhatItsWorkloadNeeds) {
   // A workload that needs the Host header selecting a configuration, beside the shipped ones.
   const fs::path workloads = dir_ / "workloads";
