@@ -48,7 +48,7 @@ json macro_doc() {
 }
 
 json micro_doc() {
-  auto row = [](const std::string& name, int rep, double server_ns) {
+  auto row = [](const std::string& name, int rep, double server_ns, double client_ns) {
     return json{{"name", name},
                 {"run_name", name},
                 {"run_type", "iteration"},
@@ -59,12 +59,13 @@ json micro_doc() {
                 {"cpu_time", 480000.0},
                 {"time_unit", "ns"},
                 {"items_per_second", 2083.0},
-                {"server_ns", server_ns}};
+                {"server_ns", server_ns},
+                {"client_ns", client_ns}};
   };
   json list = json::array();
   for (int rep = 0; rep < 3; ++rep) {
-    list.push_back(row("tls/handshake_tls13_full", rep, 240000.0 + 10000.0 * rep));
-    list.push_back(row("tls/handshake_tls13_resumed", rep, 160000.0));
+    list.push_back(row("tls/handshake_tls13_full", rep, 240000.0 + 10000.0 * rep, 700000.0));
+    list.push_back(row("tls/handshake_tls13_resumed", rep, 160000.0, 150000.0));
   }
   return {{"context", json::object()}, {"benchmarks", list}};
 }
@@ -97,6 +98,8 @@ TEST(ReportHandshakes, ServerCostBesideTheFloorOfTheSameReport) {
   EXPECT_DOUBLE_EQ(*gw.floor_us, 250.0);
   EXPECT_DOUBLE_EQ(*gw.vs_floor, 600.0 / 250.0);
   EXPECT_DOUBLE_EQ(*gw.load_us, 1050.0);
+  EXPECT_DOUBLE_EQ(*gw.client_floor_us, 700.0);
+  EXPECT_DOUBLE_EQ(*gw.load_vs_client_floor, 1050.0 / 700.0);
   ASSERT_NE(gw.target_interval, nullptr);
   EXPECT_DOUBLE_EQ(gw.target_interval->hi, 630.0);
   EXPECT_TRUE(m.handshakes[1].harness_limited);
@@ -111,6 +114,8 @@ TEST(ReportHandshakes, NoFloorWithoutCounters) {
   ASSERT_EQ(m.handshakes.size(), 3u);
   EXPECT_FALSE(m.handshakes[0].floor_us);
   EXPECT_FALSE(m.handshakes[0].vs_floor);
+  EXPECT_FALSE(m.handshakes[0].client_floor_us);
+  EXPECT_FALSE(m.handshakes[0].load_vs_client_floor);
 }
 
 TEST(ReportHandshakes, JsonMarkdownAndHtmlShowTheHarnessLimit) {
@@ -120,12 +125,14 @@ TEST(ReportHandshakes, JsonMarkdownAndHtmlShowTheHarnessLimit) {
   ASSERT_EQ(j["handshakes"].size(), 3u);
   EXPECT_EQ(j["handshakes"][0]["vs_floor"], 600.0 / 250.0);
   EXPECT_EQ(j["handshakes"][0]["floor_server_us"], 250.0);
+  EXPECT_EQ(j["handshakes"][0]["floor_client_us"], 700.0);
+  EXPECT_EQ(j["handshakes"][0]["load_vs_client_floor"], 1.5);
   EXPECT_EQ(j["handshakes"][1]["limited_by_harness"], true);
   EXPECT_EQ(j["handshakes"][1]["status"], "failed");
   const std::string md = report_markdown(m);
   EXPECT_NE(md.find("### HTTPS new connections: handshakes"), std::string::npos);
   EXPECT_NE(md.find("| nginx-https-newconn | limited by the harness |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| ×2.40 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ×2.40 | 700 | ×1.50 |"), std::string::npos) << md;
   EXPECT_NE(md.find("600 [580, 630]"), std::string::npos) << md;
   const std::string html = report_html(m);
   EXPECT_NE(html.find("limited by the harness"), std::string::npos);

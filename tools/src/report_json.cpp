@@ -130,7 +130,9 @@ json handshakes_json(const ReportModel& m) {
                     {"load_cpu_us_per_handshake", opt(h.load_us)},
                     {"floor_benchmark", h.floor_us ? json(h.floor_benchmark) : json(nullptr)},
                     {"floor_server_us", opt(h.floor_us)},
-                    {"vs_floor", opt(h.vs_floor)}});
+                    {"vs_floor", opt(h.vs_floor)},
+                    {"floor_client_us", opt(h.client_floor_us)},
+                    {"load_vs_client_floor", opt(h.load_vs_client_floor)}});
   return list;
 }
 

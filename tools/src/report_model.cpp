@@ -378,6 +378,9 @@ void fill_handshakes(ReportModel& m) {
     if (auto ns = counter_of(m, row.floor_benchmark, "server_ns")) row.floor_us = *ns / 1000;
     if (row.floor_us && *row.floor_us > 0 && row.target_us)
       row.vs_floor = *row.target_us / *row.floor_us;
+    if (auto ns = counter_of(m, row.floor_benchmark, "client_ns")) row.client_floor_us = *ns / 1000;
+    if (row.client_floor_us && *row.client_floor_us > 0 && row.load_us)
+      row.load_vs_client_floor = *row.load_us / *row.client_floor_us;
     m.handshakes.push_back(row);
   }
 }

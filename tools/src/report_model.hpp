@@ -91,6 +91,9 @@ struct HandshakeRow {
   std::string floor_benchmark;     // tls/handshake_tls13_full, or _resumed when most resumed
   std::optional<double> floor_us;  // its server_ns counter, µs
   std::optional<double> vs_floor;  // target_us / floor_us
+  // The same for the client's half (client_ns) and the load generator's CPU per handshake.
+  std::optional<double> client_floor_us;
+  std::optional<double> load_vs_client_floor;
 };
 
 struct ReportModel {

@@ -313,11 +313,13 @@ ReportTable handshakes(const ReportModel& m) {
                 "the measured target's process tree [interval] and of the load generator, beside "
                 "the server-side CPU of one handshake in the micro floor of the same report "
                 "(server_ns of tls/handshake_tls13_full, or _resumed where most handshakes "
-                "resumed). A scenario the driver found limited by the harness reports no gateway "
+                "resumed), and the load generator's beside the floor's client side (client_ns). "
+                "A scenario the driver found limited by the harness reports no gateway "
                 "figure to gate on: its status says so.",
                 {"scenario", "status", "handshakes/s", "full", "resumed", "server µs/handshake",
-                 "load µs/handshake", "micro floor", "floor server µs", "× floor"},
-                {false, false, true, true, true, true, true, false, true, true},
+                 "load µs/handshake", "micro floor", "floor server µs", "× floor",
+                 "floor client µs", "load × client floor"},
+                {false, false, true, true, true, true, true, false, true, true, true, true},
                 {}};
   for (const auto& h : m.handshakes) {
     const MacroScenario& s = *h.scenario;
@@ -325,7 +327,8 @@ ReportTable handshakes(const ReportModel& m) {
     t.rows.push_back({s.name, status, sig(h.per_s), count_or_dash(h.full), count_or_dash(h.resumed),
                       with_interval(h.target_us, h.target_interval, false), sig(h.load_us),
                       h.floor_us ? h.floor_benchmark : "–", sig(h.floor_us),
-                      h.vs_floor ? "×" + fmt_fixed(*h.vs_floor, 2) : "–"});
+                      h.vs_floor ? "×" + fmt_fixed(*h.vs_floor, 2) : "–", sig(h.client_floor_us),
+                      h.load_vs_client_floor ? "×" + fmt_fixed(*h.load_vs_client_floor, 2) : "–"});
   }
   return t;
 }

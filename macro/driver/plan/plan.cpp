@@ -420,7 +420,10 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
     }
     load.connections = ls.connections > 0 && !options.quick ? ls.connections : options.connections;
     load.cpus = layout.of(Role::load);
-    load.threads = options.threads > 0 ? options.threads : std::max(1, load.cpus.count());
+    // --threads first, then the scenario's own, then one per load CPU.
+    load.threads = options.threads > 0 ? options.threads
+                   : ls.threads > 0    ? ls.threads
+                                       : std::max(1, load.cpus.count());
     plan.target_cpus = layout.usable(s.target_role());
     plan.vars = vars;
 

@@ -154,7 +154,7 @@ PrepareStep parse_prepare(const JsonField& f, const std::map<std::string, int>& 
 
 LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only({"port", "scheme", "host", "path", "headers", "close", "mode", "rate", "requests",
-                "slo_p99_us", "connections", "tls_resume", "http2", "streams"});
+                "slo_p99_us", "connections", "tls_resume", "http2", "streams", "threads"});
   LoadSpec load;
   load.port = f.child("port").string();
   if (!ports.contains(load.port)) f.child("port").fail("'" + load.port + "' is not in ports");
@@ -193,6 +193,7 @@ LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports)
     f.child("slo_p99_us").fail("mode search needs a p99 objective in microseconds");
   }
   load.connections = int_or(f, "connections", 0, 0, 100000);
+  load.threads = int_or(f, "threads", 0, 1, 1024);
   load.http2 = f.boolean_or("http2", false);
   load.streams = int_or(f, "streams", 1, 1, 1000);
   if (!load.http2 && f.child("streams").present())

@@ -80,6 +80,9 @@ struct LoadSpec {
   std::string requests;   // request-mix template (configs dir), needs gatebench-load
   double slo_p99_us = 0;  // mode search
   int connections = 0;    // 0: the run's --connections
+  // gatebench-load threads; 0: the run's --threads. A scenario whose client needs more CPU per
+  // request than one thread gives (a full TLS handshake per request) names its own.
+  int threads = 0;
   // HTTP/2 (gatebench-load --h2): over TLS with ALPN h2 for scheme https, h2c with prior
   // knowledge for http; `streams` concurrent streams per connection.
   bool http2 = false;

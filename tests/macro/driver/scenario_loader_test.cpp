@@ -133,6 +133,8 @@ TEST(ScenarioLoader, ErrorsNameFileAndField) {
        "bad.json: /load/close: close is not supported with http2"},
       {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "http2": 1})"),
        "bad.json: /load/http2: expected"},
+      {variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "threads": 0})"),
+       "bad.json: /load/threads: expected an integer from 1 to 1024"},
       // The name becomes the run directory's name: "..json" would write beside the run.
       {variant(R"("name": "x")", R"("name": "..")"), "bad.json: /name: expected [a-z0-9_-]+"},
       // Environment names go before the command (`env K=V exe` on ssh hosts): "-i" would be an
@@ -252,6 +254,28 @@ TEST(ScenarioLoader, Http2AndStreams) {
       "x.json");
   EXPECT_TRUE(s.load.http2);
   EXPECT_EQ(s.load.streams, 10);
+}
+
+TEST(ScenarioLoader, LoadThreads) {
+  EXPECT_EQ(parse_scenario(kValid, "x.json").load.threads, 0);  // the run's --threads
+  const Scenario s = parse_scenario(
+      variant(R"("load": {"port": "proxy"})", R"("load": {"port": "proxy", "threads": 2})"),
+      "x.json");
+  EXPECT_EQ(s.load.threads, 2);
+}
+
+// A full handshake costs the client more than the server, a resumed one about as much: with
+// fewer generator threads than the target's workers on a 2-CPU machine, the generator holds the
+// rate (docs/scenarios.md, HTTPS new connections).
+TEST(ShippedScenarios, NewConnectionScenariosNameTheirThreads) {
+  int newconn = 0;
+  for (const auto& s : load_scenarios(source_dir() + "/macro/scenarios")) {
+    if (!s.load.close || s.load.scheme != "https") continue;
+    SCOPED_TRACE(s.name);
+    EXPECT_EQ(s.load.threads, 4);
+    ++newconn;
+  }
+  EXPECT_GE(newconn, 6);  // nginx and the gateway: full, tickets, session cache
 }
 
 TEST(ShippedScenarios, H2ScenariosSpeakHttp2) {

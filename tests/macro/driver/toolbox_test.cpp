@@ -82,6 +82,27 @@ TEST_F(FakeBinaries, AScenarioNeedingAMissingOptionIsSkipped) {
   EXPECT_EQ(rate_scenario_skip_reason(), "");
 }
 
+// Load threads: --threads first, then the scenario's `threads`, then one per load CPU (1 unpinned).
+TEST_F(FakeBinaries, LoadThreadsFromTheRunTheScenarioOrTheCpus) {
+  write("gatebench-load", R"(echo '{"options":[],"schema":"gatebench.load_capabilities/1"}')");
+  auto threads = [&](const std::string& load, int option) {
+    const Scenario s = parse_scenario(R"({"name": "t", "description": "d",
+      "ports": {"proxy": 18081},
+      "services": [{"name": "proxy", "role": "gateway", "binary": "gatebench-gateway",
+                    "ready": {"port": "proxy"}}],
+      "load": )" + load + "}",
+                                      "t.json");
+    Options options;
+    options.threads = option;
+    const auto plans = make_plans({s}, options, CpuLayout{}, Toolbox(dir_.string()),
+                                  (dir_ / "configs").string(), (dir_ / "out").string());
+    return plans.at(0).load.threads;
+  };
+  EXPECT_EQ(threads(R"({"port": "proxy"})", 0), 1);
+  EXPECT_EQ(threads(R"({"port": "proxy", "threads": 2})", 0), 2);
+  EXPECT_EQ(threads(R"({"port": "proxy", "threads": 2})", 3), 3);
+}
+
 TEST_F(FakeBinaries, AMissingToolStatesNothing) {
   EXPECT_FALSE(Toolbox(dir_.string()).capabilities("gatebench-nothing"));
 }

@@ -75,6 +75,12 @@ TEST(TlsMemoryPair, FullThenResumedHandshakes) {
   EXPECT_FALSE(full.resumed);
   ASSERT_TRUE(full.session);
   EXPECT_GT(full.server_time.count(), 0);
+  EXPECT_GT(full.client_time.count(), 0);
+  // Without a session to keep, the server issues no ticket (as the new-connection scenarios).
+  const auto plain = pair.handshake();
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_FALSE(plain.resumed);
+  EXPECT_GT(plain.client_time.count(), 0);
   for (int i = 0; i < 3; ++i) {  // the same ticket resumes more than once (stateless tickets)
     const auto resumed = pair.handshake(full.session.get());
     ASSERT_TRUE(resumed.ok) << resumed.error;
