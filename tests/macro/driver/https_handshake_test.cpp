@@ -107,10 +107,7 @@ TEST(HttpsHandshakes, NewConnectionsAreLimitedByTheGatewayNotTheGenerator) {
   for (const char* tool : {"openssl", "gatebench-load", "gatebench-gateway"}) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
   }
-  constexpr int kOffset = -11500;
-  for (int port : {18080, 18081, 18443, 18101, 18102}) {
-    if (!port_free(port + kOffset)) GTEST_SKIP() << "skipped: port " << port + kOffset << " busy";
-  }
+  const int kOffset = testing::port_offset();
   const std::string out = unique_dir("https-newconn-threads");
   fs::remove_all(out);
   // No --threads: the scenario's apply. A warm-up, so that the window sees the steady state.
