@@ -16,6 +16,7 @@
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
 #include "macro/common/detectable.hpp"
+#include "macro/common/machine_cpu.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands.hpp"
 #include "tools/src/compare.hpp"
@@ -218,21 +219,13 @@ nlohmann::json machine_load() {
   std::ifstream loadavg("/proc/loadavg");
   double l1 = 0, l5 = 0, l15 = 0;
   if (loadavg >> l1 >> l5 >> l15) out["load_average"] = {l1, l5, l15};
-  auto ticks = []() -> std::optional<std::pair<double, double>> {
-    std::ifstream stat("/proc/stat");
-    std::string label;
-    double v[8] = {};
-    if (!(stat >> label >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7]))
-      return std::nullopt;
-    double total = 0;
-    for (double x : v) total += x;
-    return std::make_pair(total, v[7]);
-  };
-  const auto a = ticks();
+  const auto a = common::read_machine_cpu();
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const auto b = ticks();
-  if (a && b && b->first > a->first)
-    out["steal_percent"] = 100.0 * (b->second - a->second) / (b->first - a->first);
+  const auto b = common::read_machine_cpu();
+  if (a && b) {
+    const double total = (b->busy_s + b->idle_s) - (a->busy_s + a->idle_s);
+    if (total > 0) out["steal_percent"] = 100.0 * (b->steal_s - a->steal_s) / total;
+  }
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "macro/common/machine_cpu.hpp"
 #include "macro/driver/measure/container_sampler.hpp"
 #include "macro/driver/measure/cpu_series.hpp"
 #include "macro/driver/measure/load_fanout.hpp"
@@ -50,29 +51,6 @@ std::optional<uint64_t> write_syscalls(pid_t pid) {
     if (key == "syscw:") return value;
   }
   return std::nullopt;
-}
-
-// Busy and idle CPU seconds of the whole machine since boot, over all CPUs (/proc/stat's first
-// line): what no role's tree shows, other sessions' work included. Idle counts iowait; steal is
-// busy (the host had the CPU, not this machine's idle loop), and also kept on its own: on a
-// shared VM it is the CPU the hypervisor gave to other guests.
-struct MachineCpu {
-  double busy_s = 0;
-  double idle_s = 0;
-  double steal_s = 0;
-};
-
-std::optional<MachineCpu> read_machine_cpu() {
-  static const double kTicks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  std::ifstream in("/proc/stat");
-  std::string label;
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (!(in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
-      label != "cpu" || kTicks <= 0)
-    return std::nullopt;
-  return MachineCpu{static_cast<double>(user + nice + system + irq + softirq + steal) / kTicks,
-                    static_cast<double>(idle + iowait) / kTicks,
-                    static_cast<double>(steal) / kTicks};
 }
 
 // Seconds the process's threads ran or waited for a CPU since they started (the first two
@@ -176,7 +154,7 @@ struct Sampling {
   CpuSeries target_cpu;
   std::map<std::string, CpuSeries> role_cpu;
   std::map<std::string, CpuSeries> name_cpu;
-  std::optional<MachineCpu> machine_start;
+  std::optional<common::MachineCpu> machine_start;
   CpuSeries machine_busy, machine_idle, machine_steal;  // since machine_start
   pid_t load_pid = 0;
   CpuSeries load_runnable;  // the generator's threads' running + run-queue time
@@ -199,7 +177,7 @@ struct Sampling {
   }
 
   void take_machine(double t) {
-    const auto now = read_machine_cpu();
+    const auto now = common::read_machine_cpu();
     if (!now) return;
     if (!machine_start) machine_start = now;
     machine_busy.add(t, now->busy_s - machine_start->busy_s);
