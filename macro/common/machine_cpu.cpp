@@ -22,4 +22,16 @@ std::optional<MachineCpu> read_machine_cpu() {
                     static_cast<double>(steal) / kTicks};
 }
 
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("model name")) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return {};
+    const auto start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? std::string() : line.substr(start);
+  }
+  return {};
+}
+
 }  // namespace gatebench::common

@@ -1,8 +1,9 @@
-// Busy, idle and stolen CPU seconds of the whole machine since boot, over all CPUs (/proc/stat's
-// first line), for the driver's per-round machine series and the run record of `gatebench run`.
+// The machine's CPU, read locally for the driver and the run record of `gatebench run`: busy, idle
+// and stolen CPU seconds since boot over all CPUs (/proc/stat's first line), and the CPU model.
 #pragma once
 
 #include <optional>
+#include <string>
 
 namespace gatebench::common {
 
@@ -17,5 +18,8 @@ struct MachineCpu {
 
 // Nothing when /proc/stat cannot be read or does not start with the "cpu" line.
 std::optional<MachineCpu> read_machine_cpu();
+
+// The first "model name" of /proc/cpuinfo; empty when there is none (some architectures).
+std::string cpu_model();
 
 }  // namespace gatebench::common

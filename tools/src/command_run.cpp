@@ -233,29 +233,20 @@ nlohmann::json machine_load() {
   return out;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("model name")) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "unknown";
-}
-
 nlohmann::json run_record(const CommandArgs& argv) {
   std::string command = "gatebench run";
   for (const auto& a : argv) command += " " + a;
   struct utsname u {};
   const std::string kernel =
       ::uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : std::string("unknown");
+  const std::string model = common::cpu_model();
   return {{"schema", "gatebench.run/1"},
           {"command", command},
           {"commit", std::string(build_commit())},
           {"dirty", build_dirty()},
           {"version", std::string(build_version())},
           {"compiler", std::string(build_compiler())},
-          {"cpu_model", cpu_model()},
+          {"cpu_model", model.empty() ? "unknown" : model},
           {"cpus", std::thread::hardware_concurrency()},
           {"kernel", kernel}};
 }

@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <fstream>
 
 #include "macro/common/build_info.hpp"
+#include "macro/common/machine_cpu.hpp"
 
 namespace gatebench::macro {
 
@@ -25,16 +25,7 @@ EnvInfo collect_env_info(const std::string& /*source_dir*/) {
   env.compiler = std::string(build_compiler());
   utsname u{};
   if (uname(&u) == 0) env.kernel = std::string(u.sysname) + " " + u.release;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.starts_with("model name")) {
-      size_t colon = line.find(':');
-      if (colon != std::string::npos)
-        env.cpu_model = line.substr(line.find_first_not_of(" \t", colon + 1));
-      break;
-    }
-  }
+  env.cpu_model = common::cpu_model();
   env.commit = std::string(build_commit());
   env.dirty = build_dirty();
   const std::time_t now = std::time(nullptr);
