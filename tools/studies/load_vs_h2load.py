@@ -9,51 +9,18 @@ process's user+sys time (getrusage of the waited child) over its completed reque
 per request from its workers' scheduler time, because on 2 CPUs the two share the machine.
 Ratios are also paired: each run of gatebench-load against the h2load run just before it.
 """
-import argparse
 import contextlib
 import json
 import os
 import re
-import shlex
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import load_vs_wrk  # noqa: E402  (run_measured, wait_port: the same measurement as for wrk)
+from studylib import (ROOT, check_runs, die, gatebench_load, median_of, nginx_conf, paired, parser,
+                      per_request_us, run_measured, server)
 
-NGINX_H2_CONF = """worker_processes {workers};
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  keepalive_requests 100000000;
-  http2_max_concurrent_streams 256;
-  client_body_temp_path {dir}/body;
-  proxy_temp_path {dir}/proxy;
-  fastcgi_temp_path {dir}/fastcgi;
-  uwsgi_temp_path {dir}/uwsgi;
-  scgi_temp_path {dir}/scgi;
-  server {{
-    listen 127.0.0.1:{h2c} http2 reuseport backlog=4096;
-    listen 127.0.0.1:{h2} ssl http2 reuseport backlog=4096;
-    ssl_certificate {dir}/cert.pem;
-    ssl_certificate_key {dir}/key.pem;
-    ssl_protocols TLSv1.3;
-    location / {{ return 200 "ok\\n"; }}
-  }}
-}}
-"""
-
-
-def die(msg):
-    print(f"load_vs_h2load: {msg}", file=sys.stderr)
-    sys.exit(2)
 
 
 @contextlib.contextmanager
@@ -64,20 +31,15 @@ def nginx_h2(nginx, work, port, workers):
                     "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=localhost",
                     "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    conf = os.path.join(work, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(NGINX_H2_CONF.format(workers=workers, dir=work, h2c=port, h2=port + 1))
-    proc = subprocess.Popen([nginx, "-p", work, "-c", conf], stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    load_vs_wrk.TARGET_PID = proc.pid
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    try:
-        load_vs_wrk.wait_port(port)
-        load_vs_wrk.wait_port(port + 1)
+    conf = nginx_conf(work, workers,
+                      "  keepalive_requests 100000000;\n  http2_max_concurrent_streams 256;",
+                      f"    listen 127.0.0.1:{port} http2 reuseport backlog=4096;\n"
+                      f"    listen 127.0.0.1:{port + 1} ssl http2 reuseport backlog=4096;\n"
+                      f"    ssl_certificate {work}/cert.pem;\n"
+                      f"    ssl_certificate_key {work}/key.pem;\n"
+                      "    ssl_protocols TLSv1.3;")
+    with server([nginx, "-p", work, "-c", conf], [port, port + 1], "nginx"):
         yield {"h2c": f"http://127.0.0.1:{port}/", "h2": f"https://127.0.0.1:{port + 1}/"}
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
 
 
 def parse_h2load(text):
@@ -93,44 +55,27 @@ def parse_h2load(text):
 
 def h2load(args, url, t, c, m):
     cmd = [args.h2load, "-t", str(t), "-c", str(c), "-m", str(m), "-D", str(args.duration), url]
-    out, cpu, target = load_vs_wrk.run_measured(cmd)
+    out, cpu, target = run_measured(cmd)
     r = parse_h2load(out)
-    r["cpu_per_request_us"] = cpu / max(1, r["requests"]) * 1e6
-    r["target_cpu_per_request_us"] = target / max(1, r["requests"]) * 1e6
+    r["cpu_per_request_us"] = per_request_us(cpu, r["requests"])
+    r["target_cpu_per_request_us"] = per_request_us(target, r["requests"])
     return r
 
 
 def ours(args, url, t, c, m):
-    path = os.path.join(args.work, "load.json")
-    cmd = [args.load, "--h2", "--streams", str(m), "-t", str(t), "-c", str(c), "-d",
-           f"{args.duration}s", "--no-progress", "-q", "--json", path] + shlex.split(args.load_args)
-    _, cpu, target = load_vs_wrk.run_measured(cmd + [url])
-    with open(path) as f:
-        j = json.load(f)
+    j = gatebench_load(args, url, ["--h2", "--streams", str(m), "-t", str(t), "-c", str(c)],
+                       args.duration)
     h2 = j.get("h2") or {}
     return {"requests": j["requests"], "rps": j["requests_per_s"], "errors": j["errors"]["total"],
             "valid": j.get("valid", True), "sched": j["config"].get("sched"),
             "nghttp2_allocations_per_stream": h2.get("nghttp2_allocations_per_stream"),
-            "cpu_per_request_us": cpu / max(1, j["requests"]) * 1e6,
-            "target_cpu_per_request_us": target / max(1, j["requests"]) * 1e6}
-
-
-def median_of(case, tool, key):
-    return statistics.median(r[tool][key] for r in case["runs"])
-
-
-def paired(case, key):
-    """Median and range of ours / h2load, each run of ours against the h2load run just before it
-    (the machine drifts between spells that last several runs; adjacent runs share theirs)."""
-    ratios = sorted(r["ours"][key] / r["h2load"][key] for r in case["runs"])
-    return statistics.median(ratios), ratios[0], ratios[-1]
+            "cpu_per_request_us": j["cpu_per_request_us"],
+            "target_cpu_per_request_us": j["target_cpu_per_request_us"]}
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--load", default=os.path.join(root, "build/release/macro/load/gatebench-load"),
+    ap = parser(__doc__, epilog=False)
+    ap.add_argument("--load", default=os.path.join(ROOT, "build/release/macro/load/gatebench-load"),
                     help="gatebench-load to measure (default: the release build)")
     ap.add_argument("--load-args", default="", help="extra gatebench-load options for every run")
     ap.add_argument("--h2load", default=shutil.which("h2load") or "h2load")
@@ -145,11 +90,7 @@ def main():
                          "h2c:1x64x1,h2c:1x16x10,h2:1x64x1,h2:1x16x10)")
     ap.add_argument("--json", help="write every run, the medians and the paired ratios here")
     args = ap.parse_args()
-    for tool in (args.load, args.h2load, args.nginx):
-        if not (os.path.isfile(tool) and os.access(tool, os.X_OK)) and not shutil.which(tool):
-            die(f"{tool}: not found or not executable")
-    if args.runs < 1 or args.duration < 1:
-        die("--runs and --duration must be at least 1")
+    check_runs(args, (args.load, args.h2load, args.nginx))
     cases = []
     for spec in filter(None, args.cases.split(",")):
         proto, _, shape = spec.partition(":")
@@ -183,7 +124,7 @@ def main():
         h = {k: median_of(case, "h2load", k) for k in keys}
         o = {k: median_of(case, "ours", k) for k in keys}
         case["median"] = {"h2load": h, "ours": o}
-        case["paired"] = {k: paired(case, k) for k in ("rps", "cpu_per_request_us")}
+        case["paired"] = {k: paired(case, k, "h2load") for k in ("rps", "cpu_per_request_us")}
         print(f"| {case['protocol']} -t{case['threads']} -c{case['connections']} "
               f"-m{case['streams']} | {h['rps']:,.0f} | {o['rps']:,.0f} | "
               f"{o['rps'] / h['rps']:.2f}x | {h['cpu_per_request_us']:.2f} µs | "

@@ -27,10 +27,9 @@ measure (instructions_per_request, syscalls_per_request) into a Markdown table, 
 spread of the A/A counts (max - min over the median) and the median change each injection caused.
 
 Example (what docs/gating.md reports):
-  nice tools/exact_gate_study.py --runs 10 --variant-runs 2 --out out/exact-gate
-  tools/exact_gate_study.py --reuse --out out/exact-gate --compare-args=--exact-threshold=2%
+  nice tools/studies/exact_gate_study.py --runs 10 --variant-runs 2 --out out/exact-gate
+  tools/studies/exact_gate_study.py --reuse --out out/exact-gate --compare-args=--exact-threshold=2%
 """
-import argparse
 import copy
 import itertools
 import json
@@ -38,12 +37,10 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 
-from macro_noise_study import binary_of  # a scenario service's binary, through its block
+from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KNOB_ENV = "GATEBENCH_GATEWAY_CALIBRATE_MIXES"
 INJECT_ENV = "GATEBENCH_GATEWAY_STUDY_INJECT"
 MEASURES = ("instructions_per_request", "syscalls_per_request")
@@ -51,9 +48,7 @@ CALIBRATION_MIXES = 1000
 
 
 def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = parser(__doc__)
     p.add_argument("--runs", type=int, default=10, help="replicates (default 10: 45 A/A pairs)")
     p.add_argument("--variant-runs", type=int, default=2,
                    help="counts of each injected variant (default 2)")
@@ -107,10 +102,7 @@ def macro(args, scenario_dir, names, out):
     cmd = [exe, "--instructions", str(args.requests), "--scenario-dir", scenario_dir,
            "--scenarios", ",".join(names), "--bin-dir", os.path.join(args.build, "macro"),
            "--port-offset", args.port_offset, "--out", out]
-    print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
-    if rc not in (0, 1):
-        sys.exit(f"gatebench-macro exited {rc}")
+    run_gatebench(cmd, quiet=True)
     with open(os.path.join(out, "instructions.json")) as f:
         return json.load(f)
 
@@ -256,14 +248,8 @@ def renamed(args, doc, i, variant, base):
 
 
 def compare(args, gatebench, base, head, names):
-    cmd = [gatebench, "compare", base, head, "--json", "/dev/stdout", "--quiet"] + \
-        [a for a in args.compare_args.split() if a]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode not in (0, 1):
-        sys.exit(f"gatebench compare failed ({res.returncode}): {res.stderr}")
-    doc = json.loads(res.stdout[res.stdout.index("{"):])
     out = {}
-    for row in doc["rows"]:
+    for row in compare_rows(gatebench, base, head, [a for a in args.compare_args.split() if a]):
         if row["section"] == "exact" and row["name"] in names:
             out[(row["name"], row["measure"])] = (row["verdict"], row.get("change"))
     return out

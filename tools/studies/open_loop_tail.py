@@ -31,20 +31,13 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import load_vs_wrk as lvw  # noqa: E402  (port wait)
+from studylib import ROOT, die, wait_port
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = os.path.join(ROOT, "macro/scenarios/configs")
 TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
 ROLES = ("load", "proxy", "backend", "probe")
 SERVERS_WAIT = "servers' wait ms (proxy + backend)"
 OTHERS = "others' CPU %"
-
-
-def die(msg):
-    print(f"open_loop_tail: {msg}", file=sys.stderr)
-    sys.exit(2)
 
 
 def render(template, out, values):
@@ -82,7 +75,7 @@ def nginx(name, work, values, port, log=True):
     proc = session(subprocess.Popen([values["nginx"], "-p", prefix + "/", "-c", conf],
                                     stderr=subprocess.DEVNULL, **SPAWN))
     try:
-        lvw.wait_port(port)
+        wait_port(port, what=name)
         yield [proc.pid]
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -135,11 +128,11 @@ def gateway(args, work, values, port):
         procs.append(session(subprocess.Popen(
             [args.control, "--udp", f"127.0.0.1:{port + 1}", "--http", f"127.0.0.1:{port + 2}"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **SPAWN)))
-        lvw.wait_port(port + 2)
+        wait_port(port + 2, what="gatebench-control")
         procs.append(session(subprocess.Popen([args.gateway, "--config", conf],
                                               stdout=subprocess.DEVNULL,
                                               stderr=subprocess.DEVNULL, **SPAWN)))
-        lvw.wait_port(port)
+        wait_port(port, what="gatebench-gateway")
         yield [p.pid for p in procs]
     finally:
         for p in reversed(procs):

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# tools/noise_study.sh: measures the regression gate on this machine (docs/gating.md).
+# tools/studies/noise_study.sh: measures the regression gate on this machine (docs/gating.md).
 #   time mode:        N+1 runs A (no injection) interleaved with N runs B (gate/calibrated/work
 #                     made INJECT% slower); A/A = consecutive A runs, A/B = (A_i, B_i).
 #   instruction mode: K A runs and K B runs (INJECT_INSTR%) under callgrind.
-# usage: tools/noise_study.sh OUT_DIR [N] [K]
+# usage: tools/studies/noise_study.sh OUT_DIR [N] [K]
 # env:   GATEBENCH (gatebench), MICRO (gatebench-micro for time mode), MICRO_CG (a build valgrind
 #        can run, -DGATEBENCH_MARCH=x86-64-v3), INJECT (default 5), INJECT_INSTR (default 1),
 #        FILTER (time mode benchmarks), MIN_TIME (default 0.1), PROCESSES (gatebench micro
 #        --processes, default 9), MIN_CHANGES (extra --min-change values tallied, default "3% 4%")
 set -euo pipefail
-out=${1:?usage: tools/noise_study.sh OUT_DIR [N] [K]}
+out=${1:?usage: tools/studies/noise_study.sh OUT_DIR [N] [K]}
 n=${2:-20}
 k=${3:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 gatebench=${GATEBENCH:-$root/build/release/tools/src/gatebench}
 micro=${MICRO:-$root/build/release/micro/bench/gatebench-micro}
 micro_cg=${MICRO_CG:-$root/build/callgrind/micro/bench/gatebench-micro}

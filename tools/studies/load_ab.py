@@ -11,24 +11,15 @@ prefixed by extra gatebench-load options and '::', e.g.
 """
 import argparse
 import os
-import shlex
 import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import load_vs_wrk as lvw  # noqa: E402  (shares nginx set-up, runners and CPU accounting)
-
-
-def die(msg):
-    print(f"load_ab: {msg}", file=sys.stderr)
-    sys.exit(2)
+from studylib import die, nginx_target, ours, parser, wrk
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap = parser(__doc__)
     ap.add_argument("variants", nargs="+", metavar="VARIANT")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each variant (default 5)")
     ap.add_argument("--duration", type=int, default=3, help="seconds per run (default 3)")
@@ -45,15 +36,15 @@ def main():
         die("--rounds and --duration must be at least 1")
     results = {v: [] for v in args.variants}
     with tempfile.TemporaryDirectory(prefix="load-ab-") as work, \
-            lvw.nginx_target(args.nginx, work, args.port, args.workers) as url:
+            nginx_target(args.nginx, work, args.port, args.workers) as url:
         for i in range(args.rounds):
             for v in args.variants:
                 extra, _, exe = v.rpartition("::")
                 a = argparse.Namespace(work=work, load_args=extra, wrk=exe, load=exe)
                 if "wrk" in os.path.basename(exe):
-                    r = lvw.wrk(a, url, threads, conns, args.duration)
+                    r = wrk(a, url, threads, conns, args.duration)
                 else:
-                    r = lvw.ours(a, url, threads, conns, args.duration)
+                    r = ours(a, url, threads, conns, args.duration)
                 results[v].append(r)
                 print(f"round {i + 1}/{args.rounds} {v}: {r['rps']:,.0f} req/s, "
                       f"CPU {r['cpu_per_request_us']:.2f} µs/req, "

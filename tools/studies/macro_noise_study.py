@@ -20,26 +20,23 @@ a Markdown table, beside the slowdown the knob really caused
 (median CPU per request of the slowed variant over gateway-default's, same rounds).
 
 Example (what docs/gating.md reports):
-  tools/macro_noise_study.py --rounds 60 --group 5 --out out/macro-noise
+  tools/studies/macro_noise_study.py --rounds 60 --group 5 --out out/macro-noise
 """
-import argparse
 import copy
 import itertools
 import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench
+
 MEASURES = ("cpu_vs_load", "cpu_us_per_request", "vs_nginx", "p99_vs_nginx")
 
 
 def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = parser(__doc__)
     p.add_argument("--rounds", type=int, default=60, help="rounds of the one macro run (default 60)")
     p.add_argument("--group", type=int, default=5,
                    help="rounds per synthetic run, i.e. the gate's --rounds (default 5)")
@@ -63,14 +60,6 @@ def parse_args():
     p.add_argument("--compare-args", default="",
                    help="extra options for gatebench compare, e.g. '--cpu-threshold 3%%'")
     return p.parse_args()
-
-
-def binary_of(service, scenario_dir):
-    """A scenario service's binary, read from its shared block (services/<use>.json) if it uses one."""
-    if "binary" in service or "use" not in service:
-        return service.get("binary")
-    with open(os.path.join(scenario_dir, "services", service["use"] + ".json")) as f:
-        return json.load(f).get("binary")
 
 
 def variant_scenarios(out, small, large):
@@ -127,10 +116,7 @@ def run_macro(args, scenario_dir, names):
                     null_only(args)),
            "--rounds", str(args.rounds), "--seed", args.seed, "--duration", args.duration,
            "--warmup", args.warmup, "--connections", args.connections, "--out", run_dir]
-    print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    rc = subprocess.call(cmd)
-    if rc not in (0, 1):
-        sys.exit(f"gatebench-macro exited {rc}")
+    run_gatebench(cmd)
     return os.path.join(run_dir, "macro.json")
 
 
@@ -156,13 +142,8 @@ def group_file(doc, scenario, rename, rounds, path):
 
 
 def compare(gatebench, base, head, extra, name):
-    cmd = [gatebench, "compare", base, head, "--json", "/dev/stdout", "--quiet"] + extra
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode not in (0, 1):
-        sys.exit(f"gatebench compare failed ({res.returncode}): {res.stderr}")
-    doc = json.loads(res.stdout[res.stdout.index("{"):])
     verdicts = {}
-    for row in doc["rows"]:
+    for row in compare_rows(gatebench, base, head, extra):
         if row["section"] == "macro" and row["name"] == name:
             verdicts[row["measure"]] = row["verdict"]
     return verdicts
