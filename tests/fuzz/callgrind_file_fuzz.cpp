@@ -13,8 +13,8 @@
 #include <string>
 
 #include "tests/fuzz/input_file_fuzz.hpp"
-#include "tools/src/callgrind_file.hpp"
-#include "tools/src/callgrind_profile.hpp"
+#include "tools/src/profile/callgrind_file.hpp"
+#include "tools/src/profile/callgrind_profile.hpp"
 
 namespace {
 

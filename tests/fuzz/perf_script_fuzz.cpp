@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "tests/fuzz/input_file_fuzz.hpp"
-#include "tools/src/perf_profile.hpp"
+#include "tools/src/profile/perf_profile.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gatebench;

@@ -11,7 +11,7 @@
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tests/fuzz/input_file_fuzz.hpp"
-#include "tools/src/results.hpp"
+#include "tools/src/results/results.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gatebench;

@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "tools/src/report_model.hpp"
+#include "tools/src/report/report_model.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -3,7 +3,7 @@
 // the group of each function, per-request differences of the N and 2N runs, which rows agree
 // within 20% (or 10 instructions), and the command's output and exit codes. Fixtures:
 // data/attribution/, written by data/make_attribution_fixtures.py with known per-request costs.
-#include "tools/src/attribution_breakdown.hpp"
+#include "tools/src/report/attribution_breakdown.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "tool_test_support.hpp"
-#include "tools/src/callgrind_file.hpp"
-#include "tools/src/callgrind_profile.hpp"
-#include "tools/src/macro_instructions.hpp"
-#include "tools/src/results.hpp"
+#include "tools/src/profile/callgrind_file.hpp"
+#include "tools/src/profile/callgrind_profile.hpp"
+#include "tools/src/results/macro_instructions.hpp"
+#include "tools/src/results/results.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/callgrind_profile.hpp"
-#include "tools/src/flamegraph.hpp"
-#include "tools/src/json_file.hpp"
-#include "tools/src/results.hpp"
+#include "tools/src/profile/callgrind_profile.hpp"
+#include "tools/src/profile/flamegraph.hpp"
+#include "tools/src/results/json_file.hpp"
+#include "tools/src/results/results.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -1,12 +1,12 @@
-// E-divisive change points (tools/src/change_points.cpp) on series with known steps, on noise
-// alone, and the study's generator (tools/src/history_study.cpp).
-#include "tools/src/change_points.hpp"
+// E-divisive change points (tools/src/history/change_points.cpp) on series with known steps, on
+// noise alone, and the study's generator (tools/src/history/history_study.cpp).
+#include "tools/src/history/change_points.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "tools/src/history_study.hpp"
+#include "tools/src/history/history_study.hpp"
 
 namespace gatebench::tools {
 namespace {

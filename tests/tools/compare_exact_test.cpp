@@ -11,7 +11,7 @@
 #include "macro/common/macro_instructions.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/compare.hpp"
+#include "tools/src/compare/compare.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -1,6 +1,6 @@
 // The gate on synthetic inputs with known outcomes (data/make_compare_fixtures.py), the golden
 // Markdown, and the exit-code contract of `gatebench compare`.
-#include "tools/src/compare.hpp"
+#include "tools/src/compare/compare.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "macro/common/detectable.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -1,6 +1,6 @@
-// Markdown table cells (tools/src/format.cpp): a benchmark name, a scenario's reason or a note can
-// hold '|', '`' or a line break; each must stay inside its one cell.
-#include "tools/src/format.hpp"
+// Markdown table cells (tools/src/results/format.cpp): a benchmark name, a scenario's reason or a
+// note can hold '|', '`' or a line break; each must stay inside its one cell.
+#include "tools/src/results/format.hpp"
 
 #include <gtest/gtest.h>
 

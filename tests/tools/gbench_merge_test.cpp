@@ -1,6 +1,6 @@
 // merge_gbench_runs: repetitions of several processes become one Google Benchmark run whose
 // aggregates are recomputed over all of them.
-#include "tools/src/gbench_merge.hpp"
+#include "tools/src/results/gbench_merge.hpp"
 
 #include <gtest/gtest.h>
 

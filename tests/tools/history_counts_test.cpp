@@ -9,9 +9,9 @@
 
 #include "macro/common/macro_instructions.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/change_points.hpp"
-#include "tools/src/history_db.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/history/change_points.hpp"
+#include "tools/src/history/history_db.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -1,8 +1,8 @@
-// `gatebench history add` and the history database (tools/src/history_db.cpp,
+// `gatebench history add` and the history database (tools/src/history/history_db.cpp,
 // history_ingest.cpp): the versioned schema, what a run keeps from micro.json, macro.json and
 // report.json, duplicates, machines kept apart, and bad input (another schema, a file that is
 // not a database, a database of another version): exit 2 and the database unchanged.
-#include "tools/src/history_db.hpp"
+#include "tools/src/history/history_db.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,7 +12,7 @@
 
 #include "history_test_support.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

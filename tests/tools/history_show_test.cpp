@@ -9,8 +9,8 @@
 #include "history_test_support.hpp"
 #include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/history_report.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/history/history_report.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

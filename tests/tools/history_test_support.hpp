@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools::test {
 

@@ -1,14 +1,14 @@
 // p-values against scipy.stats.mannwhitneyu(alternative='two-sided') as Google Benchmark's
 // compare.py calls it; data/mann_whitney_golden.json was computed offline by
 // data/make_mann_whitney_golden.py (scipy 1.10.1).
-#include "tools/src/mann_whitney.hpp"
+#include "tools/src/compare/mann_whitney.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

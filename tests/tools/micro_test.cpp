@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
-#include "tools/src/results.hpp"
+#include "tools/src/results/json_file.hpp"
+#include "tools/src/results/results.hpp"
 
 namespace gatebench::tools {
 namespace {

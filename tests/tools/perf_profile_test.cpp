@@ -1,7 +1,7 @@
 // `gatebench profile` in perf mode: the perf script reader (stacks cut at the benchmark
 // function), exact self/inclusive costs, the flame graph from stacks, and a real perf record of
 // the fixture benchmark (skipped with the reason when perf cannot record here).
-#include "tools/src/perf_profile.hpp"
+#include "tools/src/profile/perf_profile.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 
 #include "macro/common/child_process.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/flamegraph.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/profile/flamegraph.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

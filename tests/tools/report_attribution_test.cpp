@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "macro/common/usage_error.hpp"
-#include "tools/src/macro_instructions.hpp"
-#include "tools/src/micro_counters.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_tables.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_tables.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/results/macro_instructions.hpp"
+#include "tools/src/results/micro_counters.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -4,8 +4,8 @@
 // without a cache check, through the model, report.json, report.md and report.html.
 #include <gtest/gtest.h>
 
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_writers.hpp"
 
 namespace gatebench::tools {
 namespace {

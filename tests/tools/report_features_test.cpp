@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "tool_test_support.hpp"
-#include "tools/src/format.hpp"
-#include "tools/src/macro_instructions.hpp"
-#include "tools/src/report_ablation.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_ablation.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/results/format.hpp"
+#include "tools/src/results/macro_instructions.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -3,10 +3,10 @@
 // driver found limited by the harness shown as such in JSON, Markdown and HTML.
 #include <gtest/gtest.h>
 
-#include "tools/src/micro_counters.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_tables.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_tables.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/results/micro_counters.hpp"
 
 namespace gatebench::tools {
 // Named, not anonymous: a unity batch may hold report_attribution_test.cpp, whose helpers have

@@ -2,16 +2,16 @@
 // templates summed into one row each beside the templates and the whole, with requests, share
 // and, from the rounds' gatebench-load files next to macro.json, statuses; and what is left out
 // when those files are not all there.
-#include "tools/src/report_mix.hpp"
+#include "tools/src/report/report_mix.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -1,17 +1,17 @@
-// The report's slower-than-naive check (tools/src/report_naive.hpp, MicroRow::slower_than_naive
-// filled by build_report_model) and the --input files in its environment, on
-// data/report_naive_micro.json: ratelimit/gatecore/1M is slower than its naive
+// The report's slower-than-naive check (tools/src/report/report_naive.hpp,
+// MicroRow::slower_than_naive filled by build_report_model) and the --input files in its
+// environment, on data/report_naive_micro.json: ratelimit/gatecore/1M is slower than its naive
 // peer, 1k is not, cidr/gatecore_single/input is slower than linear, token has no naive peer.
-#include "tools/src/report_naive.hpp"
+#include "tools/src/report/report_naive.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

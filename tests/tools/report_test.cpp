@@ -11,14 +11,14 @@
 #include "macro/common/child_process.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tool_test_support.hpp"
-#include "tools/src/compare.hpp"
-#include "tools/src/format.hpp"
-#include "tools/src/json_file.hpp"
-#include "tools/src/macro_instructions.hpp"
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_tables.hpp"
-#include "tools/src/report_writers.hpp"
-#include "tools/src/svg_chart.hpp"
+#include "tools/src/compare/compare.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_tables.hpp"
+#include "tools/src/report/report_writers.hpp"
+#include "tools/src/report/svg_chart.hpp"
+#include "tools/src/results/format.hpp"
+#include "tools/src/results/json_file.hpp"
+#include "tools/src/results/macro_instructions.hpp"
 
 namespace gatebench::tools {
 namespace {

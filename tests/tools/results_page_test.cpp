@@ -1,5 +1,5 @@
 // `gatebench results`: the page of one run, a draft whenever the run was not quiet and clean.
-#include "tools/src/results_page.hpp"
+#include "tools/src/report/results_page.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "tool_test_support.hpp"
-#include "tools/src/json_file.hpp"
+#include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {
 namespace {

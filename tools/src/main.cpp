@@ -5,7 +5,7 @@
 #include <string>
 
 #include "macro/common/usage_error.hpp"
-#include "tools/src/commands.hpp"
+#include "tools/src/commands/commands.hpp"
 
 namespace {
 

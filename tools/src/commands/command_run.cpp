@@ -1,0 +1,492 @@
+// `gatebench macro` (hands over to gatebench-macro) and `gatebench run` (micro [+ macro] +
+// report): the one-command paths users and ci/bench take.
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "macro/common/build_info.hpp"
+#include "macro/common/child_process.hpp"
+#include "macro/common/command_line.hpp"
+#include "macro/common/detectable.hpp"
+#include "macro/common/machine_cpu.hpp"
+#include "macro/common/usage_error.hpp"
+#include "tools/src/commands/commands.hpp"
+#include "tools/src/commands/micro_binary.hpp"
+#include "tools/src/commands/micro_inputs.hpp"
+#include "tools/src/compare/compare.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/results/json_file.hpp"
+#include "tools/src/results/results.hpp"
+
+namespace gatebench::tools {
+
+namespace {
+
+constexpr const char* kRunHelp = R"(usage: gatebench run [options]
+
+micro + macro + report in one go, into --out DIR. The default is the first run, sized to take
+minutes on a 2-vCPU machine; --full is the release run (hours; its estimate is printed first):
+
+  DIR/micro.json      default: each hot path's gatecore rows, its peers and its limit
+                      (9 repetitions in 3 processes, 0.05 s minimum per repetition);
+                      --full: every benchmark, 9 repetitions in 9 processes
+  DIR/macro/...       default: the seed set (nginx-baseline, gateway-default, -protected,
+                      -https-keepalive, -https-newconn, -queue, -challenge-pass, haproxy-baseline,
+                      caddy-baseline) in gatebench-macro --quick rounds; --full: every scenario,
+                      5 rounds of 5 s warm-up + 20 s measured
+  DIR/counts/instructions.json
+                      instructions and system calls per request of gateway-default and every
+                      scenario of "what each feature costs" (gatebench-macro --instructions N
+                      under valgrind, docs/attribution.md), so each feature row has a figure
+  DIR/run.json        the command, and the machine's load average and steal at start and end
+  DIR/report.{json,md,html}
+
+Before each step it prints the estimated time that step and the run have left.
+
+options:
+  --out DIR           results directory (default gatebench-results)
+  --filter RE         micro benchmark filter (default: see above)
+  --repetitions N     micro repetitions (default 9)
+  --full              the release run: every micro benchmark and every macro scenario
+  --duration D        macro: measured run per scenario (passed to gatebench-macro)
+  --connections N     macro: load-generator connections (passed to gatebench-macro)
+  --scenarios LIST    macro: comma-separated scenarios (passed to gatebench-macro)
+  --rounds N          macro: rounds per scenario (passed to gatebench-macro)
+  --detect P          macro: the rounds that catch a P rise of CPU per request 95% of the time
+                      (passed to gatebench-macro, which prints them; docs/gating.md)
+  --seed N            macro: seed of the round order (passed to gatebench-macro)
+  --scenario-dir DIR  macro: scenario files (passed to gatebench-macro)
+  --target FILE|NAME  macro: every workload of this target beside its nginx baseline, instead of
+                      the seed set (repeatable; passed to gatebench-macro, docs/targets.md)
+  --workloads LIST    macro: only these workloads of --target (passed to gatebench-macro)
+  --counts N          requests of the shorter counting run (default 100; the longer runs 2N);
+                      counts run by default unless --scenarios or --target is given
+  --counts-build DIR  the CMake build tree whose gatebench-gateway, -control and -load the
+                      counts run, built so valgrind can run them (default: this checkout's
+                      build/callgrind when built, as ci/bench does; else the driver's own tree)
+  --no-micro          skip micro        --no-macro   skip macro (and the counts)
+  --no-counts         skip the counts
+
+The report is written whenever a step left a result to report, also when a macro scenario
+failed: it shows every failed or skipped scenario with its reason.
+exit: 0 ok, 1 a step or a macro scenario failed (after the report is written), 2 bad input
+)";
+
+// The first run's micro selection, from the suite's naming hotpath/impl/case (micro/bench): per
+// hot path the gatecore rows, the limit rows and the peers that were fastest on some case in the
+// release runs of docs/RESULTS.md (the report then names the best of them per case). Naive
+// peers only where they are the only peer (cache, rate limit, rules); the TLS floor's two
+// handshakes are what the report's handshake table and "what each feature costs" divide by.
+constexpr const char* kFirstRunMicroFilter =
+    "^(access_log/(gatecore|limit|re2|simdjson)/"
+    "|cache/(gatecore|limit|naive)/"
+    "|cidr/(gatecore|limit|nginx_trie|sorted_ranges)/"
+    "|exploit/(gatecore|hyperscan|re2_set)/"
+    "|hpack/(gatecore|limit|nghttp2)/"
+    "|http1/(gatecore|limit|http_parser)/"
+    "|jwt/(gatecore|limit|openssl|nlohmann)/"
+    "|ratelimit/(gatecore|limit|naive)/"
+    "|rules/(gatecore|naive)/"
+    "|token/(gatecore|limit|evp_mac)/"
+    "|tls/handshake_tls13_(full|resumed)$)";
+// Short repetitions keep the first run's micro step within minutes; 0.05 s still runs thousands
+// of iterations of every hot path (the slowest op is a TLS handshake, ~1 ms).
+constexpr const char* kFirstRunMinTime = "--benchmark_min_time=0.05";
+constexpr long kFirstRunProcesses = 3;
+
+// The seed method's scenarios: the gateway's configurations beside the three proxies it is
+// compared with. gatebench-macro adds each one's baseline: nginx-baseline is among them, the two
+// HTTPS scenarios bring nginx-https-keepalive and nginx-https-newconn, so 11 scenarios run.
+constexpr const char* kFirstRunScenarios =
+    "nginx-baseline,gateway-default,gateway-protected,gateway-https-keepalive,"
+    "gateway-https-newconn,gateway-queue,gateway-challenge-pass,haproxy-baseline,caddy-baseline";
+constexpr std::size_t kFirstRunScenarioRuns = 11;
+
+// Seconds per benchmark and process, for the estimates: 1.10 s with Google Benchmark's default
+// minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.47 s for the
+// first run's 3 repetitions of 0.05 s (128 benchmarks x 3 processes in 182 s, 2 vCPUs, load
+// average 1.9 at the start).
+constexpr double kMicroSecondsPerRun = 1.10;
+constexpr double kFirstRunMicroSecondsPerRun = 0.47;
+// Per scenario and round beyond warm-up and measured time: starting and stopping the services
+// (issue 40: 74 scenarios x 3 rounds of 3 s in 20 min = 5.4 s each).
+constexpr double kMacroOverheadSeconds = 2.4;
+
+// The counts (gatebench-macro --instructions N, docs/attribution.md): N and 2N requests per
+// scenario, each run from a fresh start under valgrind. N = 100 keeps the time-driven system
+// calls (an access-log datagram a second) to about ±0.01 per request; the reference gateway's
+// instructions are toggled on its event loop and do not depend on N.
+constexpr long kCountRequests = 100;
+// Seconds per counted scenario beyond its paced requests (3N at 50/s): two start-ups and stops
+// of the gateway under valgrind, the backend and the load. The 15 scenarios at N = 100 took
+// 181 s (85 CPU s), 12 s each, on a shared 2-vCPU machine (load average 2.7-3.0).
+constexpr double kCountOverheadSeconds = 6.0;
+constexpr double kCountPacePerS = 50.0;
+
+// gateway-default and every scenario "what each feature costs" sets against it, from the
+// report's own rules, so the counts and the table cannot drift apart.
+std::vector<std::string> count_scenarios() {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& rule : default_attribution_rules()) {
+    add(rule.baseline);
+    add(rule.scenario);
+  }
+  return out;
+}
+
+// The callgrind preset's build of this checkout (ci/bench makes it), when there is one: the
+// release preset's -march=native gateway is code valgrind 3.19 cannot run on CPUs with SHA-NI
+// or AVX-512. Empty: gatebench-macro's own default, the build tree it belongs to.
+std::string callgrind_build() {
+  const std::filesystem::path dir =
+      std::filesystem::path(std::string(build_source_dir())) / "build/callgrind";
+  return std::filesystem::exists(dir / "macro/gateway/gatebench-gateway") ? dir.string() : "";
+}
+
+// gatebench-macro's --bin-dir holds the binaries side by side; a build tree has them in
+// macro/gateway and macro/load, so DIR gets links to them. UsageError names a missing one.
+std::string bin_dir_of_build(const std::string& build, const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  for (const char* rel : {"macro/gateway/gatebench-gateway", "macro/gateway/gatebench-control",
+                          "macro/load/gatebench-load"}) {
+    const fs::path target = fs::absolute(fs::path(build) / rel);
+    if (!fs::exists(target))
+      throw common::UsageError("--counts-build: " + target.string() +
+                               " not found (build it: cmake --build --preset callgrind --target " +
+                               target.filename().string() + ")");
+    const fs::path link = fs::path(dir) / target.filename();
+    fs::remove(link);
+    fs::create_symlink(target, link);
+  }
+  return dir;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+std::string minutes(double seconds) {
+  char text[32];
+  if (seconds < 90)
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+  else if (seconds < 2 * 3600)
+    std::snprintf(text, sizeof text, "%.0f min", seconds / 60);
+  else
+    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  return text;
+}
+
+// The names a command prints one per line, counted; nothing when it cannot be run (the step
+// itself then says why).
+std::optional<std::size_t> lines_of(const std::vector<std::string>& argv) {
+  try {
+    const std::string out = common::output_of(argv);
+    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+struct Estimate {
+  std::string micro_text, macro_text, counts_text;
+  double micro_s = 0, macro_s = 0, counts_s = 0;
+  double total() const { return micro_s + macro_s + counts_s; }
+};
+
+double count_seconds(std::size_t scenarios, long requests) {
+  return static_cast<double>(scenarios) *
+         (kCountOverheadSeconds + 3.0 * static_cast<double>(requests) / kCountPacePerS);
+}
+
+// What the record of a run says about the machine: /proc/loadavg's three averages and the
+// share of CPU time the hypervisor took (steal) over one second.
+nlohmann::json machine_load() {
+  nlohmann::json out = nlohmann::json::object();
+  std::ifstream loadavg("/proc/loadavg");
+  double l1 = 0, l5 = 0, l15 = 0;
+  if (loadavg >> l1 >> l5 >> l15) out["load_average"] = {l1, l5, l15};
+  const auto a = common::read_machine_cpu();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto b = common::read_machine_cpu();
+  if (a && b) {
+    const double total = (b->busy_s + b->idle_s) - (a->busy_s + a->idle_s);
+    if (total > 0) out["steal_percent"] = 100.0 * (b->steal_s - a->steal_s) / total;
+  }
+  char when[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  out["time"] = when;
+  return out;
+}
+
+nlohmann::json run_record(const CommandArgs& argv) {
+  std::string command = "gatebench run";
+  for (const auto& a : argv) command += " " + a;
+  struct utsname u {};
+  const std::string kernel =
+      ::uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : std::string("unknown");
+  const std::string model = common::cpu_model();
+  return {{"schema", "gatebench.run/1"},
+          {"command", command},
+          {"commit", std::string(build_commit())},
+          {"dirty", build_dirty()},
+          {"version", std::string(build_version())},
+          {"compiler", std::string(build_compiler())},
+          {"cpu_model", model.empty() ? "unknown" : model},
+          {"cpus", std::thread::hardware_concurrency()},
+          {"kernel", kernel}};
+}
+
+Estimate estimate_run(const common::CommandLine& args, bool full, const std::string& filter,
+                      long repetitions, long processes, const std::vector<std::string>& counted,
+                      long count_requests) {
+  Estimate e;
+  if (!counted.empty()) {
+    e.counts_s = count_seconds(counted.size(), count_requests);
+    e.counts_text = std::to_string(counted.size()) + " scenarios x " +
+                    std::to_string(count_requests) + " + " + std::to_string(2 * count_requests) +
+                    " requests";
+  }
+  if (!args.flag("no-micro")) {
+    std::optional<std::size_t> n;
+    try {
+      n = list_micro_benchmarks(locate_micro_binary(std::nullopt), filter, {}).size();
+    } catch (const std::exception&) {
+    }
+    if (n) {
+      const double per_run = full ? kMicroSecondsPerRun : kFirstRunMicroSecondsPerRun;
+      // A process runs repetitions / processes of each benchmark; the per-run figure is for the
+      // default split (1 each for --full, 3 each for the first run).
+      const double reps_per_process =
+          static_cast<double>(repetitions) / static_cast<double>(processes);
+      const double default_reps = full ? 1.0 : 9.0 / kFirstRunProcesses;
+      e.micro_s = static_cast<double>(*n) * static_cast<double>(processes) * per_run *
+                  reps_per_process / default_reps;
+      e.micro_text =
+          std::to_string(*n) + " benchmarks x " + std::to_string(processes) + " processes";
+    }
+  }
+  if (!args.flag("no-macro")) {
+    std::optional<std::size_t> n;
+    if (args.value("target")) {
+      // Scenarios per target depend on the workloads it offers: no estimate.
+    } else if (auto list = args.value("scenarios")) {
+      n = static_cast<std::size_t>(std::count(list->begin(), list->end(), ',') + 1);
+    } else if (!full) {
+      n = kFirstRunScenarioRuns;
+    } else {
+      std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "--list"};
+      if (auto dir = args.value("scenario-dir")) cmd.insert(cmd.end(), {"--scenario-dir", *dir});
+      n = lines_of(cmd);
+    }
+    if (n) {
+      // gatebench-macro's defaults: --quick 3 rounds of 1 s + 2 s, else 5 rounds of 5 s + 20 s.
+      const double measured = args.duration_s("duration").value_or(full ? 20.0 : 2.0);
+      double rounds = static_cast<double>(args.integer("rounds", 1, 1000).value_or(full ? 5 : 3));
+      // --detect: the rounds gatebench-macro will choose (0 when out of reach: it refuses).
+      if (args.value("detect"))
+        rounds = static_cast<double>(
+            common::rounds_for_cpu_change(percent_or(args, "detect", 0), measured).rounds);
+      const double warmup = full ? 5.0 : 1.0;
+      e.macro_s = static_cast<double>(*n) * rounds * (warmup + measured + kMacroOverheadSeconds);
+      e.macro_text = std::to_string(*n) + " scenarios x " +
+                     std::to_string(static_cast<long>(rounds)) + " rounds";
+    }
+  }
+  return e;
+}
+
+// Whether macro.json holds a failed scenario; a file that cannot be read counts as a failure.
+bool macro_failed(const std::string& file) {
+  try {
+    const ResultSet set = load_result_set(file);
+    if (!set.macro) return true;
+    for (const auto& s : set.macro->scenarios)
+      if (s.status == "failed") return true;
+    return false;
+  } catch (const common::UsageError& e) {
+    std::cerr << "gatebench run: " << e.what() << "\n";
+    return true;
+  }
+}
+
+}  // namespace
+
+int command_macro(const CommandArgs& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << "usage: gatebench macro [gatebench-macro options]\n\nRuns gatebench-macro "
+                 "(docs/scenarios.md) with the same arguments; its --help follows.\n\n";
+  }
+  std::vector<std::string> cmd = {locate_macro_binary(std::nullopt)};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  return common::run_to_exit(common::command(cmd));
+}
+
+int command_target(const CommandArgs& args) {
+  std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "target"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  return common::run_to_exit(common::command(cmd));
+}
+
+int command_run(const CommandArgs& argv) {
+  const common::CommandLine args(
+      argv,
+      {"out", "filter", "repetitions", "duration", "connections", "scenarios", "rounds", "seed",
+       "scenario-dir", "target", "workloads", "counts", "counts-build", "detect"},
+      {"help", "full", "no-micro", "no-macro", "no-counts"});
+  if (args.flag("help")) {
+    std::cout << kRunHelp;
+    return 0;
+  }
+  if (!args.positionals().empty()) throw common::UsageError("run takes no positional arguments");
+  if (args.flag("no-micro") && args.flag("no-macro"))
+    throw common::UsageError("--no-micro and --no-macro leave nothing to run");
+  const std::string out = args.value_or("out", "gatebench-results");
+  std::filesystem::create_directories(out);
+  const bool full = args.flag("full");
+  const std::string filter = args.value_or("filter", full ? "." : kFirstRunMicroFilter);
+  const long repetitions = args.integer("repetitions", 9, 100'000).value_or(9);
+  const long processes = full ? repetitions : std::min(kFirstRunProcesses, repetitions);
+  // --counts-build alone is no request to count: ci/bench always names its build.
+  if (args.flag("no-counts") && args.given("counts"))
+    throw common::UsageError("--no-counts: not with --counts N");
+  // The counts resolve the default set's feature table; a run of chosen scenarios or targets
+  // counts only when asked (--counts N).
+  const bool counting =
+      !args.flag("no-macro") && !args.flag("no-counts") &&
+      (args.given("counts") || (!args.value("scenarios") && !args.value("target")));
+  const long count_requests = args.integer("counts", 1, 100'000).value_or(kCountRequests);
+  const std::vector<std::string> counted =
+      counting ? count_scenarios() : std::vector<std::string>{};
+  // Checked before anything runs: a missing binary is bad input, not a failure after the micro
+  // and macro steps.
+  std::string counts_bin;
+  if (const auto build = args.value("counts-build").value_or(counting ? callgrind_build() : "");
+      counting && !build.empty())
+    counts_bin = bin_dir_of_build(build, out + "/counts/bin");
+  const Estimate estimate =
+      estimate_run(args, full, filter, repetitions, processes, counted, count_requests);
+  nlohmann::json record = run_record(argv);
+  record["start"] = machine_load();
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  if (full || estimate.total() > 0)
+    std::cerr << "[gatebench run] " << (full ? "release run" : "first run") << ": estimated "
+              << minutes(estimate.total()) << " (micro " << minutes(estimate.micro_s) << ", macro "
+              << minutes(estimate.macro_s) << ", counts " << minutes(estimate.counts_s) << ")\n";
+
+  bool failed = false;
+  std::string micro_json = "-", macro_json = "-";
+  if (!args.flag("no-micro")) {
+    const std::string file = out + "/micro.json";
+    CommandArgs micro = {"--out",         file,
+                         "--filter",      filter,
+                         "--repetitions", std::to_string(repetitions),
+                         "--processes",   std::to_string(processes)};
+    if (!full) micro.insert(micro.end(), {"--", kFirstRunMinTime});
+    std::cerr << "[gatebench run] micro";
+    if (!estimate.micro_text.empty())
+      std::cerr << " (" << estimate.micro_text << "): about " << minutes(estimate.total())
+                << " left";
+    std::cerr << "\n";
+    const int rc = command_micro(micro);
+    if (rc == 2) return 2;
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench micro exited with code " << rc << "\n";
+      failed = true;
+    }
+    // A failed micro run may still have written its file; the report shows what it holds.
+    if (rc == 0 || std::filesystem::exists(file)) micro_json = file;
+  }
+  if (!args.flag("no-macro")) {
+    const std::string file = out + "/macro/macro.json";
+    CommandArgs macro = {"--out", out + "/macro"};
+    if (!full) macro.push_back("--quick");
+    // With --target the targets' workloads are the run (each beside its nginx baseline).
+    if (!full && !args.value("scenarios") && !args.value("target"))
+      macro.insert(macro.end(), {"--scenarios", kFirstRunScenarios});
+    for (const auto& target : args.values("target"))
+      macro.insert(macro.end(), {"--target", target});
+    if (auto v = args.value("workloads")) macro.insert(macro.end(), {"--workloads", *v});
+    for (const char* opt :
+         {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir", "detect"})
+      if (auto v = args.value(opt)) {
+        macro.push_back(std::string("--") + opt);
+        macro.push_back(*v);
+      }
+    std::cerr << "[gatebench run] macro";
+    if (!estimate.macro_text.empty())
+      std::cerr << " (" << estimate.macro_text << "): about "
+                << minutes(estimate.macro_s + estimate.counts_s) << " left";
+    std::cerr << " (" << minutes(elapsed_s()) << " so far)\n";
+    std::filesystem::remove(file);  // never report a previous run's file
+    const int rc = command_macro(macro);
+    if (rc == 2) {
+      std::cerr << "gatebench run: gatebench-macro rejected its input (exit 2)\n";
+      return 2;
+    }
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench-macro exited with code " << rc << "\n";
+      failed = true;
+    }
+    if (std::filesystem::exists(file)) {
+      macro_json = file;
+      failed = macro_failed(file) || failed;
+    }
+  }
+  std::string counts_json;
+  if (counting) {
+    const std::string dir = out + "/counts";
+    CommandArgs counts = {"--instructions", std::to_string(count_requests),
+                          "--scenarios",    joined(counted),
+                          "--out",          dir};
+    if (!counts_bin.empty()) counts.insert(counts.end(), {"--bin-dir", counts_bin});
+    if (auto v = args.value("scenario-dir")) counts.insert(counts.end(), {"--scenario-dir", *v});
+    std::cerr << "[gatebench run] counts (" << estimate.counts_text << ", under valgrind): about "
+              << minutes(estimate.counts_s) << " left (" << minutes(elapsed_s()) << " so far)\n";
+    std::filesystem::remove(dir + "/instructions.json");  // never report a previous run's file
+    const int rc = command_macro(counts);
+    if (rc == 2) {
+      std::cerr << "gatebench run: gatebench-macro --instructions rejected its input (exit 2)\n";
+      return 2;
+    }
+    if (rc != 0) {
+      std::cerr << "gatebench run: gatebench-macro --instructions exited with code " << rc
+                << " (the report shows each scenario's reason)\n";
+      failed = true;
+    }
+    if (std::filesystem::exists(dir + "/instructions.json"))
+      counts_json = dir + "/instructions.json";
+  }
+  record["end"] = machine_load();
+  record["elapsed_s"] = elapsed_s();
+  write_text_file(out + "/run.json", record.dump(1) + "\n");
+  if (micro_json == "-" && macro_json == "-" && counts_json.empty()) {
+    std::cerr << "gatebench run: no result to report\n";
+    return 1;
+  }
+  std::cerr << "[gatebench run] report (" << minutes(elapsed_s()) << " so far)\n";
+  CommandArgs report = {micro_json, macro_json, "-o", out};
+  if (!counts_json.empty()) report.insert(report.end(), {"--macro-instructions", counts_json});
+  const int rc = command_report(report);
+  std::cerr << "[gatebench run] done in " << minutes(elapsed_s()) << "\n";
+  return rc != 0 ? rc : failed ? 1 : 0;
+}
+
+}  // namespace gatebench::tools

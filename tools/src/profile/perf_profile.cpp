@@ -1,0 +1,146 @@
+#include "tools/src/profile/perf_profile.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "macro/common/child_process.hpp"
+#include "tools/src/profile/instruction_counter.hpp"
+#include "tools/src/results/json_file.hpp"
+
+namespace gatebench::tools {
+
+namespace {
+
+struct Frame {
+  std::string symbol, dso;
+};
+
+// "\t  a4fca gatebench::tokens::sha256_compress_shani (/path/gatebench-micro)"; symbols may hold
+// spaces and parentheses, the dso is the last parenthesised group.
+Frame parse_frame(const std::string& line) {
+  const auto address = line.find_first_not_of(" \t");
+  const auto space = line.find(' ', address);
+  if (address == std::string::npos || space == std::string::npos)
+    throw std::runtime_error("expected '<address> <symbol> (<dso>)'");
+  Frame f;
+  std::string rest = line.substr(line.find_first_not_of(' ', space));
+  const auto open = rest.rfind(" (");
+  if (!rest.empty() && rest.back() == ')' && open != std::string::npos) {
+    f.dso = rest.substr(open + 2, rest.size() - open - 3);
+    rest.resize(open);
+  }
+  f.symbol = rest;
+  return f;
+}
+
+std::string frame_name(const Frame& f) {
+  if (f.symbol != "[unknown]" || f.dso.empty()) return f.symbol;
+  return "[" + f.dso.substr(f.dso.rfind('/') + 1) + "]";
+}
+
+bool is_benchmark_library(const Frame& f) {
+  return f.dso.find("libbenchmark") != std::string::npos || f.symbol.starts_with("benchmark::");
+}
+
+void add_sample(std::vector<Frame>& leaf_first, double weight, PerfProfile& out) {
+  std::size_t i = leaf_first.size();  // walk from the outermost frame
+  while (i > 0 && !is_benchmark_library(leaf_first[i - 1])) --i;
+  while (i > 0 && is_benchmark_library(leaf_first[i - 1])) --i;
+  const bool runner_seen = i < leaf_first.size() && is_benchmark_library(leaf_first[i]);
+  if (!runner_seen || i == 0) {
+    out.left_out += weight;
+    return;
+  }
+  StackProfile::Sample s;
+  s.weight = weight;
+  for (std::size_t k = i; k > 0; --k)
+    s.frames.push_back(out.stacks.intern(frame_name(leaf_first[k - 1])));
+  out.stacks.samples.push_back(std::move(s));
+  out.stacks.total += weight;
+  ++out.kept;
+}
+
+}  // namespace
+
+PerfProfile parse_perf_script(std::istream& in, const std::string& file) {
+  PerfProfile out;
+  std::vector<Frame> frames;
+  double weight = 0;
+  bool in_sample = false;
+  std::string line;
+  std::size_t line_no = 0;
+  try {
+    auto finish = [&] {
+      if (in_sample) add_sample(frames, weight, out);
+      frames.clear();
+      in_sample = false;
+    };
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (line.find_first_not_of(" \t") == std::string::npos) {
+        finish();
+      } else if (line[0] == '\t') {
+        if (!in_sample) throw std::runtime_error("stack frame before a sample header");
+        frames.push_back(parse_frame(line));
+      } else {
+        finish();
+        // "   1000000 cpu-clock: ": the period, then the event name.
+        std::istringstream fields(line);
+        std::string event;
+        if (!(fields >> weight >> event) || event.back() != ':')
+          throw std::runtime_error("expected '<period> <event>:' (perf script -F event,period)");
+        event.pop_back();
+        if (out.stacks.event.empty()) out.stacks.event = event;
+        in_sample = true;
+      }
+    }
+    finish();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file + ":" + std::to_string(line_no) + ": " + e.what());
+  }
+  return out;
+}
+
+PerfProfile record_perf(const PerfOptions& opt) {
+  std::ostringstream min_time;
+  min_time << opt.seconds;
+  std::vector<std::string> cmd = {opt.perf,
+                                  "record",
+                                  "-e",
+                                  "cpu-clock",
+                                  "-F",
+                                  std::to_string(opt.frequency),
+                                  "--call-graph",
+                                  "dwarf,16384",
+                                  "-q",
+                                  "-o",
+                                  opt.data_file,
+                                  "--",
+                                  opt.bench,
+                                  "--benchmark_filter=" + exact_filter(opt.benchmark),
+                                  "--benchmark_min_time=" + min_time.str(),
+                                  "--benchmark_repetitions=1"};
+  cmd.insert(cmd.end(), opt.bench_args.begin(), opt.bench_args.end());
+  const int rc = common::run_to_exit(common::command(cmd, "/dev/null", opt.log_file));
+  if (rc != 0) {
+    std::string log = read_text_file(opt.log_file);
+    if (log.size() > 2000) log = "..." + log.substr(log.size() - 2000);
+    throw std::runtime_error("perf record exited with code " + std::to_string(rc) +
+                             " (perf_event_paranoid above 1 needs root; see " + opt.log_file +
+                             "):\n" + log);
+  }
+  const std::string script = opt.data_file + ".script.txt";
+  const int src = common::run_to_exit(common::command(
+      {opt.perf, "script", "-i", opt.data_file, "-F", "event,period,ip,sym,dso", "--no-inline"},
+      script, opt.log_file));
+  if (src != 0) throw std::runtime_error("perf script exited with code " + std::to_string(src));
+  std::ifstream in(script);
+  PerfProfile p = parse_perf_script(in, script);
+  in.close();
+  std::filesystem::remove(script);
+  return p;
+}
+
+}  // namespace gatebench::tools

@@ -1,0 +1,184 @@
+#include "tools/src/report/report_writers.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json micro_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& r : m.micro_rows) {
+    const MicroBenchmark& b = *r.bench;
+    json e = {{"name", b.name},
+              {"hotpath", r.parts.hotpath},
+              {"impl", r.parts.impl},
+              {"case", r.parts.case_name},
+              {"repetitions", r.repetitions},
+              {"real_time_ns", b.real_ns},
+              {"cpu_time_ns", b.cpu_ns},
+              {"items_per_second", b.items_per_second},
+              {"bytes_per_second", b.bytes_per_second}};
+    if (!b.error.empty()) {
+      e["error"] = b.error;
+    } else if (r.repetitions > 0) {
+      e["median"] = {{"cpu_time_ns", r.cpu_ns},
+                     {"real_time_ns", r.real_ns},
+                     {"items_per_second", opt(r.items_per_second)},
+                     {"bytes_per_second", opt(r.bytes_per_second)}};
+      e["cv"] = r.cv;
+      e["ns_per_op"] = r.ns_per_op;
+      e["vs_gatecore"] = opt(r.vs_gatecore);
+      e["vs_limit"] = opt(r.vs_limit);
+      e["limit"] = r.limit_name.empty() ? json(nullptr) : json(r.limit_name);
+      if (r.slower_than_naive) e["slower_than_naive"] = *r.slower_than_naive;
+    }
+    list.push_back(std::move(e));
+  }
+  return {{"context", m.micro->context}, {"benchmarks", list}};
+}
+
+// The macro.json as read, in its own schema; a /1 input gains the target's CPU µs per request,
+// which /2 carries itself (as {target, load, backend}).
+json macro_json(const ReportModel& m) {
+  const bool v1 = m.macro->schema != "gatebench.macro/2";
+  json list = json::array();
+  for (const auto& s : m.scenarios) {
+    json e = s.scenario->raw;
+    if (v1) e["cpu_us_per_request"] = opt(s.cpu_us_per_request);
+    list.push_back(std::move(e));
+  }
+  json out = {{"schema", v1 ? "gatebench.macro/1" : "gatebench.macro/2"}, {"env", m.macro->env}};
+  if (!v1 || !m.macro->run.empty()) out["run"] = m.macro->run;
+  out["scenarios"] = list;
+  return out;
+}
+
+json instructions_attribution(const Attribution& a) {
+  json micro = json::array();
+  for (const auto& [name, v] : a.micro_ir)
+    micro.push_back({{"benchmark", name}, {"instructions_per_op", v}});
+  return {{"scenario_per_request", opt(a.scenario_ir)},
+          {"baseline_per_request", opt(a.baseline_ir)},
+          {"difference_per_request", opt(a.difference_ir)},
+          {"syscalls_scenario_per_request", opt(a.scenario_syscalls)},
+          {"syscalls_baseline_per_request", opt(a.baseline_syscalls)},
+          {"syscalls_difference_per_request", opt(a.difference_syscalls)},
+          {"micro", micro},
+          {"micro_scaled_by_counter", a.micro_ir_scaled},
+          {"not_attributable", a.micro_ir_missing},
+          {"micro_per_request", opt(a.micro_ir_sum)},
+          {"remainder_per_request", opt(a.remainder_ir)},
+          {"remainder_share", opt(a.remainder_share)}};
+}
+
+json macro_instructions_json(const MacroInstructionRun& run) {
+  json list = json::array();
+  for (const auto& s : run.scenarios)
+    list.push_back({{"name", s.name},
+                    {"status", s.status},
+                    {"reason", s.reason},
+                    {"instructions_per_request", opt(s.instructions_per_request)}});
+  return {{"env", run.env}, {"method", run.method}, {"scenarios", list}};
+}
+
+json attribution_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& a : m.attribution) {
+    json micro = json::array();
+    for (const auto& [name, ns] : a.micro)
+      micro.push_back({{"benchmark", name}, {"ns_per_op", ns}});
+    list.push_back({{"label", a.rule.label},
+                    {"scenario", a.rule.scenario},
+                    {"baseline", a.rule.baseline},
+                    {"scenario_cpu_us_per_request", opt(a.scenario_us)},
+                    {"baseline_cpu_us_per_request", opt(a.baseline_us)},
+                    {"difference_cpu_us_per_request", opt(a.difference_us)},
+                    {"micro", micro},
+                    {"unmatched_patterns", a.unmatched},
+                    {"micro_us_per_request", opt(a.micro_us)},
+                    {"explained_share", opt(a.explained_share)},
+                    {"resolved", a.resolved ? json(*a.resolved) : json(nullptr)},
+                    {"note", a.note},
+                    {"counter", a.rule.counter.empty() ? json(nullptr) : json(a.rule.counter)},
+                    {"instructions", instructions_attribution(a)}});
+  }
+  return list;
+}
+
+json interval_json(const MacroInterval* iv) {
+  if (!iv) return nullptr;
+  return {
+      {"median", iv->median}, {"lo", iv->lo}, {"hi", iv->hi}, {"n", iv->n}, {"level", iv->level}};
+}
+
+json handshakes_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& h : m.handshakes)
+    list.push_back({{"scenario", h.scenario->name},
+                    {"status", h.scenario->status},
+                    {"limited_by_harness", h.harness_limited},
+                    {"per_s", opt(h.per_s)},
+                    {"full", opt(h.full)},
+                    {"resumed", opt(h.resumed)},
+                    {"server_cpu_us_per_handshake", opt(h.target_us)},
+                    {"server_cpu_us_per_handshake_interval", interval_json(h.target_interval)},
+                    {"load_cpu_us_per_handshake", opt(h.load_us)},
+                    {"floor_benchmark", h.floor_us ? json(h.floor_benchmark) : json(nullptr)},
+                    {"floor_server_us", opt(h.floor_us)},
+                    {"vs_floor", opt(h.vs_floor)},
+                    {"floor_client_us", opt(h.client_floor_us)},
+                    {"load_vs_client_floor", opt(h.load_vs_client_floor)}});
+  return list;
+}
+
+json cache_hits_json(const ReportModel& m) {
+  json list = json::array();
+  for (const auto& row : m.cache_hits) {
+    json rounds = json::array();
+    for (const auto& r : row.rounds)
+      rounds.push_back({{"round", r.round},
+                        {"status", r.status},
+                        {"hit_ratio", opt(r.hit_ratio)},
+                        {"verdict", verdict_text(r.verdict)}});
+    list.push_back(
+        {{"scenario", row.scenario->name},
+         {"status", row.scenario->status},
+         {"expected", row.expected ? json{row.expected->first, row.expected->second} : json()},
+         {"hit_ratio", opt(row.hit_ratio)},
+         {"hit_ratio_interval", interval_json(row.interval)},
+         {"verdict", verdict_text(row.verdict)},
+         {"verdict_rounds", row.verdict_rounds},
+         {"rounds", rounds}});
+  }
+  return list;
+}
+
+}  // namespace
+
+json report_json(const ReportModel& m) {
+  json j = {{"schema", kReportSchema},
+            {"generator", std::string("gatebench ") + kGatebenchVersion},
+            {"inputs",
+             {{"micro", m.micro_file ? json(*m.micro_file) : json(nullptr)},
+              {"macro", m.macro_file ? json(*m.macro_file) : json(nullptr)},
+              {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)},
+              {"macro_instructions",
+               m.macro_instructions_file ? json(*m.macro_instructions_file) : json(nullptr)}}}};
+  j["micro"] = m.micro ? micro_json(m) : json(nullptr);
+  j["instructions"] = m.instructions ? instructions_to_json(*m.instructions) : json(nullptr);
+  if (m.instructions) j["instructions"].erase("schema");
+  j["macro"] = m.macro ? macro_json(m) : json(nullptr);
+  j["macro_instructions"] =
+      m.macro_instructions ? macro_instructions_json(*m.macro_instructions) : json(nullptr);
+  j["cost_attribution"] = m.macro || m.macro_instructions ? attribution_json(m) : json(nullptr);
+  j["handshakes"] = m.macro ? handshakes_json(m) : json(nullptr);
+  j["cache_hit_ratio"] = m.macro ? cache_hits_json(m) : json(nullptr);
+  return j;
+}
+
+}  // namespace gatebench::tools

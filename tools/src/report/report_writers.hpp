@@ -1,0 +1,19 @@
+// The three report files, each from the same ReportModel: report.json (gatebench.report/1,
+// docs/report.md), report.md (CI job summary) and report.html (self-contained, inline SVG).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/src/report/report_model.hpp"
+
+namespace gatebench::tools {
+
+inline constexpr const char* kReportSchema = "gatebench.report/1";
+inline constexpr const char* kGatebenchVersion = "0.1.0";
+
+nlohmann::json report_json(const ReportModel& m);
+std::string report_markdown(const ReportModel& m);
+std::string report_html(const ReportModel& m);
+
+}  // namespace gatebench::tools

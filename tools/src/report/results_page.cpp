@@ -1,0 +1,149 @@
+#include "tools/src/report/results_page.hpp"
+
+#include <sstream>
+
+#include "tools/src/results/format.hpp"
+
+namespace gatebench::tools {
+
+using nlohmann::json;
+
+namespace {
+
+const json* child(const json& j, std::initializer_list<const char*> path) {
+  const json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+  }
+  return at;
+}
+
+std::optional<double> load_1min(const json& run, const char* when) {
+  const json* l = child(run, {when, "load_average"});
+  if (!l || !l->is_array() || l->empty() || !(*l)[0].is_number()) return std::nullopt;
+  return (*l)[0].get<double>();
+}
+
+std::optional<double> steal(const json& run, const char* when) {
+  const json* s = child(run, {when, "steal_percent"});
+  if (!s || !s->is_number()) return std::nullopt;
+  return s->get<double>();
+}
+
+// Every input that says which build it came from: the run's tool, the macro driver and the
+// counting driver (each records its own build's commit and tree).
+std::vector<std::pair<std::string, const json*>> builds(const ResultsInputs& in) {
+  std::vector<std::pair<std::string, const json*>> out;
+  if (in.run.is_object()) out.emplace_back("gatebench run", &in.run);
+  if (const json* env = child(in.report, {"macro", "env"})) out.emplace_back("macro.json", env);
+  if (const json* env = child(in.report, {"macro_instructions", "env"}))
+    out.emplace_back("the counts' driver", env);
+  return out;
+}
+
+std::string text(const json* j) {
+  if (!j || j->is_null()) return "–";
+  return j->is_string() ? j->get<std::string>() : j->dump();
+}
+
+std::string machine_line(const json& run, const char* when) {
+  std::string line = text(child(run, {when, "time"}));
+  if (const json* l = child(run, {when, "load_average"}); l && l->is_array() && l->size() == 3)
+    line += ", load average " + fmt_fixed((*l)[0].get<double>(), 2) + " / " +
+            fmt_fixed((*l)[1].get<double>(), 2) + " / " + fmt_fixed((*l)[2].get<double>(), 2) +
+            " (1 / 5 / 15 min)";
+  if (auto s = steal(run, when)) line += ", steal " + fmt_fixed(*s, 1) + "%";
+  return line;
+}
+
+// report.md's sections one level down, under the page's own title.
+std::string demoted(const std::string& md) {
+  std::istringstream in(md);
+  std::string out;
+  bool first = true;
+  for (std::string line; std::getline(in, line);) {
+    if (first && line.starts_with("# ")) {  // the report's own title: the page has one
+      first = false;
+      continue;
+    }
+    first = false;
+    if (out.empty() && line.empty()) continue;  // the header's table already ends in one
+    if (line.starts_with("#")) line = "#" + line;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> draft_reasons(const ResultsInputs& in) {
+  std::vector<std::string> why;
+  if (!in.run.is_object()) {
+    why.push_back("the run left no run.json: its machine's load and steal are unknown");
+  } else {
+    // The load average at the end counts the run's own roles (2 vCPUs busy for minutes), so
+    // only the start's says whether other work shared the machine; steal does at both ends.
+    if (const auto l = load_1min(in.run, "start"); !l)
+      why.push_back("no load average at the run's start");
+    else if (*l >= kQuietLoadAverage)
+      why.push_back("load average " + fmt_fixed(*l, 2) + " at the run's start (quiet: below " +
+                    fmt_fixed(kQuietLoadAverage, 1) + ")");
+    for (const char* when : {"start", "end"}) {
+      if (auto s = steal(in.run, when); s && *s > kQuietStealPercent)
+        why.push_back(std::string("steal ") + fmt_fixed(*s, 1) + "% at the run's " + when +
+                      " (quiet: at most " + fmt_fixed(kQuietStealPercent, 0) + "%)");
+    }
+  }
+  for (const auto& [what, env] : builds(in)) {
+    const json* dirty = child(*env, {"dirty"});
+    if (dirty && dirty->is_boolean() && dirty->get<bool>())
+      why.push_back(what + " was built from a tree with uncommitted changes");
+  }
+  std::string commit;
+  for (const auto& [what, env] : builds(in)) {
+    const std::string c = text(child(*env, {"commit"}));
+    if (c == "–" || c == "unknown") continue;
+    if (commit.empty())
+      commit = c;
+    else if (c != commit)
+      why.push_back(what + " was built from " + c.substr(0, 12) + ", not " + commit.substr(0, 12));
+  }
+  return why;
+}
+
+std::string results_page(const ResultsInputs& in) {
+  const auto why = draft_reasons(in);
+  std::string md = "# Results\n\n";
+  md += "<!-- Written by `" + in.command +
+        "`; not edited by hand: run it again on a newer run instead. -->\n\n";
+  if (!why.empty()) {
+    md += "> **Draft**: these figures do not stand for a quiet machine and a clean tree:\n";
+    for (const auto& w : why) md += "> - " + w + "\n";
+    md += "\n";
+  }
+  md +=
+      "The figures of one `gatebench run` (docs/report.md reads them). The dated studies "
+      "(the gate's noise, open-loop tails, TLS, HTTP/2, several hosts, ...) are in "
+      "[studies/](studies/README.md), each with its command.\n\n";
+  md += "| | |\n|---|---|\n";
+  md += "| run | `" + text(child(in.run, {"command"})) + "` |\n";
+  std::string commit = text(child(in.run, {"commit"}));
+  if (commit == "–")
+    if (const json* env = child(in.report, {"macro", "env"}))
+      commit = text(child(*env, {"commit"}));
+  const json* dirty = child(in.run, {"dirty"});
+  md += "| commit | " + commit +
+        (dirty && dirty->is_boolean() ? (dirty->get<bool>() ? " (dirty tree)" : " (clean tree)")
+                                      : "") +
+        " |\n";
+  md += "| machine | " + text(child(in.run, {"cpu_model"})) + ", " + text(child(in.run, {"cpus"})) +
+        " CPUs, " + text(child(in.run, {"kernel"})) + " |\n";
+  md += "| start | " + machine_line(in.run, "start") + " |\n";
+  md += "| end | " + machine_line(in.run, "end") + " |\n";
+  md += "| page | `" + in.command + "` |\n\n";
+  md += demoted(in.report_md);
+  return md;
+}
+
+}  // namespace gatebench::tools
