@@ -377,6 +377,17 @@ int run_to_exit(const SpawnSpec& spec) {
   return exit_code(child.wait());
 }
 
+int run_to_exit(const SpawnSpec& spec, const std::function<bool()>& interrupted,
+                std::chrono::milliseconds grace) {
+  ChildProcess child = ChildProcess::spawn(spec);
+  for (;;) {
+    if (auto status = child.wait_for(std::chrono::milliseconds(20))) return exit_code(*status);
+    if (interrupted()) break;
+  }
+  child.stop(grace);
+  return 128 + SIGTERM;
+}
+
 SpawnSpec command(const std::vector<std::string>& argv, const std::string& out_file,
                   const std::string& err_file) {
   if (argv.empty()) throw SpawnError("cannot start an empty command");

@@ -102,6 +102,11 @@ CaptureResult capture(SpawnSpec spec, const CaptureOptions& options = {});
 
 // Runs `spec` to completion; its exit code (see exit_code). Throws SpawnError.
 int run_to_exit(const SpawnSpec& spec);
+// The same, polling `interrupted` while it waits: when that turns true the child is stopped
+// (ChildProcess::stop with `grace`, so a child that cleans up on SIGTERM has that long) and
+// 128 + SIGTERM returned.
+int run_to_exit(const SpawnSpec& spec, const std::function<bool()>& interrupted,
+                std::chrono::milliseconds grace);
 
 // A foreground command as a shell runs one: argv[0] (looked up on PATH when it has no '/') in the
 // caller's process group with the caller's streams, so a terminal's Ctrl-C reaches it too.

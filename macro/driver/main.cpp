@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/instructions.hpp"
 #include "macro/driver/measure/load_fanout.hpp"
 #include "macro/driver/measure/remote_sampler.hpp"
@@ -31,10 +32,10 @@
 #include "macro/driver/runtime/remote_service.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/env_info.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace fs = std::filesystem;
 using namespace gatebench::macro;
+namespace common = gatebench::common;
 
 namespace {
 
@@ -215,7 +216,7 @@ bool write_json_file(const fs::path& path, const nlohmann::json& doc) {
 // --instructions N: each scenario's N and 2N plans, one after the other (docs/attribution.md).
 int run_instructions(const Options& options, const std::vector<ScenarioPlan>& plans_n,
                      const std::vector<ScenarioPlan>& plans_2n) {
-  install_stop_handlers();
+  common::install_stop_handlers();
   become_subreaper();
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
@@ -227,7 +228,7 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
   int exit_code = 0;
   for (std::size_t i = 0; i < plans_n.size(); ++i) {
     ScenarioInstructions r;
-    if (stop_requested()) {
+    if (common::stop_requested()) {
       r.name = plans_n[i].scenario.name;
       r.status = "skipped";
       r.reason = "run interrupted before this scenario";
@@ -252,7 +253,7 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
   }
   const fs::path path = fs::path(out_dir) / "instructions.json";
   if (!write_json_file(path, instructions_json(collect_env_info(source_dir()), options.instructions,
-                                               valgrind, results, stop_requested())))
+                                               valgrind, results, common::stop_requested())))
     return 1;
   std::printf("%-34s %-8s %14s %9s  %s\n", "scenario", "status", "instr/req", "sys/req", "reason");
   for (const auto& r : results) {
@@ -266,7 +267,7 @@ int run_instructions(const Options& options, const std::vector<ScenarioPlan>& pl
                 figure(r.syscalls_per_request, 2).c_str(), r.reason.c_str());
   }
   std::printf("\nwrote %s\n", path.c_str());
-  if (stop_requested()) return 128 + stop_signal();
+  if (common::stop_requested()) return 128 + common::stop_signal();
   return exit_code;
 }
 
@@ -407,7 +408,7 @@ std::vector<ScenarioResult> run_rounds(const RunSetup& setup, RunContext& contex
     for (std::size_t k = 0; k < order.size(); ++k) {
       const ScenarioPlan& plan = plans[static_cast<std::size_t>(order[k])];
       ScenarioResult result;
-      if (stop_requested()) {
+      if (common::stop_requested()) {
         result.name = plan.scenario.name;
         result.group = plan.scenario.group;
         result.baseline = plan.scenario.baseline;
@@ -476,7 +477,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
 
-  install_stop_handlers();
+  common::install_stop_handlers();
   become_subreaper();
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
@@ -514,8 +515,8 @@ int run(const std::vector<std::string>& args) {
   const std::vector<ScenarioResult> results = run_rounds(setup, context);
   int exit_code = sweep_after_rounds(remote, setup, context, env);
 
-  nlohmann::json report =
-      make_macro_json(env, setup.layout, options, load_tool, results, names, stop_requested());
+  nlohmann::json report = make_macro_json(env, setup.layout, options, load_tool, results, names,
+                                          common::stop_requested());
   // A scenario is failed when a round failed or its baseline did (make_macro_json decides).
   for (const auto& s : report["scenarios"])
     if (s["status"] == "failed") exit_code = 1;
@@ -523,7 +524,7 @@ int run(const std::vector<std::string>& args) {
   if (!write_json_file(report_path, report)) return 1;
   print_table(report);
   std::printf("\nwrote %s\n", report_path.c_str());
-  if (stop_requested()) return 128 + stop_signal();
+  if (common::stop_requested()) return 128 + common::stop_signal();
   return exit_code;
 }
 

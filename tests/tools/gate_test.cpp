@@ -2,12 +2,15 @@
 // shell script writing gatebench.macro_instructions/1 from a file of the commit: the exact
 // comparison of the two sides (a 2% rise a regression, 0.5% none, the TLS keep-alive scenario at
 // its own 3%), scenarios a commit does not have, the cleanup (no worktree or work directory
-// left, logs kept when a build fails or with --keep), and bad input (exit 2).
+// left, logs kept when a build fails or with --keep; none after Ctrl-C), and bad input (exit 2).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
@@ -151,6 +154,44 @@ TEST(Gate, AFailedBuildIsExit1WithItsLogKeptAndNoWorktreeLeft) {
                                 r.out, r.err),
             1);
   EXPECT_NE(read_text_file(r.err).find("wrote no instructions.json"), std::string::npos);
+  EXPECT_EQ(r.worktrees(), 1u);
+}
+
+// Ctrl-C (here SIGINT to gatebench alone, not its group, so the build sees only what the gate
+// forwards) while BASE builds: the build is stopped, the gate exits 130 and leaves no worktree
+// and no work directory.
+TEST(Gate, SigintWhileBuildingStopsTheBuildAndLeavesNothing) {
+  const GateRepo r("10000");
+  const std::string started = (r.dir / "started").string();
+  const std::string stopped = (r.dir / "build-ended").string();
+  common::SpawnSpec spec;
+  spec.exe = GATEBENCH_EXE;
+  spec.args = {"gate",
+               "HEAD~1",
+               "HEAD",
+               "--repo",
+               r.repo,
+               "--work",
+               r.work,
+               "--count",
+               "true",
+               "--build",
+               "touch " + started + "; trap 'kill $!; touch " + stopped + "; exit 143' TERM; " +
+                   "sleep 60 & wait"};
+  spec.out = common::Stream::to_file(r.out);
+  spec.err = common::Stream::to_file(r.err);
+  common::ChildProcess gate = common::ChildProcess::spawn(spec);
+  for (int i = 0; i < 1000 && !fs::exists(started); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(started)) << read_text_file(r.err);
+  ASSERT_EQ(kill(gate.pid(), SIGINT), 0);
+  const auto status = gate.wait_for(std::chrono::seconds(20));
+  ASSERT_TRUE(status) << "the gate did not stop within 20 s";
+  EXPECT_EQ(common::exit_code(*status), 130) << read_text_file(r.err);
+  EXPECT_TRUE(fs::exists(stopped));  // the build got its SIGTERM and could clean up
+  EXPECT_NE(read_text_file(r.err).find("interrupted by signal 2"), std::string::npos)
+      << read_text_file(r.err);
+  EXPECT_EQ(r.work_entries(), 0u);
   EXPECT_EQ(r.worktrees(), 1u);
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands/commands.hpp"
 
@@ -32,7 +33,7 @@ commands:
   gate      BASE HEAD: build both commits, count instructions and system calls per
             request of each scenario, compare (exit 1 on a regression; docs/gating.md)
 
-exit codes: 0 success, 1 failure or regression, 2 bad input
+exit codes: 0 success, 1 failure or regression, 2 bad input, 128 + N stopped by signal N
 )";
 
 }  // namespace
@@ -67,6 +68,9 @@ int main(int argc, char** argv) {
   } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench " << command << ": " << e.what() << "\n";
     return 2;
+  } catch (const gatebench::common::StopRequested& e) {
+    std::cerr << "gatebench " << command << ": " << e.what() << "; stopped and cleaned up\n";
+    return 128 + e.signo;
   } catch (const std::exception& e) {
     std::cerr << "gatebench " << command << ": failed: " << e.what() << "\n";
     return 1;

@@ -10,13 +10,13 @@
 #include <optional>
 #include <sstream>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/prepare.hpp"
 #include "macro/driver/results/load_json.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/services.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/net_probe.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -163,7 +163,7 @@ common::MacroCountRun run_once(const ScenarioPlan& p, const RunContext& ctx, boo
       load.exe, args, std::chrono::milliseconds(static_cast<long>(kLoadLimitS * 1e3 + 30e3)),
       p.run_dir);
   write_text(p.run_dir + "/load-instructions.txt", r.output);
-  if (r.interrupted || stop_requested()) throw Interrupted{};
+  if (r.interrupted || common::stop_requested()) throw Interrupted{};
   if (r.timed_out) throw Outcome{Status::failed, "gatebench-load did not finish in time"};
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
     throw Outcome{Status::failed,
@@ -358,7 +358,7 @@ ScenarioInstructions measure_instructions(const ScenarioPlan& plan_n, const Scen
     out.reason = o.reason;
   } catch (const Interrupted&) {
     out.status = "failed";
-    out.reason = "interrupted by signal " + std::to_string(stop_signal());
+    out.reason = "interrupted by signal " + std::to_string(common::stop_signal());
   } catch (const std::exception& e) {
     out.status = "failed";
     out.reason = e.what();

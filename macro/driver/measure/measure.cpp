@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "macro/common/machine_cpu.hpp"
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/container_sampler.hpp"
 #include "macro/driver/measure/cpu_series.hpp"
 #include "macro/driver/measure/load_fanout.hpp"
@@ -24,7 +25,6 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/results/wrk_output.hpp"
 #include "macro/driver/runtime/remote_hosts.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -246,7 +246,7 @@ void start_remote_sampling(Sampling& sampling, const ScenarioPlan& plan, const R
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     const RemoteSampler& stream = *sampling.remote.back().stream;
     while (!stream.started()) {
-      if (!sleep_unless_stopped(std::chrono::milliseconds(10))) throw Interrupted{};
+      if (!common::sleep_unless_stopped(std::chrono::milliseconds(10))) throw Interrupted{};
       if (std::chrono::steady_clock::now() > deadline)
         throw Outcome{Status::failed, "sampling on " + host + ": not started within 5 s"};
     }
@@ -312,7 +312,7 @@ double wait_for_load(LoadRun& run, Services& services, Sampling& sampling, const
   std::optional<uint64_t> last_writes;
   double last_progress_t = 0;
   for (;;) {
-    if (!sleep_unless_stopped(kTick)) throw Interrupted{};
+    if (!common::sleep_unless_stopped(kTick)) throw Interrupted{};
     const double elapsed = seconds_since(start);
     std::optional<int> status;
     if (run.fanout) {

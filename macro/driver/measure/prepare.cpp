@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <map>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/results/wrk_output.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/net_probe.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
@@ -64,7 +64,7 @@ void prepare_cookies(const ScenarioPlan& plan, Progress& progress, LoadPlan& loa
     std::map<std::string, std::string> jar;
     std::string trail;
     for (const auto& path : step.get) {
-      if (stop_requested()) throw Interrupted{};
+      if (common::stop_requested()) throw Interrupted{};
       std::vector<std::string> headers = step.headers;
       std::string cookie_header;
       for (const auto& [name, value] : jar) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/measure.hpp"
 #include "macro/driver/measure/prepare.hpp"
 #include "macro/driver/measure/search.hpp"
@@ -14,7 +15,6 @@
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/services.hpp"
 #include "macro/driver/system/net_probe.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -166,7 +166,7 @@ ScenarioResult run_scenario(const ScenarioPlan& plan, const RunContext& context)
       result.reason = outcome.reason;
     } catch (const Interrupted&) {
       result.status = Status::failed;
-      result.reason = "interrupted by signal " + std::to_string(stop_signal());
+      result.reason = "interrupted by signal " + std::to_string(common::stop_signal());
     } catch (const std::exception& e) {
       result.status = Status::failed;
       result.reason = e.what();

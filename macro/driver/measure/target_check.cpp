@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "macro/common/command_line.hpp"
+#include "macro/common/stop_signal.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/measure/prepare.hpp"
 #include "macro/driver/plan/plan.hpp"
@@ -20,7 +21,6 @@
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/env_info.hpp"
 #include "macro/driver/system/net_probe.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -198,7 +198,7 @@ int target_command(const std::vector<std::string>& args) {
     }
   }
 
-  install_stop_handlers();
+  common::install_stop_handlers();
   become_subreaper();
   Progress progress(stderr, false);
   RunContext context{options, progress, fs::absolute(options.out_dir).lexically_normal().string()};
@@ -212,7 +212,7 @@ int target_command(const std::vector<std::string>& args) {
   for (const auto& [what, plan] : checks) {
     std::printf("feature %s\n", what.c_str());
     if (!check_feature(plan, context)) ++failed;
-    if (stop_requested()) return 128 + stop_signal();
+    if (common::stop_requested()) return 128 + common::stop_signal();
   }
   if (failed > 0) {
     std::printf("%d of %zu feature(s) did not answer 2xx (artifacts in %s)\n", failed,

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/ssh_host.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 #include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
@@ -75,7 +75,7 @@ CaptureResult EngineHost::run(const std::vector<std::string>& args,
   common::CaptureOptions options;
   options.timeout = timeout;
   options.merge_errors = true;
-  if (interruptible) options.interrupted = [] { return stop_requested(); };
+  if (interruptible) options.interrupted = [] { return common::stop_requested(); };
   try {
     return common::capture(std::move(spec), options);
   } catch (const SpawnError& e) {

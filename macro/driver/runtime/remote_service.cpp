@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <thread>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
 #include "macro/driver/runtime/kube_pod.hpp"
 #include "macro/driver/runtime/remote_service.hpp"
 #include "macro/driver/runtime/service_pod.hpp"
 #include "macro/driver/system/net_probe.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -74,7 +74,7 @@ void Services::start(const ServicePlan& service) {
   const auto deadline =
       Clock::now() + std::chrono::milliseconds(std::llround(service.ready_timeout_s * 1000));
   for (;;) {
-    if (stop_requested()) throw Interrupted{};
+    if (common::stop_requested()) throw Interrupted{};
     if (auto status = child.exit_status())
       throw Outcome{Status::failed, exit_reason(running_.back(), *status, "before it was ready")};
     // A service given long to start (under valgrind) also answers its first request late; a
@@ -120,7 +120,7 @@ void Services::start_remote(const ServicePlan& service) {
       Clock::now() + std::chrono::milliseconds(std::llround(service.ready_timeout_s * 1000));
   const std::string log = remote_service_log(service);
   for (;;) {
-    if (stop_requested()) throw Interrupted{};
+    if (common::stop_requested()) throw Interrupted{};
     if (auto status = running.process.exit_status())
       throw Outcome{Status::failed, exit_reason(running, *status, "before it was ready")};
     if (!engine && running.remote_pgid == 0)

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <thread>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 namespace fs = std::filesystem;
@@ -146,7 +146,7 @@ CaptureResult SshHost::exec(const std::string& exe, const std::vector<std::strin
     common::CaptureOptions options;
     options.timeout = timeout;
     options.merge_errors = true;
-    if (interruptible) options.interrupted = [] { return stop_requested(); };
+    if (interruptible) options.interrupted = [] { return common::stop_requested(); };
     r = common::capture(std::move(spec), options);
   } catch (const SpawnError& e) {
     throw RemoteError(host_.name + ": " + what + ": " + e.what());
@@ -189,7 +189,7 @@ void SshHost::connect(std::chrono::milliseconds timeout) {
                                     destination()};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (stop_requested()) throw Interrupted{};
+    if (common::stop_requested()) throw Interrupted{};
     if (auto status = master_.exit_status()) {
       throw RemoteError(host_.name + ": ssh " + describe_wait_status(*status) + ": " +
                         last_line(read_text(master_log_)));

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
+#include "macro/common/stop_signal.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
-#include "macro/driver/system/stop_signal.hpp"
 
 namespace gatebench::macro {
 
@@ -16,7 +16,7 @@ CaptureResult run_capture(const std::string& exe, const std::vector<std::string>
   common::CaptureOptions options;
   options.timeout = timeout;
   options.merge_errors = true;
-  options.interrupted = [] { return stop_requested(); };
+  options.interrupted = [] { return common::stop_requested(); };
   return common::capture(std::move(spec), options);
 }
 

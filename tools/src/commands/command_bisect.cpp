@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 
-#include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
 #include "macro/common/private_dir.hpp"
+#include "macro/common/stop_signal.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands/commands.hpp"
 #include "tools/src/commands/git_worktree.hpp"
@@ -129,10 +129,7 @@ struct Search {
   }
 
   int shell(const std::string& cmd, const std::string& log) const {
-    common::SpawnSpec spec = common::command({"/bin/sh", "-c", cmd}, log, log);
-    spec.cwd = tree->dir();
-    spec.env = environment();
-    return common::run_to_exit(spec);
+    return run_shell(cmd, tree->dir(), log, environment());
   }
 
   ResultSet measure(std::size_t i) {
@@ -149,11 +146,9 @@ struct Search {
     const std::string out =
         work + "/" + std::to_string(measurements) + "-" + sha.substr(0, 12) + ".json";
     const std::string log = out + ".log";
-    common::SpawnSpec spec = common::command({"/bin/sh", "-c", bench}, log, log);
-    spec.cwd = tree->dir();
-    spec.env = environment();
-    spec.env["GATEBENCH_OUT"] = out;
-    if (common::run_to_exit(spec) != 0)
+    auto env = environment();
+    env["GATEBENCH_OUT"] = out;
+    if (run_shell(bench, tree->dir(), log, env) != 0)
       throw std::runtime_error("the benchmark failed at " + sha + " (log: " + log + ")");
     return load_result_set(out);
   }
@@ -294,6 +289,7 @@ int command_bisect(const CommandArgs& argv) {
   }
   std::filesystem::create_directories(s.work);
   s.work = std::filesystem::absolute(s.work).string();
+  common::install_stop_handlers();  // Ctrl-C removes the worktree; the measurements stay
   s.tree = std::make_unique<Worktree>(s.repo, s.work + "/tree", good);
   std::cout << "bisect: " << s.commits.size() - 1 << " commits after GOOD " << good.substr(0, 12)
             << " up to BAD " << bad.substr(0, 12) << "; measurements in " << s.work << "\n";

@@ -10,9 +10,9 @@
 #include <optional>
 #include <stdexcept>
 
-#include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
 #include "macro/common/private_dir.hpp"
+#include "macro/common/stop_signal.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands/commands.hpp"
 #include "tools/src/commands/git_worktree.hpp"
@@ -126,17 +126,6 @@ struct Gate {
     std::cout << "]: " << what << std::endl;
   }
 
-  int shell(const std::string& cmd, const std::string& dir, const std::string& log,
-            const std::map<std::string, std::string>& env) const {
-    common::SpawnSpec spec = common::command({"/bin/sh", "-c", cmd}, log, log);
-    spec.cwd = dir;
-    spec.env = env;
-    // In the terminal's process group: Ctrl-C reaches the build and the driver, which stops its
-    // services itself (docs/scenarios.md), not only this process.
-    spec.own_group = false;
-    return common::run_to_exit(spec);
-  }
-
   // Builds and counts one commit; returns its counts. A failed build, or a count that wrote no
   // instructions.json, throws (exit 1): there is nothing to compare.
   ResultSet side(const std::string& label, const std::string& sha) {
@@ -161,13 +150,13 @@ struct Gate {
                                                     {"GATEBENCH_OUT", (dir / "counts").string()}};
     progress("building " + label + " " + sha.substr(0, 12));
     const std::string build_log = (dir / "build.log").string();
-    if (const int rc = shell(build, tree.dir(), build_log, env); rc != 0)
+    if (const int rc = run_shell(build, tree.dir(), build_log, env); rc != 0)
       throw std::runtime_error("the build of " + label + " " + sha.substr(0, 12) +
                                " failed (exit " + std::to_string(rc) + ", log " + build_log + ")");
     progress("counting " + label + " " + sha.substr(0, 12) + ": " + std::to_string(n) +
              " scenarios, " + requests + " and 2x" + requests + " requests each");
     const std::string count_log = (dir / "count.log").string();
-    const int rc = shell(count, tree.dir(), count_log, env);
+    const int rc = run_shell(count, tree.dir(), count_log, env);
     const std::string counts = (dir / "counts" / "instructions.json").string();
     // The driver exits 1 when a scenario failed and still writes the file: a failure on HEAD
     // only is the gate's to judge (a regression), not a reason to stop.
@@ -233,6 +222,7 @@ int command_gate(const CommandArgs& argv) {
   // Sources are built here, as root in CI: a fresh private directory, never one a local user
   // could have made first under a predictable name.
   common::PrivateDir work(std::filesystem::absolute(parent), "gatebench-gate-");
+  common::install_stop_handlers();
   if (args.flag("keep")) work.keep();
   g.work = work.path();
   std::cout << "gate: BASE " << sha[0].substr(0, 12) << ", HEAD " << sha[1].substr(0, 12) << ", "
@@ -243,6 +233,8 @@ int command_gate(const CommandArgs& argv) {
   try {
     base = g.side("base", sha[0]);
     head = g.side("head", sha[1]);
+  } catch (const common::StopRequested&) {
+    throw;  // nothing to read: the worktrees and the work directory go (unless --keep)
   } catch (const std::exception&) {
     work.keep();  // the logs the message names
     throw;

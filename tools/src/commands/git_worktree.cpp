@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "macro/common/child_process.hpp"
+#include "macro/common/stop_signal.hpp"
 #include "macro/common/usage_error.hpp"
 
 namespace gatebench::tools {
@@ -15,6 +16,19 @@ std::string trimmed(std::string s) {
 }
 
 }  // namespace
+
+int run_shell(const std::string& cmd, const std::string& dir, const std::string& log,
+              const std::map<std::string, std::string>& env) {
+  common::SpawnSpec spec = common::command({"/bin/sh", "-c", cmd}, log, log);
+  spec.cwd = dir;
+  spec.env = env;
+  // In the terminal's process group (command() keeps it there): Ctrl-C reaches the build and the
+  // driver as well as this process.
+  const int rc = common::run_to_exit(
+      spec, [] { return common::stop_requested(); }, std::chrono::seconds(10));
+  common::throw_if_stopped();
+  return rc;
+}
 
 std::string git(const std::string& repo, std::vector<std::string> args) {
   args.insert(args.begin(), {"git", "-C", repo});

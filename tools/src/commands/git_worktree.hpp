@@ -1,7 +1,9 @@
 // What `gatebench bisect` and `gatebench gate` share to build other commits: git run on a
-// repository, and a detached worktree that is removed again when its owner goes.
+// repository, a shell command that a stop signal ends, and a detached worktree that is removed
+// again when its owner goes.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,13 @@ std::string git(const std::string& repo, std::vector<std::string> args);
 std::string resolve_commit(const std::string& repo, const std::string& revision);
 // This executable's path, for the commands that call gatebench again ($GATEBENCH).
 std::string self_exe();
+
+// `sh -c CMD` in `dir` with `env` added, stdout and stderr to `log`; its exit code. A stop
+// signal (common::install_stop_handlers) stops it, with 10 s to clean up (gatebench-macro stops
+// its services), and throws common::StopRequested, so the caller's worktree and private
+// directories are removed as the stack unwinds.
+int run_shell(const std::string& cmd, const std::string& dir, const std::string& log,
+              const std::map<std::string, std::string>& env);
 
 // A detached worktree of `commit` at `dir`; removed (git worktree remove --force) when this goes.
 class Worktree {

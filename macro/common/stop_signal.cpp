@@ -1,9 +1,10 @@
-#include "macro/driver/system/stop_signal.hpp"
+#include "macro/common/stop_signal.hpp"
 
 #include <csignal>
+#include <string>
 #include <thread>
 
-namespace gatebench::macro {
+namespace gatebench::common {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
@@ -38,6 +39,13 @@ void clear_stop() {
   g_signal = 0;
 }
 
+StopRequested::StopRequested(int signal)
+    : std::runtime_error("interrupted by signal " + std::to_string(signal)), signo(signal) {}
+
+void throw_if_stopped() {
+  if (const int signo = g_signal) throw StopRequested(signo);
+}
+
 bool sleep_unless_stopped(std::chrono::milliseconds duration) {
   auto deadline = std::chrono::steady_clock::now() + duration;
   while (!stop_requested()) {
@@ -49,4 +57,4 @@ bool sleep_unless_stopped(std::chrono::milliseconds duration) {
   return false;
 }
 
-}  // namespace gatebench::macro
+}  // namespace gatebench::common
