@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic inputs of tests/tools/compare_test.cpp (fixed values, no randomness at run
+"""Writes the synthetic inputs of tests/tools/compare/compare_test.cpp (fixed values, no randomness at run
 time): gbench_base.json / gbench_head.json in Google Benchmark 1.7.1's JSON layout, instruction
 counts and macro.json files (gatebench.macro/1, and /2 with known shifts over 3, 5 and 9
 rounds, built by macro2.py). Run: python3 tests/tools/data/make_compare_fixtures.py"""

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "history_test_support.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/history/history_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {

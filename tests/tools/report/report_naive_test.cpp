@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/report/report_model.hpp"
 #include "tools/src/report/report_writers.hpp"
 #include "tools/src/results/json_file.hpp"
@@ -16,7 +16,7 @@
 namespace gatebench::tools {
 namespace {
 
-struct Fixture {
+struct NaiveFixture {
   ResultSet micro = load_result_set(test::data("report_naive_micro.json"));
   ReportModel model = build_report_model(&*micro.micro, nullptr, nullptr, {});
 
@@ -30,7 +30,7 @@ struct Fixture {
 using Peers = std::optional<std::vector<std::string>>;
 
 TEST(ReportNaive, GatecoreRowsSlowerThanANaivePeer) {
-  const Fixture f;
+  const NaiveFixture f;
   EXPECT_EQ(f.row("ratelimit/gatecore/1M").slower_than_naive,
             Peers(std::vector<std::string>{"naive"}));
   EXPECT_EQ(f.row("ratelimit/gatecore/1k").slower_than_naive, Peers(std::vector<std::string>{}));
@@ -45,7 +45,7 @@ TEST(ReportNaive, GatecoreRowsSlowerThanANaivePeer) {
 }
 
 TEST(ReportNaive, ShownInEveryWriter) {
-  const Fixture f;
+  const NaiveFixture f;
   const std::string md = report_markdown(f.model);
   EXPECT_NE(md.find("| `ratelimit/gatecore/1M` **slower than naive** |"), std::string::npos) << md;
   EXPECT_NE(md.find("| `cidr/gatecore_single/input` **slower than linear** |"), std::string::npos);
@@ -68,7 +68,7 @@ TEST(ReportNaive, ShownInEveryWriter) {
 }
 
 TEST(ReportNaive, EnvironmentNamesTheInputFiles) {
-  const Fixture f;
+  const NaiveFixture f;
   const std::string md = report_markdown(f.model);
   EXPECT_NE(md.find("| micro: gatebench_input_cidr_path | /tmp/blocklist.txt |"), std::string::npos)
       << md;

@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/report/report_model.hpp"
 #include "tools/src/report/report_writers.hpp"
 #include "tools/src/results/json_file.hpp"

@@ -9,7 +9,7 @@
 
 #include "macro/common/detectable.hpp"
 #include "macro/common/usage_error.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {

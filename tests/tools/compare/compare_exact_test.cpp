@@ -10,7 +10,7 @@
 
 #include "macro/common/macro_instructions.hpp"
 #include "macro/common/usage_error.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/compare/compare.hpp"
 
 namespace gatebench::tools {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "macro/common/child_process.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/profile/flamegraph.hpp"
 #include "tools/src/results/json_file.hpp"
 

@@ -1,14 +1,14 @@
 // `gatebench history show` and `check` on histories with a known step (history_test_support.hpp):
 // the change point found where it is, marked in history.md and history.html, check's exit code
 // for a new regression, an old one and an improvement, bad input, every --help, and the HTML in
-// headless Chromium (as tests/tools/report_test.cpp runs it).
+// headless Chromium (as tests/tools/report/report_test.cpp runs it).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "history_test_support.hpp"
 #include "macro/common/child_process.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/history/history_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/history/history_report.hpp"
 #include "tools/src/results/json_file.hpp"
 

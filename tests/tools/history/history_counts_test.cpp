@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "macro/common/macro_instructions.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/history/change_points.hpp"
 #include "tools/src/history/history_db.hpp"
 #include "tools/src/results/json_file.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
 #include "tools/src/results/results.hpp"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "macro/common/child_process.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/profile/callgrind_profile.hpp"
 #include "tools/src/profile/flamegraph.hpp"
 #include "tools/src/results/json_file.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {

@@ -10,7 +10,7 @@
 
 #include "macro/common/child_process.hpp"
 #include "macro/common/usage_error.hpp"
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/compare/compare.hpp"
 #include "tools/src/report/report_model.hpp"
 #include "tools/src/report/report_tables.hpp"

@@ -4,7 +4,7 @@
 // per request, with no macro.json at all.
 #include <gtest/gtest.h>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/report/report_ablation.hpp"
 #include "tools/src/report/report_model.hpp"
 #include "tools/src/report/report_writers.hpp"

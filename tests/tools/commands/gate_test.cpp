@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
 
 namespace gatebench::tools {

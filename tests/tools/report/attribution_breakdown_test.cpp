@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tool_test_support.hpp"
+#include "tests/tools/tool_test_support.hpp"
 #include "tools/src/profile/callgrind_file.hpp"
 #include "tools/src/profile/callgrind_profile.hpp"
 #include "tools/src/results/macro_instructions.hpp"
