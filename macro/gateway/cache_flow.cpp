@@ -163,18 +163,14 @@ void WorkerLoop::resume_after_lookup(Client& c) {
   switch (c.px.redis_result) {
     case RedisResult::kValue: {
       const std::string_view value(c.buffers.redis_value.data(), c.px.redis_value_len);
-      const auto bytes = std::as_bytes(std::span<const char>(value.data(), value.size()));
       const cache::RequestKey key =
           key_headers_.key(c.req(), std::string_view(c.buffers.in.get(), c.req().head_len));
-      // The value comes from outside the process: checked whole before it is read.
-      if (cache::entry_valid(bytes) && cache::entry_primary_matches(bytes.data(), key)) {
-        const cache::LookupResult r = cache::entry_lookup(bytes.data(), key, cache_now_s());
-        if (r.status == cache::LookupStatus::kHit) {
-          bump(cache_counters_.hits);
-          serve_entry(c, r.response, r.age_s, CacheStatus::kHit, false);
-          drive(c);
-          return;
-        }
+      const cache::LookupResult r = redis_entry_lookup(value, key, cache_now_s());
+      if (r.status == cache::LookupStatus::kHit) {
+        bump(cache_counters_.hits);
+        serve_entry(c, r.response, r.age_s, CacheStatus::kHit, false);
+        drive(c);
+        return;
       }
       break;
     }

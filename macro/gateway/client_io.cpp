@@ -28,8 +28,9 @@ IoResult client_read(ClientIo& io, char* buf, std::size_t len) {
   if (io.ssl == nullptr) {
     ssize_t n = ::read(io.fd, buf, len);
     if (n > 0) {
-      // A short read drained the socket; edge-triggered epoll reports the next arrival.
-      if (static_cast<std::size_t>(n) < len) io.readable = false;
+      // A short read drained the socket; edge-triggered epoll reports the next arrival (but
+      // not an end it already reported).
+      if (static_cast<std::size_t>(n) < len && !io.peer_closed) io.readable = false;
       return {IoStatus::kOk, static_cast<std::size_t>(n)};
     }
     if (n == 0) return {IoStatus::kClosed, 0};

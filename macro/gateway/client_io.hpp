@@ -34,6 +34,9 @@ struct ClientIo {
   SSL* ssl = nullptr;
   bool readable = true;
   bool writable = true;
+  // epoll reported the peer's end (EPOLLRDHUP/EPOLLHUP). No edge follows it, so a short read
+  // must not clear `readable`: the next read finds the end at once, not at the next timeout.
+  bool peer_closed = false;
 };
 
 IoResult client_read(ClientIo& io, char* buf, std::size_t len);

@@ -318,7 +318,10 @@ bool WorkerLoop::read_upstream(Client& c) {
   }
   ssize_t n = ::read(u.fd, c.buffers.resp.get() + px.resp_len, kRespCap - px.resp_len);
   if (n > 0) {
-    if (static_cast<std::size_t>(n) < kRespCap - px.resp_len) u.readable = false;
+    // A short read drained the socket, but an end epoll already reported sends no new edge.
+    if (static_cast<std::size_t>(n) < kRespCap - px.resp_len && !u.peer_closed) {
+      u.readable = false;
+    }
     px.resp_len += static_cast<std::size_t>(n);
     c.conn.deadline_ms = now_ms_ + host_of(c).read_timeout_ms;
     return true;

@@ -51,17 +51,20 @@ void on_disconnect(const redisAsyncContext* ac, int /*status*/) {
 
 void on_reply(redisAsyncContext* /*ac*/, void* reply_ptr, void* privdata) {
   auto& l = *static_cast<RedisLookup*>(privdata);
-  const auto* reply = static_cast<const redisReply*>(reply_ptr);
-  if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) {
-    l.store->finish(l, RedisResult::kFailed, {});
-  } else if (reply->type == REDIS_REPLY_STRING) {
-    l.store->finish(l, RedisResult::kValue, std::string_view(reply->str, reply->len));
-  } else {
-    l.store->finish(l, RedisResult::kNotFound, {});
-  }
+  std::string_view value;
+  const RedisResult result = reply_result(static_cast<const redisReply*>(reply_ptr), value);
+  l.store->finish(l, result, value);
 }
 
 }  // namespace
+
+RedisResult reply_result(const redisReply* reply, std::string_view& value) {
+  value = {};
+  if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) return RedisResult::kFailed;
+  if (reply->type != REDIS_REPLY_STRING) return RedisResult::kNotFound;
+  value = std::string_view(reply->str, reply->len);
+  return RedisResult::kValue;
+}
 
 RedisStore::RedisStore(const CacheConfig& config, int epfd, std::vector<Client*>& ready)
     : timeout_ms_(config.redis_timeout_ms),

@@ -20,6 +20,7 @@
 #include "macro/gateway/event_tag.hpp"
 
 struct redisAsyncContext;
+struct redisReply;
 
 namespace gatebench::gateway {
 
@@ -49,6 +50,11 @@ struct RedisLookup {
 };
 
 enum class RedisResult : std::uint8_t { kNone, kValue, kNotFound, kFailed, kTimedOut };
+
+// What a GET's reply means for its lookup: a string is a value (its bytes into `value`, valid while
+// the reply lives), nil or another type no entry, an error or no reply (the connection went) a
+// failed lookup. Apart from the callback so the fuzz target reads replies as a lookup does.
+RedisResult reply_result(const redisReply* reply, std::string_view& value);
 
 class RedisStore {
  public:

@@ -82,6 +82,13 @@ bool split_entry(std::string_view bytes, EntryView& out) {
   return true;
 }
 
+cache::LookupResult redis_entry_lookup(std::string_view value, const cache::RequestKey& key,
+                                       std::int64_t now_s) {
+  const auto bytes = std::as_bytes(std::span<const char>(value.data(), value.size()));
+  if (!cache::entry_valid(bytes) || !cache::entry_primary_matches(bytes.data(), key)) return {};
+  return cache::entry_lookup(bytes.data(), key, now_s);
+}
+
 std::size_t write_hit_head(char* out, std::size_t cap, std::string_view stored_head,
                            std::uint32_t age_s, CacheStatus status, bool close,
                            bool client_http10) {

@@ -72,6 +72,12 @@ struct EntryView {
 // False when `bytes` is not an entry this file wrote.
 bool split_entry(std::string_view bytes, EntryView& out);
 
+// A value read back from Redis for `key`: checked whole first (it comes from outside the
+// process), then matched as the memory store matches its entries; kMiss when it is no entry or
+// another request's.
+cache::LookupResult redis_entry_lookup(std::string_view value, const cache::RequestKey& key,
+                                       std::int64_t now_s);
+
 // The head of an answer from the cache, into out: the stored head, Age, X-Cache-Status, the
 // Connection line the exchange needs, the empty line. 0 when it does not fit.
 std::size_t write_hit_head(char* out, std::size_t cap, std::string_view stored_head,

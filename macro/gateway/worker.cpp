@@ -536,6 +536,7 @@ void WorkerLoop::resume_accepting() {
 void WorkerLoop::on_client(Client& c, std::uint32_t ev) {
   if (c.conn.dead) return;
   if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c.conn.io.readable = true;
+  if (ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c.conn.io.peer_closed = true;
   if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) c.conn.io.writable = true;
   drive(c);
 }

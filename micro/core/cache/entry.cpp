@@ -208,8 +208,14 @@ LookupResult entry_lookup(const std::byte* entry, const RequestKey& key,
   const char* vary = chars(entry + sizeof(EntryHeader)) + h.host_len + h.target_len;
   if (h.vary_count != 0 && !vary_matches(vary, h.vary_count, key.headers)) return r;
   r.response = {vary + h.vary_len, h.response_len};
+  // A Redis value's age origin is any 64-bit number: the difference saturates (a far-past origin
+  // is the oldest age) instead of overflowing.
+  std::int64_t elapsed = 0;
+  if (__builtin_sub_overflow(now_s, h.age_origin, &elapsed)) {
+    elapsed = h.age_origin < 0 ? std::numeric_limits<std::int64_t>::max() : 0;
+  }
   const std::int64_t age =
-      std::clamp<std::int64_t>(now_s - h.age_origin, 0, std::numeric_limits<std::uint32_t>::max());
+      std::clamp<std::int64_t>(elapsed, 0, std::numeric_limits<std::uint32_t>::max());
   r.age_s = static_cast<std::uint32_t>(age);
   r.status = now_s >= h.expires_at ? LookupStatus::kStale : LookupStatus::kHit;
   return r;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,32 @@ TEST(CacheEntry, ValuesFromOutsideAreValidatedWhole) {
   std::vector<std::byte> bad_method = bytes;
   bad_method[32] = std::byte{2};
   EXPECT_FALSE(cache::entry_valid(bad_method));
+}
+
+// An age origin far from now (any 64-bit number in a Redis value) gives the oldest or no age,
+// never a signed overflow (redis_value_fuzz found `now - INT64_MIN`).
+TEST(CacheEntry, ExtremeAgeOriginFromOutsideSaturates) {
+  const cache::RequestKey key{cache::Method::kGet, "a.test", "/p", {}};
+  cache::Freshness f;
+  f.lifetime_s = 60;
+  cache::EntryWriter w;
+  ASSERT_EQ(w.plan(key, f, {}, "response bytes", 1 << 20), cache::InsertStatus::kStored);
+  std::vector<std::byte> bytes(w.size());
+  w.write(bytes.data(), 1000);
+  const std::string_view value(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  constexpr std::size_t kAgeOrigin = 8;  // after the expiry, in the entry's header
+  const auto with_origin = [&](std::int64_t origin) {
+    std::memcpy(bytes.data() + kAgeOrigin, &origin, sizeof origin);
+    return gw::redis_entry_lookup(value, key, 1010);
+  };
+  cache::LookupResult r = with_origin(std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(r.status, cache::LookupStatus::kHit);
+  EXPECT_EQ(r.age_s, std::numeric_limits<std::uint32_t>::max());
+  r = with_origin(std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(r.status, cache::LookupStatus::kHit);
+  EXPECT_EQ(r.age_s, 0u);
+  EXPECT_EQ(with_origin(1000).age_s, 10u);
+  EXPECT_EQ(gw::redis_entry_lookup(value.substr(1), key, 1010).status, cache::LookupStatus::kMiss);
 }
 
 }  // namespace
