@@ -231,6 +231,7 @@ void WorkerLoop::release_spare_buffers() {
     previous_buffers_peak_ = current_buffers_peak_;
     current_buffers_peak_ = buffers_in_use_;
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
+    ups_.next_window(*gen_);
   }
   bool released = false;
   const std::size_t buffers_peak =
@@ -330,6 +331,7 @@ std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published
   g->pub = std::move(pub);
   const Config& c = *g->pub->config;
   g->idle.resize(c.hosts.size());
+  g->use.resize(c.hosts.size());
   for (const HostConfig& h : c.hosts) {
     g->policies.push_back(std::make_unique<HostPolicy>(h, c.tokens.get()));
     std::unique_ptr<cache::MemoryStore> store;
