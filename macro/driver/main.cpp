@@ -331,7 +331,10 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
     std::vector<Scenario> all = load_scenarios(scenario_dir);
     std::vector<std::string> names = o.scenarios;
     if (!o.targets.empty()) add_targets(o, scenario_dir, all, names);
-    std::vector<Scenario> selected = with_baselines(all, select_scenarios(all, names));
+    // A wrapped run (a profile) is about the named scenarios only: no baseline is added.
+    std::vector<Scenario> selected = o.gateway_wrapper.empty()
+                                         ? with_baselines(all, select_scenarios(all, names))
+                                         : select_scenarios(all, names);
     if (o.list) {
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;
@@ -363,6 +366,7 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
           selected, o, setup.layout, tools, (fs::path(scenario_dir) / "configs").string(),
           (fs::path(o.out_dir) / ("round-" + std::to_string(r))).string(),
           setup.placement ? &*setup.placement : nullptr));
+      for (auto& plan : setup.rounds.back()) wrap_gateway_services(plan, o.gateway_wrapper);
     }
   } catch (const gatebench::common::UsageError& e) {
     std::cerr << "gatebench-macro: " << e.what() << "\n";

@@ -27,11 +27,26 @@ UpConn* UpstreamConns::open(int fd, WorkerGen* gen, int host) {
   u->fd = fd;
   u->gen = gen;
   u->host = host;
+  count_in_use(*u);
   return u;
+}
+
+void UpstreamConns::count_in_use(UpConn& u) {
+  UpstreamUse& use = u.gen->use[static_cast<std::size_t>(u.host)];
+  u.in_use = true;
+  ++use.busy;
+  use.peak = std::max(use.peak, use.busy);
+}
+
+void UpstreamConns::count_done(UpConn& u) {
+  if (!u.in_use) return;
+  u.in_use = false;
+  --u.gen->use[static_cast<std::size_t>(u.host)].busy;
 }
 
 void UpstreamConns::close(UpConn& u) {
   if (u.dead) return;
+  count_done(u);
   ::close(u.fd);
   u.fd = -1;
   u.dead = true;
@@ -50,6 +65,7 @@ UpConn* UpstreamConns::take_idle(WorkerGen& g, int host) {
   UpConn* u = pool.back();
   pool.pop_back();
   u->reused = true;
+  count_in_use(*u);
   return u;
 }
 
@@ -73,17 +89,44 @@ bool drained(UpConn& u) {
 
 }  // namespace
 
+namespace {
+
+// Idle connections a host's pool keeps: pool_size, or those in use at the window's peak beyond
+// the ones in use now, so that the peak comes back without a connect.
+std::size_t idle_room(const WorkerGen& g, int host) {
+  const auto i = static_cast<std::size_t>(host);
+  const UpstreamUse& use = g.use[i];
+  return std::max<std::size_t>(g.pub->config->hosts[i].pool_size, use.window_peak() - use.busy);
+}
+
+}  // namespace
+
 void UpstreamConns::release(UpConn& u, bool reusable, bool stopping) {
   u.owner = nullptr;
+  count_done(u);
   if (reusable && !stopping && !u.gen->retired && drained(u)) {
     auto& pool = u.gen->idle[static_cast<std::size_t>(u.host)];
-    const HostConfig& h = u.gen->pub->config->hosts[static_cast<std::size_t>(u.host)];
-    if (pool.size() < h.pool_size) {
+    if (pool.size() < idle_room(*u.gen, u.host)) {
       pool.push_back(&u);
       return;
     }
   }
   close(u);
+}
+
+void UpstreamConns::next_window(WorkerGen& g) {
+  for (std::size_t h = 0; h < g.use.size(); ++h) {
+    UpstreamUse& use = g.use[h];
+    use.previous_peak = use.peak;
+    use.peak = use.busy;
+    auto& pool = g.idle[h];
+    const std::size_t keep = idle_room(g, static_cast<int>(h));
+    if (pool.size() <= keep) continue;
+    // The bottom of the LIFO stack waited longest.
+    const auto excess = static_cast<std::ptrdiff_t>(pool.size() - keep);
+    for (auto it = pool.begin(); it != pool.begin() + excess; ++it) close(**it);
+    pool.erase(pool.begin(), pool.begin() + excess);
+  }
 }
 
 void UpstreamConns::drop_idle(UpConn& u) {

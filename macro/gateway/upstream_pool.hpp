@@ -3,6 +3,7 @@
 // keep-alive connections of at most the host's pool_size.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -29,6 +30,16 @@ struct UpConn : Pollable {
   bool reused = false;       // taken from a pool (may have been closed by the upstream meanwhile)
   bool peer_closed = false;  // epoll reported the upstream's close (RDHUP, HUP or ERR)
   bool dead = false;
+  bool in_use = false;  // counted in its generation's UpstreamUse::busy
+};
+
+// Upstream connections to one host of a generation in use by requests, and the most in use at
+// once in the current and the previous peak window (WorkerLoop's kPeakWindowMs).
+struct UpstreamUse {
+  std::size_t busy = 0;
+  std::size_t peak = 0;
+  std::size_t previous_peak = 0;
+  std::size_t window_peak() const { return std::max({peak, previous_peak, busy}); }
 };
 
 // Per-worker view of one configuration generation: its upstream pools and this worker's policy
@@ -37,6 +48,7 @@ struct UpConn : Pollable {
 struct WorkerGen {
   std::shared_ptr<const Published> pub;
   std::vector<std::vector<UpConn*>> idle;             // per host, LIFO
+  std::vector<UpstreamUse> use;                       // per host
   std::vector<std::unique_ptr<HostPolicy>> policies;  // per host
   // Per host, null without a memory cache: a reload starts with empty stores.
   std::vector<std::unique_ptr<cache::MemoryStore>> memory_caches;
@@ -65,8 +77,14 @@ class UpstreamConns {
   static UpConn* take_idle(WorkerGen& g, int host);
   // Puts `u` back in its generation's pool when `reusable`, the generation is current, the pool
   // has room and the socket has nothing left to read (no EOF, no bytes nobody asked for); closes
-  // it otherwise.
+  // it otherwise. The pool has room below the host's pool_size, and below the connections the
+  // window's peak had in use beyond those in use now: the pool follows the requests in flight
+  // (HTTP/2 streams put hundreds in flight on one worker), so a burst's connections are not
+  // closed and reopened for the next one.
   void release(UpConn& u, bool reusable, bool stopping);
+  // Every peak window: the window's peak becomes the previous one, and idle connections beyond
+  // what release() would keep now are closed, the least recently used first.
+  void next_window(WorkerGen& g);
   // An idle connection reported closure or unexpected bytes: out of its pool and closed.
   void drop_idle(UpConn& u);
   void close_idle(WorkerGen& g);
@@ -75,6 +93,11 @@ class UpstreamConns {
   std::vector<std::unique_ptr<UpConn>> store_;
   std::vector<UpConn*> free_;
   std::vector<UpConn*> dead_;
+
+  // Counts `u` as in use (taken or opened for a request) in its generation's UpstreamUse.
+  static void count_in_use(UpConn& u);
+  // Counts `u`, when it was in use, as no longer in use.
+  static void count_done(UpConn& u);
 };
 
 }  // namespace gatebench::gateway

@@ -231,6 +231,7 @@ void WorkerLoop::release_spare_buffers() {
     previous_buffers_peak_ = current_buffers_peak_;
     current_buffers_peak_ = buffers_in_use_;
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
+    ups_.next_window(*gen_);
   }
   bool released = false;
   const std::size_t buffers_peak =
@@ -266,13 +267,16 @@ void WorkerLoop::take_buffers(Client& c) {
     b = std::move(spare_buffers_.back());
     spare_buffers_.pop_back();
   } else {
-    // Made whole before the client gets it: a set is held when `in` is set.
+    // Made whole before the client gets it: a set is held when `in` is set. The byte windows
+    // are not zeroed (every byte is written before it is read): a page nobody writes stays out
+    // of memory, and a request uses the first page or two of each window (an HTTP/2 stream's
+    // small request and response), so 640 streams in flight no longer hold 640 whole sets.
     RequestBuffers fresh;
     fresh.in_cap = cfg().max_header_bytes + kBodyWindow;
-    fresh.in = std::make_unique<char[]>(fresh.in_cap);
-    fresh.up_head = std::make_unique<char[]>(cfg().max_header_bytes + 1024);
-    fresh.resp = std::make_unique<char[]>(kRespCap);
-    fresh.out = std::make_unique<char[]>(kOutCap);
+    fresh.in = std::make_unique_for_overwrite<char[]>(fresh.in_cap);
+    fresh.up_head = std::make_unique_for_overwrite<char[]>(cfg().max_header_bytes + 1024);
+    fresh.resp = std::make_unique_for_overwrite<char[]>(kRespCap);
+    fresh.out = std::make_unique_for_overwrite<char[]>(kOutCap);
     fresh.req = std::make_unique<RequestHead>();
     fresh.rh = std::make_unique<ResponseHead>();
     b = std::move(fresh);
@@ -330,6 +334,7 @@ std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published
   g->pub = std::move(pub);
   const Config& c = *g->pub->config;
   g->idle.resize(c.hosts.size());
+  g->use.resize(c.hosts.size());
   for (const HostConfig& h : c.hosts) {
     g->policies.push_back(std::make_unique<HostPolicy>(h, c.tokens.get()));
     std::unique_ptr<cache::MemoryStore> store;

@@ -74,6 +74,12 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
   --place SPEC          put roles on hosts of --hosts: load=a+b,gateway=here,... (roles load,
                         backend, gateway, control; the load on several hosts starts at one
                         instant and the results are merged; unplaced roles run here)
+  --gateway-wrapper 'CMD ...'
+                        run every gateway-role service of this machine as CMD ... EXE ARGS
+                        (words split on spaces; {scenario} and {service} in a word become
+                        the names), e.g. 'perf record -o /tmp/{scenario}.data --' (what
+                        gatebench profile --scenario does); baselines are not added, and the
+                        CPU and memory figures include the wrapper's
   -h, --help            this text
 
 Exit status: 0 every scenario ok or skipped; 1 a scenario failed; 2 bad options or scenario
@@ -161,6 +167,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("target"),
                                         value_option("workloads"),
                                         value_option("detect"),
+                                        value_option("gateway-wrapper"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -249,6 +256,18 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (o.targets.empty()) throw UsageError("--workloads: needs --target");
   }
   if (line.given("detect")) set_detect(line, o);
+  if (auto wrapper = line.value("gateway-wrapper")) {
+    for (std::size_t start = 0; start < wrapper->size();) {
+      std::size_t space = wrapper->find(' ', start);
+      if (space == std::string::npos) space = wrapper->size();
+      if (space > start) o.gateway_wrapper.push_back(wrapper->substr(start, space - start));
+      start = space + 1;
+    }
+    if (o.gateway_wrapper.empty()) throw UsageError("--gateway-wrapper: needs a command");
+    if (o.instructions > 0 || o.runtime != "process" || !o.hosts_file.empty())
+      throw UsageError(
+          "--gateway-wrapper: only with --runtime process, without --instructions and --hosts");
+  }
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
     // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.

@@ -49,6 +49,10 @@ struct Options {
   // 0 when not given.
   double detect = 0;
   common::RoundsForChange detect_plan;
+  // --gateway-wrapper 'CMD ...': every local gateway-role service runs as CMD ... EXE ARGS
+  // (`gatebench profile --scenario` puts perf record there); {scenario} and {service} in a word
+  // become the scenario's and the service's names. Empty: run as planned.
+  std::vector<std::string> gateway_wrapper;
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.

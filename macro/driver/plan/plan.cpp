@@ -539,4 +539,28 @@ std::string describe_plan(const ScenarioPlan& plan, const Options& options) {
   return out.str();
 }
 
+void wrap_gateway_services(ScenarioPlan& plan, const std::vector<std::string>& wrapper) {
+  if (wrapper.empty()) return;
+  auto render = [&](std::string word, const ServicePlan& s) {
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"{scenario}", plan.scenario.name},
+          std::pair<std::string, std::string>{"{service}", s.name}})
+      for (auto at = word.find(key); at != std::string::npos;
+           at = word.find(key, at + value.size()))
+        word.replace(at, key.size(), value);
+    return word;
+  };
+  for (auto& s : plan.services) {
+    if (s.role != Role::gateway || s.exe.empty() || !s.image.empty() ||
+        s.host_kind != HostKind::local || !s.host.empty())
+      continue;
+    std::vector<std::string> args;
+    for (std::size_t i = 1; i < wrapper.size(); ++i) args.push_back(render(wrapper[i], s));
+    args.push_back(s.exe);
+    args.insert(args.end(), s.args.begin(), s.args.end());
+    s.exe = render(wrapper[0], s);
+    s.args = std::move(args);
+  }
+}
+
 }  // namespace gatebench::macro

@@ -136,4 +136,8 @@ std::string place_role(const ServiceSpec& service);
 // A command line as a shell would need it typed.
 std::string shell_join(const std::string& exe, const std::vector<std::string>& args);
 
+// --gateway-wrapper: each gateway-role service of this machine (no image, its tool found) runs as
+// wrapper... exe args, with {scenario} and {service} replaced in every wrapper word.
+void wrap_gateway_services(ScenarioPlan& plan, const std::vector<std::string>& wrapper);
+
 }  // namespace gatebench::macro

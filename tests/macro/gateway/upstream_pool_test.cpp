@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include "macro/gateway/config.hpp"
 
 namespace gw = gatebench::gateway;
@@ -23,6 +25,7 @@ gw::WorkerGen make_gen(int pool_size) {
   gw::WorkerGen g;
   g.pub = pub;
   g.idle.resize(pub->config->hosts.size());
+  g.use.resize(pub->config->hosts.size());
   return g;
 }
 
@@ -55,14 +58,15 @@ TEST(UpstreamPool, AFullPoolOrAnUnusableConnectionIsClosed) {
   gw::WorkerGen g = make_gen(1);
   gw::UpstreamConns ups;
   gw::UpConn* a = ups.open(open_fd(), &g, 0);
-  gw::UpConn* b = ups.open(open_fd(), &g, 0);
-  gw::UpConn* c = ups.open(open_fd(), &g, 0);
-  int bfd = b->fd;
-  int cfd = c->fd;
   ups.release(*a, true, false);
-  ups.release(*b, true, false);  // pool_size 1: no room
+  // One in use at a time: the pool keeps pool_size (1), a is idle, b comes back to a full pool.
+  gw::UpConn* b = ups.open(open_fd(), &g, 0);
+  int bfd = b->fd;
+  ups.release(*b, true, false);
   EXPECT_TRUE(b->dead);
   EXPECT_FALSE(fd_open(bfd));
+  gw::UpConn* c = ups.open(open_fd(), &g, 0);
+  int cfd = c->fd;
   ups.release(*c, false, false);  // not reusable
   EXPECT_TRUE(c->dead);
   EXPECT_FALSE(fd_open(cfd));
@@ -72,6 +76,35 @@ TEST(UpstreamPool, AFullPoolOrAnUnusableConnectionIsClosed) {
   ups.release(*again, true, true);  // stopping: nothing is pooled
   EXPECT_TRUE(again->dead);
   EXPECT_TRUE(g.idle[0].empty());
+}
+
+// Four requests in flight at once against a pool_size of 1 (HTTP/2 streams on one worker): all
+// four connections come back to the pool, so the next burst connects nothing; two windows
+// without such a peak close the three beyond pool_size, the least recently used first.
+TEST(UpstreamPool, ThePoolFollowsThePeakInFlightForTwoWindows) {
+  gw::WorkerGen g = make_gen(1);
+  gw::UpstreamConns ups;
+  std::vector<gw::UpConn*> conns;
+  for (int i = 0; i < 4; ++i) conns.push_back(ups.open(open_fd(), &g, 0));
+  EXPECT_EQ(g.use[0].busy, 4u);
+  for (gw::UpConn* u : conns) ups.release(*u, true, false);
+  EXPECT_EQ(g.idle[0].size(), 4u);
+  EXPECT_EQ(g.use[0].busy, 0u);
+  // The next burst takes them all back: no connect.
+  for (int i = 0; i < 4; ++i) EXPECT_NE(gw::UpstreamConns::take_idle(g, 0), nullptr);
+  EXPECT_EQ(g.use[0].busy, 4u);
+  for (gw::UpConn* u : conns) ups.release(*u, true, false);
+  ups.next_window(g);  // the peak of 4 is the previous window's: still kept
+  EXPECT_EQ(g.idle[0].size(), 4u);
+  const int oldest_fd = conns[0]->fd;
+  ups.next_window(g);  // no peak left: pool_size
+  ASSERT_EQ(g.idle[0].size(), 1u);
+  EXPECT_EQ(g.idle[0][0], conns[3]);
+  EXPECT_TRUE(conns[0]->dead);
+  EXPECT_FALSE(fd_open(oldest_fd));
+  // The other host saw no traffic: nothing to count or close.
+  EXPECT_EQ(g.use[1].busy, 0u);
+  EXPECT_TRUE(g.idle[1].empty());
 }
 
 TEST(UpstreamPool, RetiredGenerationsPoolNothingAndCloseIdleEmptiesThem) {

@@ -1,7 +1,9 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "macro/common/build_info.hpp"
@@ -23,6 +25,7 @@ namespace gatebench::tools {
 namespace {
 
 constexpr const char* kHelp = R"(usage: gatebench profile FILTER [options]
+       gatebench profile --scenario NAME [options]
 
 Profiles one micro benchmark (FILTER must select exactly one) and writes to --out DIR:
   top_self.txt           functions by self cost
@@ -59,6 +62,19 @@ options:
                   --help, docs/micro-input.md), so FILTER may select a row over the file, such
                   as 'cidr/gatecore/input'; a bad file is named with its line, exit 2, before
                   anything is profiled
+
+--scenario NAME: profiles a macro scenario's target instead (perf only): gatebench-macro runs
+the scenario once (--warmup, then --seconds of load, no baseline) with every process of its
+gateway-role services (the reference gateway, nginx, haproxy, h2o...) started under perf record
+(cpu-clock, DWARF call graphs; forked workers and threads included). The profile covers the
+target from its start to its stop, warm-up and load included; whole stacks are kept (no frame
+is cut). Raw profile: perf.<scenario>.<service>.data, the run's results under DIR/macro (its
+CPU figures include perf's own cost). Profile the release build: the debug build's sanitizers
+are most of its profile.
+  --warmup D      load before the measured run (default 1s)
+  --macro PATH    gatebench-macro (default: as gatebench macro finds it)
+  --port-offset N, --connections N, --bin-dir DIR, --scenario-dir DIR
+                  passed to gatebench-macro
 exit: 0 ok, 1 failure, 2 bad input
 )";
 
@@ -117,6 +133,20 @@ std::string callgrind_micro_binary() {
   return bin;
 }
 
+// The top tables, the flame graph and the printed summary of a sampled profile.
+void write_stack_outputs(const StackProfile& s, const std::string& title,
+                         const std::filesystem::path& out, std::size_t top) {
+  const std::string unit = "ns of " + s.event;
+  const auto by_self = top_functions(s, false, s.names.size());
+  const auto by_incl = top_functions(s, true, s.names.size());
+  write_text_file((out / "top_self.txt").string(), top_text(by_self, false, s.total, unit));
+  write_text_file((out / "top_inclusive.txt").string(), top_text(by_incl, true, s.total, unit));
+  FlameGraphOptions fg;
+  fg.title = title;
+  write_text_file((out / "flamegraph.svg").string(), flamegraph_svg(s, fg));
+  print_top(by_self, by_incl, s.total, top);
+}
+
 void profile_perf(const std::string& name, const std::string& bench,
                   const std::vector<std::string>& bench_args, double seconds,
                   const std::filesystem::path& out, std::size_t top) {
@@ -138,20 +168,13 @@ void profile_perf(const std::string& name, const std::string& bench,
                              fmt_sig(all, 4) + " " + p.stacks.event +
                              " outside it; skipped benchmark?); see " + opt.log_file);
   const StackProfile& s = p.stacks;
-  const std::string unit = "ns of " + s.event;
-  const auto by_self = top_functions(s, false, s.names.size());
-  const auto by_incl = top_functions(s, true, s.names.size());
-  write_text_file((out / "top_self.txt").string(), top_text(by_self, false, s.total, unit));
-  write_text_file((out / "top_inclusive.txt").string(), top_text(by_incl, true, s.total, unit));
-  FlameGraphOptions fg;
-  fg.title = name + " — " + std::to_string(p.kept) + " perf samples (" + s.event + ", " +
-             std::to_string(opt.frequency) + " Hz)";
-  write_text_file((out / "flamegraph.svg").string(), flamegraph_svg(s, fg));
-
   std::cout << name << ": " << p.kept << " samples in the benchmark function ("
             << fmt_percent(s.total / all, false) << " of the process's " << s.event
             << "; the rest is start-up and Google Benchmark's runner)\n\n";
-  print_top(by_self, by_incl, s.total, top);
+  write_stack_outputs(s,
+                      name + " — " + std::to_string(p.kept) + " perf samples (" + s.event + ", " +
+                          std::to_string(opt.frequency) + " Hz)",
+                      out, top);
   for (const char* f : {"perf.data", "top_self.txt", "top_inclusive.txt", "flamegraph.svg"})
     std::cout << (out / f).string() << "\n";
 }
@@ -218,15 +241,141 @@ void profile_callgrind(const std::string& name, InstructionOptions opt,
     std::cout << (out / f).string() << "\n";
 }
 
+struct ScenarioRun {
+  std::string macro;              // gatebench-macro
+  std::vector<std::string> pass;  // its options given through
+  double seconds = 5, warmup = 1;
+};
+
+// gatebench-macro runs the scenario with its gateway-role services under perf record; their
+// samples, merged, are the profile.
+void profile_scenario(const std::string& name, const ScenarioRun& run,
+                      const std::filesystem::path& out, std::size_t top) {
+  const std::string perf = common::find_on_path("perf");
+  if (perf.empty()) throw std::runtime_error("perf not found (apt-get install linux-perf)");
+  const std::string dir = std::filesystem::absolute(out).lexically_normal().string();
+  // --gateway-wrapper splits its command on spaces.
+  if (dir.find(' ') != std::string::npos)
+    throw common::UsageError("option --out: the directory may not contain spaces (" + dir + ")");
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().starts_with("perf." + name + "."))
+      std::filesystem::remove(e.path());
+  constexpr int kFrequency = 999;
+  const auto record = perf_record_args(perf, kFrequency, dir + "/perf.{scenario}.{service}.data");
+  std::string wrapper;
+  for (const auto& w : record) wrapper += (wrapper.empty() ? "" : " ") + w;
+  std::ostringstream seconds, warmup;
+  seconds << run.seconds;
+  warmup << run.warmup;
+  std::vector<std::string> cmd = {run.macro,    "--scenarios", name,           "--rounds",
+                                  "1",          "--duration",  seconds.str(),  "--warmup",
+                                  warmup.str(), "--out",       dir + "/macro", "--gateway-wrapper",
+                                  wrapper};
+  cmd.insert(cmd.end(), run.pass.begin(), run.pass.end());
+  std::cerr << "gatebench profile: " << name << "'s target under perf record -e cpu-clock ("
+            << run.warmup << " s warm-up, " << run.seconds << " s measured) ...\n";
+  const std::string log = dir + "/macro.log";
+  const int rc = common::run_to_exit(common::command(cmd, log, log));
+  std::string outcome;
+  try {
+    const auto doc = load_json_file(dir + "/macro/macro.json");
+    for (const auto& s : doc.at("scenarios"))
+      if (s.value("name", "") == name) {
+        outcome = s.value("status", "?");
+        if (s.contains("reason") && s["reason"].is_string() &&
+            !s["reason"].get<std::string>().empty())
+          outcome += ": " + s["reason"].get<std::string>();
+        if (s.contains("requests") && s["requests"].is_number())
+          outcome += ", " + fmt_sig(s["requests"].get<double>(), 6) + " requests measured";
+      }
+  } catch (const std::exception&) {
+  }
+  std::vector<std::filesystem::path> data;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.starts_with("perf." + name + ".") && f.ends_with(".data")) data.push_back(e.path());
+  }
+  std::sort(data.begin(), data.end());
+  if (rc != 0 || data.empty()) {
+    std::string tail = read_text_file(log);
+    if (tail.size() > 2000) tail = "..." + tail.substr(tail.size() - 2000);
+    throw std::runtime_error(
+        "gatebench-macro exited with code " + std::to_string(rc) +
+        (outcome.empty() ? "" : " (" + name + " " + outcome + ")") +
+        (data.empty() ? ", no perf data (no gateway-role service, or perf could not record)" : "") +
+        "; see " + log + ":\n" + tail);
+  }
+  StackProfile merged;
+  std::vector<std::string> services;
+  for (const auto& file : data) {
+    const PerfProfile p = read_perf_data(perf, file.string(), dir + "/perf.log", true);
+    if (merged.event.empty()) merged.event = p.stacks.event;
+    for (const auto& sample : p.stacks.samples) {
+      StackProfile::Sample copy;
+      copy.weight = sample.weight;
+      for (const int f : sample.frames)
+        copy.frames.push_back(merged.intern(p.stacks.names[static_cast<std::size_t>(f)]));
+      merged.samples.push_back(std::move(copy));
+    }
+    merged.total += p.stacks.total;
+    services.push_back(file.filename().string());
+  }
+  if (merged.samples.empty())
+    throw std::runtime_error(name + ": perf recorded no sample of the target; see " + log);
+  std::cout << name << " (" << outcome << "): " << merged.samples.size() << " samples, "
+            << fmt_sig(merged.total / 1e9, 4) << " s of " << merged.event
+            << " in the target's processes\n\n";
+  write_stack_outputs(merged,
+                      name + " — " + std::to_string(merged.samples.size()) + " perf samples (" +
+                          merged.event + ", " + std::to_string(kFrequency) + " Hz)",
+                      out, top);
+  for (const auto& f : services) std::cout << (out / f).string() << "\n";
+  for (const char* f : {"top_self.txt", "top_inclusive.txt", "flamegraph.svg"})
+    std::cout << (out / f).string() << "\n";
+}
+
 }  // namespace
 
 int command_profile(const CommandArgs& argv) {
   const common::CommandLine args(
-      argv, {"mode", "out", "bench", "runs", "top", "budget", "seconds", "input"}, {"help"});
+      argv,
+      {"mode", "out", "bench", "runs", "top", "budget", "seconds", "input", "scenario", "warmup",
+       "macro", "port-offset", "connections", "bin-dir", "scenario-dir"},
+      {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
     return 0;
   }
+  const std::vector<const char*> scenario_only = {"warmup",      "macro",   "port-offset",
+                                                  "connections", "bin-dir", "scenario-dir"};
+  if (auto scenario = args.value("scenario")) {
+    if (scenario->empty()) throw common::UsageError("option --scenario: needs a scenario name");
+    if (!args.positionals().empty())
+      throw common::UsageError("--scenario profiles a scenario; no FILTER with it");
+    for (const char* o : {"bench", "runs", "budget", "input"})
+      if (args.value(o))
+        throw common::UsageError(std::string("option --") + o + ": not with --scenario");
+    if (args.value("mode") && *args.value("mode") != "perf")
+      throw common::UsageError("option --scenario: perf mode only");
+    ScenarioRun run;
+    run.seconds = args.duration_s("seconds").value_or(5);
+    if (!(run.seconds >= 0.1 && run.seconds <= 600))
+      throw common::UsageError("option --seconds: between 100ms and 600s");
+    run.warmup = args.duration_s("warmup").value_or(1);
+    if (!(run.warmup >= 0 && run.warmup <= 600))
+      throw common::UsageError("option --warmup: between 0 and 600s");
+    run.macro = locate_macro_binary(args.value("macro"));
+    for (const char* o : {"port-offset", "connections", "bin-dir", "scenario-dir"})
+      if (auto v = args.value(o)) run.pass.insert(run.pass.end(), {std::string("--") + o, *v});
+    const long top = args.integer("top", 1, 100'000).value_or(15);
+    const std::filesystem::path out = args.value_or("out", "profile-" + *scenario);
+    std::filesystem::create_directories(out);
+    profile_scenario(*scenario, run, out, static_cast<std::size_t>(top));
+    return 0;
+  }
+  for (const char* o : scenario_only)
+    if (args.value(o))
+      throw common::UsageError(std::string("option --") + o + ": only with --scenario");
   if (args.positionals().size() != 1)
     throw common::UsageError("profile needs one FILTER (see --help)");
   const std::string filter = args.positionals()[0];

@@ -44,14 +44,20 @@ bool is_benchmark_library(const Frame& f) {
   return f.dso.find("libbenchmark") != std::string::npos || f.symbol.starts_with("benchmark::");
 }
 
-void add_sample(std::vector<Frame>& leaf_first, double weight, PerfProfile& out) {
+void add_sample(std::vector<Frame>& leaf_first, double weight, bool whole_stacks,
+                PerfProfile& out) {
   std::size_t i = leaf_first.size();  // walk from the outermost frame
-  while (i > 0 && !is_benchmark_library(leaf_first[i - 1])) --i;
-  while (i > 0 && is_benchmark_library(leaf_first[i - 1])) --i;
-  const bool runner_seen = i < leaf_first.size() && is_benchmark_library(leaf_first[i]);
-  if (!runner_seen || i == 0) {
-    out.left_out += weight;
-    return;
+  if (whole_stacks) {
+    if (leaf_first.empty()) leaf_first.push_back(Frame{"[no stack]", ""});
+    i = leaf_first.size();
+  } else {
+    while (i > 0 && !is_benchmark_library(leaf_first[i - 1])) --i;
+    while (i > 0 && is_benchmark_library(leaf_first[i - 1])) --i;
+    const bool runner_seen = i < leaf_first.size() && is_benchmark_library(leaf_first[i]);
+    if (!runner_seen || i == 0) {
+      out.left_out += weight;
+      return;
+    }
   }
   StackProfile::Sample s;
   s.weight = weight;
@@ -64,7 +70,7 @@ void add_sample(std::vector<Frame>& leaf_first, double weight, PerfProfile& out)
 
 }  // namespace
 
-PerfProfile parse_perf_script(std::istream& in, const std::string& file) {
+PerfProfile parse_perf_script(std::istream& in, const std::string& file, bool whole_stacks) {
   PerfProfile out;
   std::vector<Frame> frames;
   double weight = 0;
@@ -73,7 +79,7 @@ PerfProfile parse_perf_script(std::istream& in, const std::string& file) {
   std::size_t line_no = 0;
   try {
     auto finish = [&] {
-      if (in_sample) add_sample(frames, weight, out);
+      if (in_sample) add_sample(frames, weight, whole_stacks, out);
       frames.clear();
       in_sample = false;
     };
@@ -103,25 +109,47 @@ PerfProfile parse_perf_script(std::istream& in, const std::string& file) {
   return out;
 }
 
+std::vector<std::string> perf_record_args(const std::string& perf, int frequency,
+                                          const std::string& data_file) {
+  // -B: no build-id pass over the data at exit, which can take longer than a stopping service's
+  // grace; perf script resolves symbols from the binaries still in place.
+  return {perf,
+          "record",
+          "-e",
+          "cpu-clock",
+          "-F",
+          std::to_string(frequency),
+          "--call-graph",
+          "dwarf,16384",
+          "-q",
+          "-B",
+          "-o",
+          data_file,
+          "--"};
+}
+
+PerfProfile read_perf_data(const std::string& perf, const std::string& data_file,
+                           const std::string& log_file, bool whole_stacks) {
+  const std::string script = data_file + ".script.txt";
+  const int src = common::run_to_exit(common::command(
+      {perf, "script", "-i", data_file, "-F", "event,period,ip,sym,dso", "--no-inline"}, script,
+      log_file));
+  if (src != 0)
+    throw std::runtime_error("perf script -i " + data_file + " exited with code " +
+                             std::to_string(src) + "; see " + log_file);
+  std::ifstream in(script);
+  PerfProfile p = parse_perf_script(in, script, whole_stacks);
+  in.close();
+  std::filesystem::remove(script);
+  return p;
+}
+
 PerfProfile record_perf(const PerfOptions& opt) {
   std::ostringstream min_time;
   min_time << opt.seconds;
-  std::vector<std::string> cmd = {opt.perf,
-                                  "record",
-                                  "-e",
-                                  "cpu-clock",
-                                  "-F",
-                                  std::to_string(opt.frequency),
-                                  "--call-graph",
-                                  "dwarf,16384",
-                                  "-q",
-                                  "-o",
-                                  opt.data_file,
-                                  "--",
-                                  opt.bench,
-                                  "--benchmark_filter=" + exact_filter(opt.benchmark),
-                                  "--benchmark_min_time=" + min_time.str(),
-                                  "--benchmark_repetitions=1"};
+  std::vector<std::string> cmd = perf_record_args(opt.perf, opt.frequency, opt.data_file);
+  cmd.insert(cmd.end(), {opt.bench, "--benchmark_filter=" + exact_filter(opt.benchmark),
+                         "--benchmark_min_time=" + min_time.str(), "--benchmark_repetitions=1"});
   cmd.insert(cmd.end(), opt.bench_args.begin(), opt.bench_args.end());
   const int rc = common::run_to_exit(common::command(cmd, "/dev/null", opt.log_file));
   if (rc != 0) {
@@ -131,16 +159,7 @@ PerfProfile record_perf(const PerfOptions& opt) {
                              " (perf_event_paranoid above 1 needs root; see " + opt.log_file +
                              "):\n" + log);
   }
-  const std::string script = opt.data_file + ".script.txt";
-  const int src = common::run_to_exit(common::command(
-      {opt.perf, "script", "-i", opt.data_file, "-F", "event,period,ip,sym,dso", "--no-inline"},
-      script, opt.log_file));
-  if (src != 0) throw std::runtime_error("perf script exited with code " + std::to_string(src));
-  std::ifstream in(script);
-  PerfProfile p = parse_perf_script(in, script);
-  in.close();
-  std::filesystem::remove(script);
-  return p;
+  return read_perf_data(opt.perf, opt.data_file, opt.log_file, false);
 }
 
 }  // namespace gatebench::tools

@@ -33,10 +33,22 @@ struct PerfProfile {
 // (libbenchmark, or benchmark:: symbols when it is linked statically) go, and samples without
 // such frames (dynamic loading, static initialisation) are counted in left_out. Throws
 // std::runtime_error naming `file` and the line on text that is not perf script output.
-PerfProfile parse_perf_script(std::istream& in, const std::string& file);
+// `whole_stacks`: every sample is kept with all its frames (a macro scenario's processes, which
+// have no benchmark function to cut at).
+PerfProfile parse_perf_script(std::istream& in, const std::string& file, bool whole_stacks = false);
 
 // Runs the benchmark alone under perf record (DWARF call graphs: the release build keeps no frame
 // pointers) and reads the samples back. Throws std::runtime_error with perf's message on failure.
 PerfProfile record_perf(const PerfOptions& opt);
+
+// perf record's arguments up to and including "--" (cpu-clock at `frequency` Hz, DWARF call
+// graphs, no build-id pass at exit), writing `data_file`.
+std::vector<std::string> perf_record_args(const std::string& perf, int frequency,
+                                          const std::string& data_file);
+
+// Reads perf.data back through perf script (its stderr to `log_file`); `whole_stacks` as for
+// parse_perf_script.
+PerfProfile read_perf_data(const std::string& perf, const std::string& data_file,
+                           const std::string& log_file, bool whole_stacks);
 
 }  // namespace gatebench::tools
