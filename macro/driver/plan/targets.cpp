@@ -388,7 +388,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     offer.services = feature_companions;
     offer.services.push_back(std::move(backend));
     offer.services.push_back(std::move(service));
-    offer.prepare = prepare;
+    // A feature's steps replace the target's, as its service fields do: the gateway's decision
+    // API has no TLS listener, so it skips the certificate every other gateway feature needs.
+    offer.prepare = fe.has("prepare") ? json::array() : prepare;
     if (fe.has("prepare")) {
       fe.child("prepare").expect_array();
       for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));

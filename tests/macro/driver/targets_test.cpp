@@ -54,8 +54,9 @@ void expect_same_run(const Scenario& got, const Scenario& want) {
 }
 
 // The scenario files a name of macro/scenarios/names.json replaced, as they were before they
-// were deleted (haproxy-h2*: with the workload's certificate, the only change), loaded from a
-// scratch directory beside the shipped service blocks.
+// were deleted, loaded from a scratch directory beside the shipped service blocks. Two changes:
+// haproxy-h2* use the workload's certificate, and gateway-decision has the gateway target's
+// proxy and proxy_tls ports too (bind-checked, unused by its configuration).
 std::map<std::string, Scenario> files_before(const fs::path& dir) {
   std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) +
                    "/tests/macro/driver/data/named-scenarios-before.json");
@@ -248,6 +249,15 @@ TEST_F(TargetFile, AWorkloadNotOfferedIsSkippedWithTheReason) {
   EXPECT_EQ(s.unavailable, "mygw does not offer feature 'h2' (workload h2)");
 }
 
+TEST_F(TargetFile, AFeaturesStepsReplaceTheTargets) {
+  // The target's certificate step, or none where the feature says so (a decision API without
+  // TLS), and the workload's own steps either way.
+  const std::string tls = R"("prepare": [{"step": "tls-cert"}],)";
+  EXPECT_EQ(expanded(good(tls), "plain").prepare.size(), 1u);
+  EXPECT_TRUE(expanded(good(tls, R"("prepare": [])"), "plain").prepare.empty());
+  EXPECT_EQ(expanded(good(tls, R"("prepare": [])"), "https-keepalive").prepare.size(), 1u);
+}
+
 TEST_F(TargetFile, FeatureHeadersComeBeforeTheWorkloads) {
   const Scenario s = expanded(good("", R"("headers": ["Host: a.test"], "path": "/x")"), "plain");
   EXPECT_EQ(s.load.headers, (std::vector<std::string>{"Host: a.test"}));
@@ -286,6 +296,11 @@ TEST_F(TargetFile, EachBadFileIsOneErrorNamingFileAndPointer) {
   expect_error(good("", R"("ready": {"port": "admin"})"),
                "/features/plain/ready/port: 'admin' is not in ports");
   expect_error(good("", R"("args": [1])"), "/features/plain/args/0: expected a string");
+  // The decision workload asks the target's own endpoint with its own request headers.
+  expect_error(R"({"name": "mygw", "description": "d", "binary": "mygw",
+      "ports": {"http": 18081}, "features": {"decision": {"path": "/auth"}}})",
+               "/features/decision: missing \"headers\": workload 'decision' needs the headers "
+               "that carry the original request");
   expect_error(R"({"name": "mygw", "description": "d", "binary": "mygw", "use": "gatewy",
       "ports": {"http": 18081}, "features": {"plain": {}}})",
                "/use: no block 'gatewy'");
