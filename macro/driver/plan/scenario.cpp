@@ -8,6 +8,7 @@
 #include "macro/common/json_field.hpp"
 #include "macro/driver/plan/names.hpp"
 #include "macro/driver/plan/scenario_blocks.hpp"
+#include "macro/driver/plan/scenario_names.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -294,7 +295,8 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) throw ScenarioError(dir + ": not a directory of scenario files");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
+    if (entry.is_regular_file() && entry.path().extension() == ".json" &&
+        entry.path().filename() != kNamesFile)
       files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -321,6 +323,15 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
     Scenario s = parse_object(object, file);
     plain[s.name] = object;
     out.push_back(std::move(s));
+  }
+  // The names of pairs (names.json), beside the files: "over" files may name them too.
+  for (NamedScenario& named : named_scenarios(dir)) {
+    if (plain.contains(named.pair.name))
+      throw ScenarioError((fs::path(dir) / kNamesFile).string() + ": " +
+                          common::pointer_token(named.pair.name) + ": also the scenario file " +
+                          named.pair.name + ".json: one or the other");
+    plain[named.pair.name] = std::move(named.object);
+    out.push_back(std::move(named.scenario));
   }
   for (const auto& [path, object] : derived) {
     const std::string file = path.string();

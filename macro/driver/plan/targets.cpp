@@ -124,6 +124,11 @@ Workload parse_workload(const fs::path& path) {
   return w;
 }
 
+// <baseline target>-<baseline workload>: the expansion the ratios of `w`'s expansions divide by.
+std::string baseline_of(const Workload& w) {
+  return w.baseline + "-" + (w.baseline_workload.empty() ? w.name : w.baseline_workload);
+}
+
 }  // namespace
 
 std::string shipped_workloads_dir() {
@@ -383,7 +388,9 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     offer.services = feature_companions;
     offer.services.push_back(std::move(backend));
     offer.services.push_back(std::move(service));
-    offer.prepare = prepare;
+    // A feature's steps replace the target's, as its service fields do: the gateway's decision
+    // API has no TLS listener, so it skips the certificate every other gateway feature needs.
+    offer.prepare = fe.has("prepare") ? json::array() : prepare;
     if (fe.has("prepare")) {
       fe.child("prepare").expect_array();
       for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));
@@ -393,26 +400,10 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
   return t;
 }
 
-Scenario expand(const Target& target, const Workload& workload) {
+nlohmann::json expansion_object(const Target& target, const Workload& workload) {
   const std::string name = target.name + "-" + workload.name;
-  const std::string baseline =
-      workload.baseline + "-" +
-      (workload.baseline_workload.empty() ? workload.name : workload.baseline_workload);
-  auto offer = target.offers.find(workload.feature);
-  if (offer == target.offers.end()) {
-    Scenario s;
-    s.name = name;
-    s.description = workload.description;
-    s.file = target.file;
-    s.order = workload.order;
-    s.baseline = baseline;
-    s.ports[kBackendPort] = kBackendPortNumber;
-    s.load.port = kBackendPort;
-    s.unavailable = target.name + " does not offer feature '" + workload.feature + "' (workload " +
-                    workload.name + ")";
-    return s;
-  }
-  const Target::Offer& o = offer->second;
+  const std::string baseline = baseline_of(workload);
+  const Target::Offer& o = target.offers.at(workload.feature);
   const std::string role = workload.load["port"].get<std::string>();
   const std::string port = o.port.empty() ? role : o.port;
   // The workload's steps, then the target's: the last tls-cert step is ${tls.cert}, so a target
@@ -463,13 +454,39 @@ Scenario expand(const Target& target, const Workload& workload) {
     cache.update(workload.cache);
     scenario["cache"] = cache;
   }
+  return scenario;
+}
+
+std::string unoffered(const Target& target, const Workload& workload) {
+  if (target.offers.contains(workload.feature)) return "";
+  return target.name + " does not offer feature '" + workload.feature + "' (workload " +
+         workload.name + ")";
+}
+
+Scenario scenario_of(const json& object, const Target& target, const Workload& workload) {
   // Errors here are the workload's (its load and prepare steps, at their own pointers).
-  Scenario s = parse_scenario_object(scenario, workload.file + " (target " + target.file + ")");
+  Scenario s = parse_scenario_object(object, workload.file + " (target " + target.file + ")");
   s.file = target.file;
   // Only the target file's root names an image: errors about it point there.
   for (ServiceSpec& service : s.services)
     if (!service.image.empty()) service.image_at = "/image";
   return s;
+}
+
+Scenario expand(const Target& target, const Workload& workload) {
+  if (const std::string why = unoffered(target, workload); !why.empty()) {
+    Scenario s;
+    s.name = target.name + "-" + workload.name;
+    s.description = workload.description;
+    s.file = target.file;
+    s.order = workload.order;
+    s.baseline = baseline_of(workload);
+    s.ports[kBackendPort] = kBackendPortNumber;
+    s.load.port = kBackendPort;
+    s.unavailable = why;
+    return s;
+  }
+  return scenario_of(expansion_object(target, workload), target, workload);
 }
 
 TargetRun target_scenarios(const std::vector<std::string>& targets,

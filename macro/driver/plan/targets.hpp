@@ -78,6 +78,15 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
 // workload's feature.
 Scenario expand(const Target& target, const Workload& workload);
 
+// Why `target` cannot run `workload` (it does not offer the workload's feature); empty: it can.
+std::string unoffered(const Target& target, const Workload& workload);
+// The scenario object of an offered pair, as a scenario file would hold it with its service
+// blocks resolved: what expand() parses, and what a name of macro/scenarios/names.json stands
+// for (scenario_names.hpp), renamed.
+nlohmann::json expansion_object(const Target& target, const Workload& workload);
+// `object` (an expansion_object, renamed or not) parsed, errors naming the workload and target.
+Scenario scenario_of(const nlohmann::json& object, const Target& target, const Workload& workload);
+
 // What --target and --workloads add to a run: every expansion of the named targets and of each
 // workload's baseline target, and the names to select (the named targets' expansions). Throws
 // common::UsageError for an unknown workload, ScenarioError for a bad file.

@@ -180,8 +180,8 @@ TEST(ResolveServiceBlocks, LeavesWhatItDoesNotResolveToValidation) {
   }
 }
 
-// The shipped files: all load, no block is mistaken for a scenario, every block is used, and
-// every scenario's backend is the one shared block.
+// The shipped files: all load, no block is mistaken for a scenario, every block is used (by a
+// scenario or a target), and every scenario's backend is the one shared block.
 TEST(ShippedBlocks, AreUsedAndResolve) {
   const fs::path dir = fs::path(source_dir()) / "macro/scenarios";
   std::set<std::string> blocks;
@@ -189,13 +189,19 @@ TEST(ShippedBlocks, AreUsedAndResolve) {
     blocks.insert(entry.path().stem().string());
   }
   EXPECT_TRUE(blocks.contains("backend"));
+  // Used by a scenario's service or by a target (its service, a feature's, a companion).
   std::set<std::string> used;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    json object = json::parse(in);
-    for (const auto& service : object.value("services", json::array())) {
-      if (service.contains("use")) used.insert(service["use"].get<std::string>());
+  auto collect = [&used](auto& self, const json& value) -> void {
+    if (value.is_object() && value.contains("use") && value["use"].is_string())
+      used.insert(value["use"].get<std::string>());
+    if (value.is_structured())
+      for (const auto& item : value) self(self, item);
+  };
+  for (const fs::path& files : {dir, fs::path(source_dir()) / "macro/targets"}) {
+    for (const auto& entry : fs::directory_iterator(files)) {
+      if (entry.path().extension() != ".json") continue;
+      std::ifstream in(entry.path());
+      collect(collect, json::parse(in));
     }
   }
   EXPECT_EQ(used, blocks);

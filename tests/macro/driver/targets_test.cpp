@@ -1,6 +1,6 @@
-// Workloads x targets (macro/driver/plan/targets.*): the shipped targets' expansions are the
-// shipped scenario files they stand for, and every bad target file is one error naming the file
-// and JSON pointer.
+// Workloads x targets (macro/driver/plan/targets.*): the names of pairs (macro/scenarios/
+// names.json) run what the scenario files they replaced held, and every bad target file or names
+// table entry is one error naming the file and JSON pointer.
 #include "macro/driver/plan/targets.hpp"
 
 #include <gtest/gtest.h>
@@ -8,10 +8,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/scenario_names.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -21,12 +23,6 @@ namespace fs = std::filesystem;
 const std::string kScenarioDir = std::string(GATEBENCH_SOURCE_DIR) + "/macro/scenarios";
 const std::string kWorkloadDir = std::string(GATEBENCH_SOURCE_DIR) + "/macro/workloads";
 const std::string kTargetDir = std::string(GATEBENCH_SOURCE_DIR) + "/macro/targets";
-
-const Scenario& shipped(const std::vector<Scenario>& all, const std::string& name) {
-  for (const auto& s : all)
-    if (s.name == name) return s;
-  throw std::runtime_error("no shipped scenario " + name);
-}
 
 const Workload& workload(const std::vector<Workload>& all, const std::string& name) {
   for (const auto& w : all)
@@ -57,80 +53,128 @@ void expect_same_run(const Scenario& got, const Scenario& want) {
   EXPECT_TRUE(got.unavailable.empty());
 }
 
-TEST(Targets, ShippedExpansionsAreTheShippedScenarios) {
+// The scenario files a name of macro/scenarios/names.json replaced, as they were before they
+// were deleted, loaded from a scratch directory beside the shipped service blocks. Two changes:
+// haproxy-h2* use the workload's certificate, and gateway-decision has the gateway target's
+// proxy and proxy_tls ports too (bind-checked, unused by its configuration).
+std::map<std::string, Scenario> files_before(const fs::path& dir) {
+  std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) +
+                   "/tests/macro/driver/data/named-scenarios-before.json");
+  const nlohmann::json before = nlohmann::json::parse(in);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_directory_symlink(kScenarioDir + "/services", dir / "services");
+  for (const auto& [name, content] : before.items())
+    std::ofstream(dir / (name + ".json")) << content.dump(2);
+  std::map<std::string, Scenario> out;
+  for (Scenario& s : load_scenarios(dir.string())) out.emplace(s.name, std::move(s));
+  fs::remove_all(dir);
+  return out;
+}
+
+TEST(NamedScenarios, EveryNameRunsWhatItsFileHeld) {
+  const auto before =
+      files_before(fs::temp_directory_path() / ("gatebench-named-" + std::to_string(getpid())));
+  std::map<std::string, const Scenario*> now;
   const auto scenarios = load_scenarios(kScenarioDir);
-  const auto workloads = load_workloads(kWorkloadDir);
-  const Target nginx = load_target(kTargetDir + "/nginx.json", workloads, kScenarioDir);
-  const Target gateway = load_target(kTargetDir + "/gateway.json", workloads, kScenarioDir);
-  const Target haproxy = load_target(kTargetDir + "/haproxy.json", workloads, kScenarioDir);
-  const Target caddy = load_target(kTargetDir + "/caddy.json", workloads, kScenarioDir);
-  const Target h2o = load_target(kTargetDir + "/h2o.json", workloads, kScenarioDir);
-  const Target varnish = load_target(kTargetDir + "/varnish.json", workloads, kScenarioDir);
-  struct Pair {
-    const Target* target;
-    const char* workload;
-    const char* scenario;
-    const char* baseline;  // the shipped baseline's expansion name
-    const char* latency_baseline = "";
-  };
-  const Pair pairs[] = {
-      {&nginx, "plain", "nginx-baseline", "nginx-plain"},
-      {&nginx, "https-keepalive", "nginx-https-keepalive", "nginx-https-keepalive"},
-      {&nginx, "https-newconn", "nginx-https-newconn", "nginx-https-newconn"},
-      {&nginx, "h2", "nginx-h2-baseline", "nginx-h2"},
-      {&nginx, "h2-one-stream", "nginx-h2-one-stream", "nginx-h2-one-stream"},
-      {&gateway, "plain", "gateway-default", "nginx-plain"},
-      {&gateway, "https-keepalive", "gateway-https-keepalive", "nginx-https-keepalive"},
-      {&gateway, "https-newconn", "gateway-https-newconn", "nginx-https-newconn"},
-      {&gateway, "h2", "gateway-h2", "nginx-h2"},
-      {&gateway, "h2-one-stream", "gateway-h2-one-stream", "nginx-h2-one-stream"},
-      {&haproxy, "plain", "haproxy-baseline", "nginx-plain"},
-      {&caddy, "plain", "caddy-baseline", "nginx-plain"},
-      {&h2o, "h2", "h2o-h2", "nginx-h2"},
-      {&h2o, "h2-one-stream", "h2o-h2-one-stream", "nginx-h2-one-stream"},
-      // The seed method's workloads: a plain proxy is their baseline (nginx-baseline).
-      {&gateway, "protected", "gateway-protected", "nginx-plain"},
-      {&gateway, "queue", "gateway-queue", "nginx-plain"},
-      {&gateway, "challenge-pass", "gateway-challenge-pass", "nginx-plain"},
-      {&gateway, "unknown-host", "gateway-unknown-host", "nginx-plain"},
-      {&gateway, "waf-mix", "waf-mix", "nginx-plain", "gateway-plain"},
-      {&gateway, "cache-hit", "gateway-cache-memory-hit", "nginx-plain"},
-      {&gateway, "cache-miss", "gateway-cache-miss", "nginx-plain"},
-      {&gateway, "cache-uncacheable", "gateway-cache-redis-uncacheable", "nginx-plain"},
-      {&gateway, "latency-at-rate", "latency-at-rate/gateway-default", "nginx-latency-at-rate"},
-      {&gateway, "max-throughput", "max-throughput/gateway-default", "nginx-max-throughput"},
-      {&nginx, "protected", "nginx-modsecurity-crs", "nginx-plain"},
-      {&nginx, "waf-mix", "waf-mix-modsecurity", "nginx-plain", "nginx-plain"},
-      {&nginx, "cache-hit", "nginx-proxy-cache-hit", "nginx-plain"},
-      {&nginx, "latency-at-rate", "latency-at-rate/nginx-baseline", "nginx-latency-at-rate"},
-      {&nginx, "max-throughput", "max-throughput/nginx-baseline", "nginx-max-throughput"},
-      {&varnish, "cache-hit", "varnish-hit", "nginx-plain"},
-  };
-  for (const Pair& p : pairs) {
-    Scenario got = expand(*p.target, workload(workloads, p.workload));
-    EXPECT_EQ(got.name, p.target->name + "-" + p.workload);
-    Scenario want = shipped(scenarios, p.scenario);
-    want.baseline = p.baseline;  // the shipped files name their baselines the old way
-    want.latency_baseline = p.latency_baseline;
+  for (const auto& s : scenarios) now[s.name] = &s;
+  std::ifstream in(kScenarioDir + "/names.json");
+  const nlohmann::json table = nlohmann::json::parse(in);
+  EXPECT_EQ(table.size(), before.size());
+  for (const auto& [name, want] : before) {
+    ASSERT_TRUE(table.contains(name)) << name << " is not in names.json";
+    ASSERT_TRUE(now.contains(name)) << name;
+    const Scenario& got = *now.at(name);
+    EXPECT_FALSE(fs::exists(kScenarioDir + "/" + name + ".json")) << name;
+    EXPECT_EQ(got.order, want.order) << name;  // the same place in every round's order
     expect_same_run(got, want);
+    // The named pair's target file, where the scenario's configuration now comes from.
+    EXPECT_EQ(fs::path(got.file).filename(), table[name]["target"].get<std::string>() + ".json");
+  }
+  // The expansions of "over" files over a name are those of its pair (latency-at-rate/gateway-
+  // default is gateway x latency-at-rate).
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target gateway = load_target(kTargetDir + "/gateway.json", workloads, kScenarioDir);
+  const Target nginx = load_target(kTargetDir + "/nginx.json", workloads, kScenarioDir);
+  for (const auto& [target, base] :
+       {std::pair{&gateway, "gateway-default"}, std::pair{&nginx, "nginx-baseline"}}) {
+    for (const char* w : {"latency-at-rate", "max-throughput"}) {
+      Scenario want = expand(*target, workload(workloads, w));
+      want.baseline = std::string(w) + "/nginx-baseline";
+      expect_same_run(*now.at(std::string(w) + "/" + base), want);
+    }
   }
 }
 
-TEST(Targets, HaproxyOverHttp2KeepsItsOwnCertificateFile) {
-  // haproxy loads its key from <certificate>.key (tls.pem, tls.pem.key): its feature adds that
-  // step after the workload's, whose tls.crt is made as well, unused.
-  const auto scenarios = load_scenarios(kScenarioDir);
-  const auto workloads = load_workloads(kWorkloadDir);
-  const Target haproxy = load_target(kTargetDir + "/haproxy.json", workloads, kScenarioDir);
-  for (const char* w : {"h2", "h2-one-stream"}) {
-    const Scenario got = expand(haproxy, workload(workloads, w));
-    const Scenario& want = shipped(scenarios, std::string("haproxy-") + w);
-    EXPECT_EQ(got.ports, want.ports);
-    EXPECT_TRUE(got.services == want.services) << w;
-    EXPECT_TRUE(got.load == want.load) << w;
-    ASSERT_EQ(got.prepare.size(), 2u);
-    EXPECT_TRUE(got.prepare[1] == want.prepare.at(0));  // the last: ${tls.cert} is its file
+// A scratch scenario directory with the shipped service blocks and a names.json of its own.
+class NamesFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gatebench-names-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::create_directory_symlink(kScenarioDir + "/services", dir_ / "services");
+    fs::create_directory_symlink(kScenarioDir + "/configs", dir_ / "configs");
+    std::ifstream in(kScenarioDir + "/direct.json");
+    std::ofstream(dir_ / "direct.json") << in.rdbuf();
   }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string file() const { return (dir_ / "names.json").string(); }
+  // The error loading the directory with `table` as its names.json, or "no error".
+  std::string error_of(const std::string& table) {
+    std::ofstream(file()) << table;
+    try {
+      load_scenarios(dir_.string());
+    } catch (const common::UsageError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(NamesFile, ANameIsItsPairUnderItsNameWithItsBaselinesNamed) {
+  std::ofstream(file()) << R"({
+    "base": {"target": "nginx", "workload": "plain", "order": 7},
+    "mine": {"target": "gateway", "workload": "waf-mix"},
+    "mine-plain": {"target": "gateway", "workload": "plain"}})";
+  std::map<std::string, Scenario> by_name;
+  for (Scenario& s : load_scenarios(dir_.string())) by_name.emplace(s.name, std::move(s));
+  ASSERT_TRUE(by_name.contains("mine"));
+  EXPECT_EQ(by_name.at("base").order, 7);
+  EXPECT_EQ(by_name.at("base").baseline, "base");
+  EXPECT_EQ(by_name.at("mine").order, 100);
+  EXPECT_EQ(by_name.at("mine").baseline, "base");
+  EXPECT_EQ(by_name.at("mine").latency_baseline, "mine-plain");
+  EXPECT_EQ(by_name.at("mine").load.requests, "waf-mix-requests.json");
+  EXPECT_TRUE(by_name.contains("direct"));  // the files beside
+}
+
+TEST_F(NamesFile, EachBadEntryIsOneErrorNamingFileAndPointer) {
+  auto expect_error = [&](const std::string& table, const std::string& want) {
+    const std::string got = error_of(table);
+    EXPECT_NE(got.find(file() + ": " + want), std::string::npos) << got;
+  };
+  const std::string base = R"("nginx-baseline": {"target": "nginx", "workload": "plain"})";
+  expect_error("{" + base + R"(, "x": {"target": "nginx", "workload": "plain"}})",
+               "/x: the pair nginx x plain is named 'nginx-baseline' already");
+  expect_error(R"({"x": {"target": "nginx", "workload": "plain", "ordr": 1}})",
+               "/x/ordr: unknown field");
+  expect_error(R"({"x": {"target": "lighttpd", "workload": "plain"}})",
+               "/x/target: no shipped target 'lighttpd' (known: caddy, gateway, ");
+  expect_error(R"({"x": {"target": "nginx", "workload": "plane"}})",
+               "/x/workload: no workload named 'plane' (known: ");
+  expect_error("{" + base + R"(, "x": {"target": "caddy", "workload": "queue"}})",
+               "/x: caddy does not offer feature 'queue' (workload queue)");
+  expect_error(R"({"x": {"target": "gateway", "workload": "plain"}})",
+               "/x: its baseline nginx-plain has no name in this table: name it too");
+  expect_error(R"({"X": {"target": "nginx", "workload": "plain"}})",
+               "/X: expected a scenario name [a-z0-9_-]+");
+  expect_error(R"({"direct": {"target": "nginx", "workload": "plain"}})",
+               "/direct: also the scenario file direct.json: one or the other");
+  expect_error(R"({"x": {"target": "nginx"}})", "/x/workload: missing");
 }
 
 // A scratch directory with a target file (and templates beside it).
@@ -205,6 +249,15 @@ TEST_F(TargetFile, AWorkloadNotOfferedIsSkippedWithTheReason) {
   EXPECT_EQ(s.unavailable, "mygw does not offer feature 'h2' (workload h2)");
 }
 
+TEST_F(TargetFile, AFeaturesStepsReplaceTheTargets) {
+  // The target's certificate step, or none where the feature says so (a decision API without
+  // TLS), and the workload's own steps either way.
+  const std::string tls = R"("prepare": [{"step": "tls-cert"}],)";
+  EXPECT_EQ(expanded(good(tls), "plain").prepare.size(), 1u);
+  EXPECT_TRUE(expanded(good(tls, R"("prepare": [])"), "plain").prepare.empty());
+  EXPECT_EQ(expanded(good(tls, R"("prepare": [])"), "https-keepalive").prepare.size(), 1u);
+}
+
 TEST_F(TargetFile, FeatureHeadersComeBeforeTheWorkloads) {
   const Scenario s = expanded(good("", R"("headers": ["Host: a.test"], "path": "/x")"), "plain");
   EXPECT_EQ(s.load.headers, (std::vector<std::string>{"Host: a.test"}));
@@ -243,6 +296,11 @@ TEST_F(TargetFile, EachBadFileIsOneErrorNamingFileAndPointer) {
   expect_error(good("", R"("ready": {"port": "admin"})"),
                "/features/plain/ready/port: 'admin' is not in ports");
   expect_error(good("", R"("args": [1])"), "/features/plain/args/0: expected a string");
+  // The decision workload asks the target's own endpoint with its own request headers.
+  expect_error(R"({"name": "mygw", "description": "d", "binary": "mygw",
+      "ports": {"http": 18081}, "features": {"decision": {"path": "/auth"}}})",
+               "/features/decision: missing \"headers\": workload 'decision' needs the headers "
+               "that carry the original request");
   expect_error(R"({"name": "mygw", "description": "d", "binary": "mygw", "use": "gatewy",
       "ports": {"http": 18081}, "features": {"plain": {}}})",
                "/use: no block 'gatewy'");

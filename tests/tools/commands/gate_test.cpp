@@ -44,7 +44,8 @@ struct GateRepo {
   std::string repo = (dir / "repo").string(), work = (dir / "work").string();
   std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
 
-  // BASE counts 10,000 instructions per request, HEAD `head_ir`; HEAD also has gateway-h2.
+  // BASE counts 10,000 instructions per request, HEAD `head_ir`; HEAD also has gateway-h2, a
+  // name of its names.json (a target x workload pair) rather than a file.
   explicit GateRepo(const std::string& head_ir) {
     fs::create_directories(repo + "/macro/scenarios");
     fs::create_directories(work);
@@ -57,7 +58,7 @@ struct GateRepo {
                                 "git config user.name test\necho 10000 > ir\ngit add -A\n"
                                 "git commit -q -m base\necho " +
                                 head_ir +
-                                " > ir\necho '{}' > macro/scenarios/gateway-h2.json\n"
+                                " > ir\necho '{\"gateway-h2\": {}}' > macro/scenarios/names.json\n"
                                 "git add -A\ngit commit -q -m head\n");
     EXPECT_EQ(std::system(("sh " + script + " >/dev/null").c_str()), 0);
   }

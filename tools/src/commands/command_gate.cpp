@@ -135,8 +135,14 @@ struct Gate {
     const Worktree tree(repo, (dir / "src").string(), sha);
     std::string present;
     std::size_t n = 0;
+    // A scenario is a file of the commit's macro/scenarios or a name of its names.json (a
+    // (target, workload) pair, docs/scenarios.md).
+    const std::string names_file = tree.dir() + "/macro/scenarios/names.json";
+    const nlohmann::json names =
+        std::filesystem::exists(names_file) ? load_json_file(names_file) : nlohmann::json::object();
     for (const auto& s : scenarios)
-      if (std::filesystem::exists(tree.dir() + "/macro/scenarios/" + s + ".json")) {
+      if (std::filesystem::exists(tree.dir() + "/macro/scenarios/" + s + ".json") ||
+          (names.is_object() && names.contains(s))) {
         present += (present.empty() ? "" : ",") + s;
         ++n;
       }
