@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
+#include "macro/common/json_field.hpp"
 #include "macro/driver/output/round_json.hpp"
 #include "macro/driver/output/round_stats.hpp"
+#include "macro/driver/plan/targets.hpp"
 
 namespace gatebench::macro {
 
@@ -129,7 +132,63 @@ std::string harness_reason(const std::vector<json>& rounds) {
          ": " + first;
 }
 
+// The *.json file names of a directory without their extension: the shipped targets' and
+// workloads' names (each file's name is its name, targets.cpp checks it).
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".json") out.push_back(entry.path().stem().string());
+  return out;
+}
+
+// The shipped targets and the --target ones: a name, or the "name" of the file (already read
+// and checked by the expansion, so one that cannot be read here is left out, not an error).
+std::vector<std::string> known_targets(const Options& options) {
+  std::vector<std::string> out = names_in(shipped_targets_dir());
+  for (const auto& t : options.targets) {
+    try {
+      const json doc = common::read_json_file(target_file(t));
+      if (doc.contains("name") && doc["name"].is_string()) out.push_back(doc["name"]);
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<ScenarioIdentity> scenario_identity(const std::string& name,
+                                                  const std::vector<std::string>& targets,
+                                                  const std::vector<std::string>& workloads) {
+  // The hand-written files each expansion replaced keep their names (Targets tests pair them).
+  static const std::map<std::string, ScenarioIdentity> kHandWritten = {
+      {"nginx-baseline", {"nginx", "plain"}},
+      {"nginx-h2-baseline", {"nginx", "h2"}},
+      {"gateway-default", {"gateway", "plain"}},
+      {"haproxy-baseline", {"haproxy", "plain"}},
+      {"caddy-baseline", {"caddy", "plain"}},
+      {"waf-mix", {"gateway", "waf-mix"}},
+      {"waf-mix-modsecurity", {"nginx", "waf-mix"}},
+      {"nginx-modsecurity-crs", {"nginx", "protected"}},
+      {"gateway-cache-memory-hit", {"gateway", "cache-hit"}},
+      {"gateway-cache-redis-uncacheable", {"gateway", "cache-uncacheable"}},
+      {"nginx-proxy-cache-hit", {"nginx", "cache-hit"}},
+      {"varnish-hit", {"varnish", "cache-hit"}},
+      {"latency-at-rate/gateway-default", {"gateway", "latency-at-rate"}},
+      {"latency-at-rate/nginx-baseline", {"nginx", "latency-at-rate"}},
+      {"max-throughput/gateway-default", {"gateway", "max-throughput"}},
+      {"max-throughput/nginx-baseline", {"nginx", "max-throughput"}}};
+  if (const auto it = kHandWritten.find(name); it != kHandWritten.end()) return it->second;
+  std::optional<ScenarioIdentity> best;
+  for (const auto& w : workloads) {
+    if (name.size() <= w.size() + 1 || !name.ends_with("-" + w)) continue;
+    const std::string target = name.substr(0, name.size() - w.size() - 1);
+    if (std::find(targets.begin(), targets.end(), target) == targets.end()) continue;
+    if (!best || w.size() > best->workload.size()) best = ScenarioIdentity{target, w};
+  }
+  return best;
+}
 
 json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
                      const std::string& load_tool, const std::vector<ScenarioResult>& results,
@@ -228,6 +287,8 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     }
   }
 
+  const std::vector<std::string> targets = known_targets(options);
+  const std::vector<std::string> workloads = names_in(shipped_workloads_dir());
   json scenarios = json::array();
   for (const auto& name : names) {
     if (!rounds.contains(name)) continue;
@@ -236,6 +297,12 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     json s;
     s["name"] = name;
     if (!r0.group.empty()) s["group"] = r0.group;
+    // What the report compares per workload (docs/report.md): absent for a scenario that is no
+    // target on a workload.
+    if (const auto id = scenario_identity(name, targets, workloads)) {
+      s["workload"] = id->workload;
+      s["target"] = id->target;
+    }
     s["status"] = agg[name].status;
     s["reason"] = agg[name].reason;
     s["baseline"] = r0.baseline;

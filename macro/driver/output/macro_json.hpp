@@ -2,6 +2,7 @@
 // macro.json, schema gatebench.macro/2 (fields in docs/scenarios.md): every round of every
 // scenario, and per scenario the medians over its ok rounds with their intervals.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,16 @@ nlohmann::json make_macro_json(const EnvInfo& env, const CpuLayout& layout, cons
                                const std::string& load_tool,
                                const std::vector<ScenarioResult>& results,
                                const std::vector<std::string>& names, bool interrupted);
+
+// The target and workload a scenario name stands for (docs/targets.md): <target>-<workload> for a
+// known target (`targets`) and workload (`workloads`, the longest that fits), or a hand-written
+// name the shipped expansions replaced (nginx-baseline: nginx x plain). None for the rest
+// (ablations, direct, policy scenarios): they compare no target on a workload.
+struct ScenarioIdentity {
+  std::string target, workload;
+};
+std::optional<ScenarioIdentity> scenario_identity(const std::string& name,
+                                                  const std::vector<std::string>& targets,
+                                                  const std::vector<std::string>& workloads);
 
 }  // namespace gatebench::macro

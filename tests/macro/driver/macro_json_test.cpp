@@ -165,5 +165,31 @@ TEST(MacroJson, EnvCarriesTheStartDateInUtc) {
   EXPECT_EQ(doc["env"]["date"], env.date);
 }
 
+// The report's tables per workload read `target` and `workload`: expansions and the hand-written
+// names they replaced carry them; a scenario that is no target on a workload has neither.
+TEST(MacroJson, ScenariosNameTheirTargetAndWorkload) {
+  const std::vector<std::string> targets = {"nginx", "gateway", "my-gw"};
+  const std::vector<std::string> workloads = {"plain", "h2", "h2-one-stream", "protected"};
+  auto id = [&](const std::string& name) {
+    const auto got = scenario_identity(name, targets, workloads);
+    return got ? got->target + " x " + got->workload : std::string("none");
+  };
+  EXPECT_EQ(id("my-gw-plain"), "my-gw x plain");
+  EXPECT_EQ(id("gateway-h2-one-stream"), "gateway x h2-one-stream");  // the longest workload
+  EXPECT_EQ(id("nginx-baseline"), "nginx x plain");
+  EXPECT_EQ(id("nginx-modsecurity-crs"), "nginx x protected");
+  EXPECT_EQ(id("gateway-h2-protected"), "none");  // gateway-h2 is no target
+  EXPECT_EQ(id("ablation-none"), "none");
+  EXPECT_EQ(id("plain"), "none");
+
+  // Through make_macro_json, with the shipped targets and workloads.
+  const json doc = make({round_of("nginx-baseline", 1, 1000, 1.0, 1000),
+                         round_of("gateway-default", 1, 800, 1.2, 1500)},
+                        1);
+  EXPECT_EQ(scenario_of(doc, "gateway-default")["target"], "gateway");
+  EXPECT_EQ(scenario_of(doc, "gateway-default")["workload"], "plain");
+  EXPECT_EQ(scenario_of(doc, "nginx-baseline")["target"], "nginx");
+}
+
 }  // namespace
 }  // namespace gatebench::macro

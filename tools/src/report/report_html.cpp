@@ -199,6 +199,14 @@ void macro_section(const ReportModel& m, std::string& h) {
          "written for gatebench-load runs).</p>";
 }
 
+void workload_section(const ReportModel& m, std::string& h) {
+  const auto tables = workload_tables(m);
+  if (tables.empty()) return;
+  h += "<h2>Targets per workload</h2>";
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    table(tables[i], h, true, "workload-" + m.workloads[i].workload);
+}
+
 void feature_section(const ReportModel& m, std::string& h) {
   const ReportTable features = ablation_table(m);
   const auto tables = attribution_tables(m);
@@ -294,6 +302,7 @@ std::string report_html(const ReportModel& m) {
   h += "</style></head><body><h1>gatebench report</h1>";
   // What a reader came for first, the details after, the environment last (as report.md).
   seed_section(m, h);
+  workload_section(m, h);
   feature_section(m, h);
   if (m.micro) micro_summary(m, h);
   if (m.macro) macro_section(m, h);

@@ -158,6 +158,34 @@ json cache_hits_json(const ReportModel& m) {
   return list;
 }
 
+// The tables per workload: the same rows report.md and report.html show, as numbers.
+json workloads_json(const ReportModel& m) {
+  json list = json::array();
+  for (const WorkloadGroup& g : m.workloads) {
+    json rows = json::array();
+    for (const WorkloadRow& r : g.rows) {
+      const MacroScenario& s = *r.scenario;
+      rows.push_back({{"target", r.target},
+                      {"scenario", s.name},
+                      {"status", s.status},
+                      {"baseline", s.baseline},
+                      {"rps", opt(s.rps)},
+                      {"rps_per_gateway_cpu", opt(s.rps_per_gateway_cpu)},
+                      {"p50_us", opt(s.latency_at(50))},
+                      {"p90_us", opt(s.latency_at(90))},
+                      {"p99_us", opt(s.latency_at(99))},
+                      {"cpu_percent", opt(s.cpu_percent)},
+                      {"peak_mb", opt(s.peak_mb)},
+                      {"vs_nginx", opt(s.vs_nginx)},
+                      {"vs_nginx_interval", interval_json(s.interval("vs_nginx"))},
+                      {"errors", opt(s.errors)},
+                      {"images", s.raw.contains("images") ? s.raw["images"] : json(nullptr)}});
+    }
+    list.push_back({{"workload", g.workload}, {"baselines", g.baselines}, {"rows", rows}});
+  }
+  return list;
+}
+
 }  // namespace
 
 json report_json(const ReportModel& m) {
@@ -178,6 +206,7 @@ json report_json(const ReportModel& m) {
   j["cost_attribution"] = m.macro || m.macro_instructions ? attribution_json(m) : json(nullptr);
   j["handshakes"] = m.macro ? handshakes_json(m) : json(nullptr);
   j["cache_hit_ratio"] = m.macro ? cache_hits_json(m) : json(nullptr);
+  j["workloads"] = m.macro ? workloads_json(m) : json(nullptr);
   return j;
 }
 

@@ -111,6 +111,13 @@ void seed_section(const ReportModel& m, std::string& md) {
   if (const ReportTable t = cpu_by_process_table(m); !t.rows.empty()) table_md(t, md);
 }
 
+void workload_section(const ReportModel& m, std::string& md) {
+  const auto tables = workload_tables(m);
+  if (tables.empty()) return;
+  md += "## Targets per workload\n\n";
+  for (const auto& t : tables) table_md(t, md);
+}
+
 void feature_section(const ReportModel& m, std::string& md) {
   const ReportTable features = ablation_table(m);
   const auto tables = attribution_tables(m);
@@ -139,6 +146,7 @@ void macro_details(const ReportModel& m, std::string& md) {
 std::string report_markdown(const ReportModel& m) {
   std::string md = "# gatebench report\n\n";
   seed_section(m, md);
+  workload_section(m, md);
   feature_section(m, md);
   if (m.micro) micro_summary(m, md);
   if (m.macro) macro_details(m, md);

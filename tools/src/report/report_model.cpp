@@ -387,6 +387,37 @@ void fill_handshakes(ReportModel& m) {
 
 }  // namespace
 
+namespace {
+
+std::string string_field(const nlohmann::json& raw, const char* key) {
+  return raw.contains(key) && raw[key].is_string() ? raw[key].get<std::string>() : std::string();
+}
+
+std::vector<WorkloadGroup> workload_groups(const MacroRun& macro) {
+  std::vector<WorkloadGroup> out;
+  for (const auto& s : macro.scenarios) {
+    const std::string workload = string_field(s.raw, "workload");
+    const std::string target = string_field(s.raw, "target");
+    if (workload.empty() || target.empty()) continue;
+    auto g = std::find_if(out.begin(), out.end(),
+                          [&](const WorkloadGroup& w) { return w.workload == workload; });
+    if (g == out.end()) g = out.insert(out.end(), WorkloadGroup{workload, {}, {}});
+    g->rows.push_back({target, &s});
+    if (!s.baseline.empty() &&
+        std::find(g->baselines.begin(), g->baselines.end(), s.baseline) == g->baselines.end())
+      g->baselines.push_back(s.baseline);
+  }
+  // The baseline's own row first: the row every other one is read against.
+  for (auto& g : out)
+    std::stable_sort(g.rows.begin(), g.rows.end(), [](const WorkloadRow& a, const WorkloadRow& b) {
+      auto own = [](const WorkloadRow& r) { return r.scenario->baseline == r.scenario->name; };
+      return own(a) && !own(b);
+    });
+  return out;
+}
+
+}  // namespace
+
 ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
                                const InstructionRun* instructions,
                                const std::vector<AttributionRule>& rules,
@@ -403,6 +434,7 @@ ReportModel build_report_model(const MicroRun* micro, const MacroRun* macro,
     for (const auto& s : macro->scenarios) m.scenarios.push_back({&s, cpu_us_per_request(s)});
     fill_handshakes(m);
     m.cache_hits = cache_hit_rows(*macro);
+    m.workloads = workload_groups(*macro);
   }
   if (macro || macro_instructions) fill_attribution(m, rules);
   return m;

@@ -96,6 +96,21 @@ struct HandshakeRow {
   std::optional<double> load_vs_client_floor;
 };
 
+// A target's scenario on one workload (macro.json `target` and `workload`, which the driver writes
+// for every expansion and for the hand-written names the expansions replaced).
+struct WorkloadRow {
+  std::string target;
+  const MacroScenario* scenario = nullptr;
+};
+
+// The targets measured on one workload: the scenario that is its own baseline (nginx) first, the
+// others in macro.json's order.
+struct WorkloadGroup {
+  std::string workload;
+  std::vector<std::string> baselines;  // what the rows' vs nginx divide by, in first-seen order
+  std::vector<WorkloadRow> rows;
+};
+
 struct ReportModel {
   std::optional<std::string> micro_file, macro_file, instructions_file;
   const MicroRun* micro = nullptr;
@@ -108,7 +123,8 @@ struct ReportModel {
   std::vector<ScenarioCost> scenarios;
   std::vector<Attribution> attribution;
   std::vector<HandshakeRow> handshakes;
-  std::vector<CacheHitRow> cache_hits;  // scenarios with a cache check
+  std::vector<CacheHitRow> cache_hits;   // scenarios with a cache check
+  std::vector<WorkloadGroup> workloads;  // in the order macro.json first names each workload
   // Statuses per template of request mixes, from the rounds' load files when they are there
   // (load_mix_statuses; filled by `gatebench report`, which knows where macro.json lies).
   std::map<std::string, TemplateStatuses> mix_statuses;

@@ -464,7 +464,44 @@ ReportTable attribution_in_time(const ReportModel& m) {
   return t;
 }
 
+std::string named_with_status(const MacroScenario& s) {
+  return s.ok() ? s.name : s.name + " (" + s.status + ")";
+}
+
+// The seed method's figures of a scenario: req/s, req/s per gateway vCPU, p50/p90/p99, CPU %,
+// peak MB, vs nginx [interval], errors.
+std::vector<std::string> seed_cells(const MacroScenario& s) {
+  return {sig(s.rps),
+          sig(s.rps_per_gateway_cpu),
+          us(s.latency_at(50)),
+          us(s.latency_at(90)),
+          us(s.latency_at(99)),
+          s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–",
+          fmt_opt(s.peak_mb, 1),
+          with_interval(s.vs_nginx, s.interval("vs_nginx"), true),
+          fmt_opt(s.errors, 0)};
+}
+
 }  // namespace
+
+std::string images_text(const MacroScenario& s) {
+  if (!s.raw.contains("images") || !s.raw["images"].is_object()) return "";
+  auto text = [](const json& v, const char* key) {
+    return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : std::string();
+  };
+  std::string out;
+  for (const auto& [service, v] : s.raw["images"].items()) {
+    if (!v.is_object()) continue;
+    const std::string image = text(v, "image"), digest = text(v, "digest"), id = text(v, "id");
+    std::string entry = service + ": " + (image.empty() ? "?" : image);
+    if (!digest.empty())
+      entry += " " + digest;
+    else if (!id.empty())
+      entry += " ID " + id;
+    out += (out.empty() ? "" : "; ") + entry;
+  }
+  return out;
+}
 
 const std::vector<std::string>& seed_scenarios() {
   static const std::vector<std::string> names = {
@@ -498,14 +535,48 @@ ReportTable seed_table(const ReportModel& m) {
       {}};
   for (const ScenarioCost* sc : lead_scenarios(m)) {
     const MacroScenario& s = *sc->scenario;
-    const std::string name = s.ok() ? s.name : s.name + " (" + s.status + ")";
-    t.rows.push_back(
-        {name, sig(s.rps), sig(s.rps_per_gateway_cpu), us(s.latency_at(50)), us(s.latency_at(90)),
-         us(s.latency_at(99)), s.cpu_percent ? fmt_fixed(*s.cpu_percent, 0) + "%" : "–",
-         fmt_opt(s.peak_mb, 1), with_interval(s.vs_nginx, s.interval("vs_nginx"), true),
-         fmt_opt(s.errors, 0)});
+    std::vector<std::string> row = {named_with_status(s)};
+    for (auto& cell : seed_cells(s)) row.push_back(std::move(cell));
+    t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+std::vector<ReportTable> workload_tables(const ReportModel& m) {
+  std::vector<ReportTable> out;
+  for (const WorkloadGroup& g : m.workloads) {
+    std::string baselines;
+    for (const auto& b : g.baselines) baselines += (baselines.empty() ? "" : ", ") + b;
+    const bool any_image = std::any_of(g.rows.begin(), g.rows.end(), [](const WorkloadRow& r) {
+      return !images_text(*r.scenario).empty();
+    });
+    ReportTable t{"Workload " + g.workload,
+                  "One row per target, the seed method's columns (medians over the ok rounds); "
+                  "vs nginx is the median of the per-round ratios to " +
+                      (baselines.empty() ? std::string("the scenario's baseline") : baselines) +
+                      " in the same round [interval over the rounds]." +
+                      (any_image ? " Image: the image under test, its digest (else its ID)." : ""),
+                  {"target", "scenario", "req/s", "req/s per gateway vCPU", "p50", "p90", "p99",
+                   "CPU %", "peak MB", "vs nginx", "errors"},
+                  {false, false, true, true, true, true, true, true, true, true, true},
+                  {}};
+    if (any_image) {
+      t.head.push_back("image");
+      t.numeric.push_back(false);
+    }
+    for (const WorkloadRow& r : g.rows) {
+      const MacroScenario& s = *r.scenario;
+      std::vector<std::string> row = {r.target, named_with_status(s)};
+      for (auto& cell : seed_cells(s)) row.push_back(std::move(cell));
+      if (any_image) {
+        const std::string images = images_text(s);
+        row.push_back(images.empty() ? "–" : images);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 ReportTable cpu_by_process_table(const ReportModel& m) {

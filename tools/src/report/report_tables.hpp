@@ -30,6 +30,13 @@ std::vector<const ScenarioCost*> lead_scenarios(const ReportModel& m);
 // CPU % (mean over the measured run), peak MB, vs nginx with its interval, errors.
 ReportTable seed_table(const ReportModel& m);
 
+// The targets compared per workload: one table per workload of the model (macro.json `workload`),
+// a row per target with the seed table's columns, and the image under test when a row has one.
+std::vector<ReportTable> workload_tables(const ReportModel& m);
+
+// "gateway: mygw:1 sha256:…" per service of macro.json `images` (digest, else ID); "" for none.
+std::string images_text(const MacroScenario& s);
+
 // Where the CPU of each lead scenario went: CPU µs per request of the target [interval], the load
 // generator and the backend, and CPU % per process of the target (macro.json cpu_by_process).
 ReportTable cpu_by_process_table(const ReportModel& m);
