@@ -4,9 +4,9 @@
 // report.html and report.json; a scenario that is no target on a workload is in neither.
 #include <gtest/gtest.h>
 
-#include "tools/src/report_model.hpp"
-#include "tools/src/report_tables.hpp"
-#include "tools/src/report_writers.hpp"
+#include "tools/src/report/report_model.hpp"
+#include "tools/src/report/report_tables.hpp"
+#include "tools/src/report/report_writers.hpp"
 
 namespace gatebench::tools {
 namespace {
