@@ -13,8 +13,6 @@
 
 namespace gatebench::macro {
 
-using nlohmann::json;
-
 std::string_view status_name(Status status) {
   switch (status) {
     case Status::ok:
@@ -29,70 +27,85 @@ std::string_view status_name(Status status) {
 
 namespace {
 
-std::optional<double> number(const json& j, const std::string& key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
+using common::Figure;
+using common::FigureMap;
+using common::MacroRound;
+
+bool is_ok(const MacroRound& r) {
+  return r.status == "ok";
 }
 
-// The values of one figure over the ok rounds; `get` picks it from a round's JSON.
+// The values of one figure over the ok rounds; `get` picks it from a round (nothing: the round
+// has none).
 template <typename Get>
-std::vector<double> over_rounds(const std::vector<json>& rounds, Get get) {
+std::vector<double> over_rounds(const std::vector<MacroRound>& rounds, Get get) {
   std::vector<double> out;
   for (const auto& r : rounds) {
-    if (r["status"] != "ok") continue;
-    if (auto v = get(r)) out.push_back(*v);
+    if (!is_ok(r)) continue;
+    if (const Figure v = get(r)) out.push_back(*v);
   }
   return out;
 }
 
-json median_json(const std::vector<double>& values, int decimals = 1) {
+Figure median_figure(const std::vector<double>& values, int decimals = 1) {
   auto m = median_of(values);
-  if (!m) return nullptr;
+  if (!m) return std::nullopt;
   const double scale = std::pow(10, decimals);
   return std::round(*m * scale) / scale;
 }
 
-json interval_json(const std::vector<double>& values) {
+std::optional<common::MacroMedianInterval> interval_of(const std::vector<double>& values) {
   auto iv = median_interval(values);
-  if (!iv) return nullptr;
+  if (!iv) return std::nullopt;
   auto r4 = [](double v) { return std::round(v * 10000) / 10000; };
-  return {{"median", r4(iv->median)},
-          {"lo", r4(iv->lo)},
-          {"hi", r4(iv->hi)},
-          {"n", iv->n},
-          {"level", r4(iv->level)}};
+  return common::MacroMedianInterval{r4(iv->median), r4(iv->lo), r4(iv->hi), iv->n, r4(iv->level)};
 }
 
-// Names of a map-valued figure (cpu_by_role, cpu_by_process) over the ok rounds.
-std::set<std::string> keys_of(const std::vector<json>& rounds, const char* field) {
+FigureMap figures_of(const std::map<std::string, double>& values) {
+  FigureMap out;
+  for (const auto& [name, v] : values) out[name] = v;
+  return out;
+}
+
+FigureMap figures_of(const common::MacroCpuPerRole& c) {
+  return {{"target", c.target}, {"load", c.load}, {"backend", c.backend}};
+}
+
+// The median of each figure of a named set (cpu_by_role, cpu_us_per_request ...) over the ok
+// rounds, for every name an ok round has; `get` returns a round's set, nothing when it has none.
+template <typename Get>
+FigureMap median_map(const std::vector<MacroRound>& rounds, Get get, int decimals = 1) {
   std::set<std::string> keys;
   for (const auto& r : rounds)
-    if (r["status"] == "ok" && r.contains(field) && r[field].is_object())
-      for (const auto& [k, v] : r[field].items()) keys.insert(k);
-  return keys;
-}
-
-json median_map(const std::vector<json>& rounds, const char* field, int decimals = 1) {
-  json out = json::object();
-  for (const auto& key : keys_of(rounds, field))
-    out[key] = median_json(
-        over_rounds(rounds, [&](const json& r) { return number(r[field], key); }), decimals);
+    if (is_ok(r))
+      if (const std::optional<FigureMap> m = get(r))
+        for (const auto& [k, v] : *m) keys.insert(k);
+  FigureMap out;
+  for (const auto& key : keys)
+    out[key] = median_figure(over_rounds(rounds,
+                                         [&](const MacroRound& r) -> Figure {
+                                           const std::optional<FigureMap> m = get(r);
+                                           if (!m) return std::nullopt;
+                                           const auto it = m->find(key);
+                                           return it == m->end() ? std::nullopt : it->second;
+                                         }),
+                             decimals);
   return out;
 }
 
 // "round 2: X" for one failing round, "rounds 2, 4: X" when several failed for the same reason.
-std::string failure_reason(const std::vector<json>& rounds) {
+std::string failure_reason(const std::vector<MacroRound>& rounds) {
   std::vector<std::pair<std::string, std::vector<int>>> reasons;
   for (const auto& r : rounds) {
-    if (r["status"] == "ok") continue;
-    std::string why = r["reason"].get<std::string>();
-    if (r["status"] == "skipped") why = "skipped: " + why;
+    if (is_ok(r)) continue;
+    std::string why = r.reason;
+    if (r.status == "skipped") why = "skipped: " + why;
     auto it =
         std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == why; });
     if (it == reasons.end()) {
-      reasons.push_back({why, {r["round"].get<int>()}});
+      reasons.push_back({why, {r.round}});
     } else {
-      it->second.push_back(r["round"].get<int>());
+      it->second.push_back(r.round);
     }
   }
   std::string out;
@@ -113,16 +126,15 @@ struct Aggregate {
 // "limited by the harness in round 2: X" / "... in rounds 1, 3; round 1: X": the ok rounds
 // whose run measured the harness (round_json's harness_limit), with the first one's reason;
 // empty when none did.
-std::string harness_reason(const std::vector<json>& rounds) {
+std::string harness_reason(const std::vector<MacroRound>& rounds) {
   std::string list, first;
   int first_round = 0, count = 0;
   for (const auto& r : rounds) {
-    if (r["status"] != "ok" || !r.contains("harness_limit") || !r["harness_limit"].is_string())
-      continue;
-    list += (list.empty() ? "" : ", ") + std::to_string(r["round"].get<int>());
+    if (!is_ok(r) || !r.load || !r.load->harness_limit) continue;
+    list += (list.empty() ? "" : ", ") + std::to_string(r.round);
     if (first.empty()) {
-      first = r["harness_limit"].get<std::string>();
-      first_round = r["round"].get<int>();
+      first = *r.load->harness_limit;
+      first_round = r.round;
     }
     ++count;
   }
@@ -130,6 +142,128 @@ std::string harness_reason(const std::vector<json>& rounds) {
   if (count == 1) return "limited by the harness in round " + list + ": " + first;
   return "limited by the harness in rounds " + list + "; round " + std::to_string(first_round) +
          ": " + first;
+}
+
+// A scenario's medians over its ok rounds (at least one); `r0` is its first round's result.
+common::MacroMedians medians_of(const std::vector<MacroRound>& list, const ScenarioResult& r0) {
+  auto figure = [&](auto get) { return over_rounds(list, get); };
+  auto of_load = [](auto pick) {
+    return [pick](const MacroRound& r) -> Figure { return r.load ? pick(*r.load) : std::nullopt; };
+  };
+  auto of_target = [](auto pick) {
+    return [pick](const MacroRound& r) -> Figure {
+      return r.target ? Figure(pick(*r.target)) : std::nullopt;
+    };
+  };
+  using Load = common::MacroRoundLoad;
+  const auto rps = of_load([](const Load& l) { return Figure(l.rps); });
+  const auto p99 = of_load([](const Load& l) { return l.latency_us.p99; });
+  const auto cpu_per_request = of_load([](const Load& l) { return l.cpu_us_per_request.target; });
+  const auto vs_nginx = [](const MacroRound& r) { return r.vs_nginx; };
+  const auto cpu_vs_nginx = [](const MacroRound& r) { return r.cpu_vs_nginx; };
+  const auto p99_vs_nginx = [](const MacroRound& r) { return r.p99_vs_nginx; };
+
+  common::MacroMedians m;
+  m.rps = median_figure(figure(rps));
+  m.rps_per_gateway_cpu =
+      median_figure(figure(of_load([](const Load& l) { return l.rps_per_gateway_cpu; })));
+  m.latency_us = {median_figure(figure(of_load([](const Load& l) { return l.latency_us.p50; }))),
+                  median_figure(figure(of_load([](const Load& l) { return l.latency_us.p90; }))),
+                  median_figure(figure(p99)),
+                  median_figure(figure(of_load([](const Load& l) { return l.latency_us.p999; }))),
+                  median_figure(figure(of_load([](const Load& l) { return l.latency_us.mean; })))};
+  m.cpu_percent = median_figure(
+      figure(of_target([](const common::MacroTargetUsage& t) { return t.cpu_percent; })));
+  m.cpu_by_process = median_map(list, [](const MacroRound& r) -> std::optional<FigureMap> {
+    if (!r.target) return std::nullopt;
+    return figures_of(r.target->cpu_by_process);
+  });
+  m.cpu_by_role = median_map(list, [](const MacroRound& r) -> std::optional<FigureMap> {
+    if (r.cpu_by_role.empty()) return std::nullopt;
+    return figures_of(r.cpu_by_role);
+  });
+  // The highest of the rounds: memory is a peak, not a rate.
+  const auto peaks = figure(of_target([](const common::MacroTargetUsage& t) { return t.peak_mb; }));
+  if (!peaks.empty()) m.peak_mb = round1(*std::max_element(peaks.begin(), peaks.end()));
+  const auto rss =
+      figure(of_target([](const common::MacroTargetUsage& t) { return t.peak_rss_mb; }));
+  if (!rss.empty()) m.peak_rss_mb = round1(*std::max_element(rss.begin(), rss.end()));
+  m.cpu_us_per_request = median_map(
+      list,
+      [](const MacroRound& r) -> std::optional<FigureMap> {
+        if (!r.load) return std::nullopt;
+        return figures_of(r.load->cpu_us_per_request);
+      },
+      2);
+  m.machine_cpu = median_map(list, [](const MacroRound& r) -> std::optional<FigureMap> {
+    if (!r.load || !r.load->machine_cpu) return std::nullopt;
+    const common::MacroMachineCpu& c = *r.load->machine_cpu;
+    FigureMap out = {{"busy_percent", c.busy_percent}, {"idle_percent", c.idle_percent}};
+    if (c.steal_percent) out["steal_percent"] = c.steal_percent;
+    return out;
+  });
+  const auto handshake_cpu = [](const MacroRound& r) -> std::optional<FigureMap> {
+    if (!r.load || !r.load->cpu_us_per_handshake) return std::nullopt;
+    return figures_of(*r.load->cpu_us_per_handshake);
+  };
+  if (!over_rounds(list, [](const MacroRound& r) -> Figure {
+         return r.load && r.load->handshakes ? Figure(0) : std::nullopt;
+       }).empty()) {
+    // New connection per request: req/s are handshakes/s; full and resumed are summed over
+    // the ok rounds, as counts are.
+    common::MacroScenarioHandshakes& h = m.handshakes.emplace();
+    for (const auto& r : list)
+      if (is_ok(r) && r.load && r.load->handshakes) {
+        h.full += r.load->handshakes->full;
+        h.resumed += r.load->handshakes->resumed;
+      }
+    h.per_s = median_figure(figure(
+        of_load([](const Load& l) { return l.handshakes ? l.handshakes->per_s : std::nullopt; })));
+    h.cpu_us_per_handshake = median_map(list, handshake_cpu, 2);
+  }
+  m.target_role = r0.target_role;
+  m.target_cpus = r0.target_cpus;
+  m.vs_nginx = median_figure(figure(vs_nginx), 4);
+  m.cpu_vs_nginx = median_figure(figure(cpu_vs_nginx), 4);
+  m.p99_vs_nginx = median_figure(figure(p99_vs_nginx), 4);
+  m.intervals = {{"rps", interval_of(figure(rps))},
+                 {"vs_nginx", interval_of(figure(vs_nginx))},
+                 {"cpu_vs_nginx", interval_of(figure(cpu_vs_nginx))},
+                 {"p99_vs_nginx", interval_of(figure(p99_vs_nginx))},
+                 {"cpu_us_per_request", interval_of(figure(cpu_per_request))},
+                 {"p99_us", interval_of(figure(p99))}};
+  if (m.handshakes)
+    m.intervals["cpu_us_per_handshake"] = interval_of(figure(of_load([](const Load& l) {
+      return l.cpu_us_per_handshake ? l.cpu_us_per_handshake->target : std::nullopt;
+    })));
+  if (r0.expect_hit_ratio) {
+    const auto hit =
+        figure(of_load([](const Load& l) { return l.hit_ratio ? *l.hit_ratio : std::nullopt; }));
+    m.hit_ratio = median_figure(hit, 4);
+    m.intervals["hit_ratio"] = interval_of(hit);
+  }
+  if (!r0.latency_baseline.empty()) {
+    auto delta = [&](Figure common::MacroLatencyDelta::*p) {
+      return median_figure(figure([p](const MacroRound& r) -> Figure {
+        return r.latency_delta_us && *r.latency_delta_us ? (**r.latency_delta_us).*p : std::nullopt;
+      }));
+    };
+    m.latency_delta_us = common::MacroLatencyDelta{
+        delta(&common::MacroLatencyDelta::mean), delta(&common::MacroLatencyDelta::p50),
+        delta(&common::MacroLatencyDelta::p90), delta(&common::MacroLatencyDelta::p99)};
+  }
+  // The series and details of the round whose req/s is the median, as the scenario's example.
+  if (const auto mid = median_of(figure(rps))) {
+    const MacroRound* example = nullptr;
+    for (const auto& r : list)
+      if (is_ok(r) && r.load &&
+          (!example || std::abs(r.load->rps - *mid) < std::abs(example->load->rps - *mid)))
+        example = &r;
+    m.per_second = example->load->per_second;
+    m.details = example->details;
+    m.example_round = example->round;
+  }
+  return m;
 }
 
 // The *.json file names of a directory without their extension: the shipped targets' and
@@ -148,7 +282,7 @@ std::vector<std::string> known_targets(const Options& options) {
   std::vector<std::string> out = names_in(shipped_targets_dir());
   for (const auto& t : options.targets) {
     try {
-      const json doc = common::read_json_file(target_file(t));
+      const nlohmann::json doc = common::read_json_file(target_file(t));
       if (doc.contains("name") && doc["name"].is_string()) out.push_back(doc["name"]);
     } catch (const std::exception&) {
     }
@@ -190,46 +324,35 @@ std::optional<ScenarioIdentity> scenario_identity(const std::string& name,
   return best;
 }
 
-json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
-                     const std::string& load_tool, const std::vector<ScenarioResult>& results,
-                     const std::vector<std::string>& names, bool interrupted) {
-  json pinning = json::object();
+common::MacroResult make_macro_result(const EnvInfo& env, const CpuLayout& layout,
+                                      const Options& options, const std::string& load_tool,
+                                      const std::vector<ScenarioResult>& results,
+                                      const std::vector<std::string>& names, bool interrupted) {
+  common::MacroResult out;
   for (Role role : {Role::load, Role::backend, Role::gateway}) {
     const CpuSet& set = layout.of(role);
     // --runtime kube pins only the load (a host process); its Pods run unpinned.
     const bool pinned = !set.empty() && (role == Role::load || options.runtime != "kube");
-    pinning[std::string(role_name(role))] = pinned ? json(set.to_string()) : json(nullptr);
+    std::optional<std::string> cpus;
+    if (pinned) cpus = set.to_string();
+    (role == Role::load      ? out.env.pinning.load
+     : role == Role::backend ? out.env.pinning.backend
+                             : out.env.pinning.gateway) = cpus;
   }
-  json out;
-  out["schema"] = kMacroSchema;
-  out["env"] = {{"commit", env.commit},        {"dirty", env.dirty},
-                {"cpu_model", env.cpu_model},  {"cpus", env.cpus},
-                {"kernel", env.kernel},        {"compiler", env.compiler},
-                {"runtime", options.runtime},  {"pinning", pinning},
-                {"load_generator", load_tool}, {"date", env.date}};
-  if (!env.hosts.empty()) {
-    // --hosts runs: where each role ran and each machine (docs/multi-host.md).
-    json hosts = json::object();
-    for (const HostEnv& h : env.hosts)
-      hosts[h.name] = {{"kind", h.kind},
-                       {"address", h.address.empty() ? json(nullptr) : json(h.address)},
-                       {"roles", h.roles},
-                       {"cpu_model", h.cpu_model.empty() ? json(nullptr) : json(h.cpu_model)},
-                       {"cpus", h.cpus > 0 ? json(h.cpus) : json(nullptr)},
-                       {"kernel", h.kernel.empty() ? json(nullptr) : json(h.kernel)}};
-    out["env"]["hosts"] = hosts;
-  }
-  out["run"] = {
-      {"duration_s", options.duration_s},
-      {"warmup_s", options.warmup_s},
-      {"connections", options.connections},
-      {"quick", options.quick},
-      {"smoke", options.quick},
-      {"rounds", options.rounds},
-      {"seed", options.seed},
-      {"max_error_rate", options.max_error_rate},
-      {"interval", {{"method", "order statistics of the median (binomial)"}, {"level", 0.95}}},
-      {"interrupted", interrupted}};
+  out.env.commit = env.commit;
+  out.env.dirty = env.dirty;
+  out.env.cpu_model = env.cpu_model;
+  out.env.cpus = env.cpus;
+  out.env.kernel = env.kernel;
+  out.env.compiler = env.compiler;
+  out.env.runtime = options.runtime;
+  out.env.load_generator = load_tool;
+  out.env.date = env.date;
+  // --hosts runs: where each role ran and each machine (docs/multi-host.md).
+  for (const HostEnv& h : env.hosts)
+    out.env.hosts[h.name] = {h.kind, h.address, h.roles, h.cpu_model, h.cpus, h.kernel};
+  out.run = {options.duration_s, options.warmup_s, options.connections,    options.quick,
+             options.rounds,     options.seed,     options.max_error_rate, interrupted};
 
   // Each round's results by scenario name, for pairing with the same round's baseline.
   std::map<int, std::map<std::string, const ScenarioResult*>> by_round;
@@ -239,18 +362,18 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
     return it == by_round[round].end() ? nullptr : it->second;
   };
 
-  std::map<std::string, std::vector<json>> rounds;
+  std::map<std::string, std::vector<MacroRound>> rounds;
   std::map<std::string, const ScenarioResult*> first;
   for (const auto& r : results) {
     const ScenarioResult* base = r.baseline.empty() ? nullptr : in_round(r.round, r.baseline);
     const ScenarioResult* lat =
         r.latency_baseline.empty() ? nullptr : in_round(r.round, r.latency_baseline);
-    rounds[r.name].push_back(round_json(r, base, lat));
+    rounds[r.name].push_back(round_result(r, base, lat));
     first.emplace(r.name, &r);
   }
   for (auto& [name, list] : rounds)
-    std::sort(list.begin(), list.end(),
-              [](const json& a, const json& b) { return a["round"] < b["round"]; });
+    std::stable_sort(list.begin(), list.end(),
+                     [](const MacroRound& a, const MacroRound& b) { return a.round < b.round; });
 
   // A scenario's own rounds decide first; then a scenario whose baseline is not ok is not ok
   // either (its ratios would have nothing to stand on). Repeated until nothing changes, for a
@@ -258,11 +381,10 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
   std::map<std::string, Aggregate> agg;
   for (const auto& [name, list] : rounds) {
     const bool all_skipped = std::all_of(list.begin(), list.end(),
-                                         [](const json& r) { return r["status"] == "skipped"; });
-    const bool all_ok =
-        std::all_of(list.begin(), list.end(), [](const json& r) { return r["status"] == "ok"; });
+                                         [](const MacroRound& r) { return r.status == "skipped"; });
+    const bool all_ok = std::all_of(list.begin(), list.end(), is_ok);
     if (all_skipped) {
-      agg[name] = {"skipped", list.front()["reason"].get<std::string>()};
+      agg[name] = {"skipped", list.front().reason};
     } else if (all_ok && static_cast<int>(list.size()) == options.rounds) {
       // Measured, but not the target: failed for gating, its figures still reported. Smoke runs
       // (--quick) are too short and too small to say what limited them.
@@ -289,143 +411,57 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
 
   const std::vector<std::string> targets = known_targets(options);
   const std::vector<std::string> workloads = names_in(shipped_workloads_dir());
-  json scenarios = json::array();
   for (const auto& name : names) {
     if (!rounds.contains(name)) continue;
-    const std::vector<json>& list = rounds[name];
+    std::vector<MacroRound>& list = rounds[name];
     const ScenarioResult& r0 = *first[name];
-    json s;
-    s["name"] = name;
-    if (!r0.group.empty()) s["group"] = r0.group;
+    common::MacroScenario& s = out.scenarios.emplace_back();
+    s.name = name;
+    s.group = r0.group;
     // What the report compares per workload (docs/report.md): absent for a scenario that is no
     // target on a workload.
     if (const auto id = scenario_identity(name, targets, workloads)) {
-      s["workload"] = id->workload;
-      s["target"] = id->target;
+      s.workload = id->workload;
+      s.target = id->target;
     }
-    s["status"] = agg[name].status;
-    s["reason"] = agg[name].reason;
-    s["baseline"] = r0.baseline;
-    if (!r0.latency_baseline.empty()) s["latency_baseline"] = r0.latency_baseline;
-    if (!r0.images.empty()) s["images"] = r0.images;
-    if (r0.expect_hit_ratio)
-      s["expect_hit_ratio"] = {r0.expect_hit_ratio->first, r0.expect_hit_ratio->second};
-    s["rounds_planned"] = options.rounds;
-    const auto ok_count =
-        std::count_if(list.begin(), list.end(), [](const json& r) { return r["status"] == "ok"; });
-    s["rounds_ok"] = ok_count;
-    const bool measured = ok_count > 0;
-
-    auto figure = [&](auto get) { return over_rounds(list, get); };
-    auto at = [](const char* a) { return [a](const json& r) { return number(r, a); }; };
-    auto at2 = [](const char* a, const char* b) {
-      return [a, b](const json& r) {
-        return r.contains(a) ? number(r[a], b) : std::optional<double>();
-      };
-    };
-    if (measured) {
-      s["rps"] = median_json(figure(at("rps")));
-      s["rps_per_gateway_cpu"] = median_json(figure(at("rps_per_gateway_cpu")));
-      json lat = json::object();
-      for (const char* p : {"p50", "p90", "p99", "p999", "mean"})
-        lat[p] = median_json(figure(at2("latency_us", p)));
-      s["latency_us"] = lat;
-      s["cpu_percent"] = median_json(figure(at("cpu_percent")));
-      s["cpu_by_process"] = median_map(list, "cpu_by_process");
-      s["cpu_by_role"] = median_map(list, "cpu_by_role");
-      const auto peaks = figure(at("peak_mb"));
-      s["peak_mb"] =
-          peaks.empty() ? json(nullptr) : round1(*std::max_element(peaks.begin(), peaks.end()));
-      const auto rss = figure(at("peak_rss_mb"));
-      s["peak_rss_mb"] =
-          rss.empty() ? json(nullptr) : round1(*std::max_element(rss.begin(), rss.end()));
-      s["cpu_us_per_request"] = median_map(list, "cpu_us_per_request", 2);
-      if (!keys_of(list, "machine_cpu").empty()) s["machine_cpu"] = median_map(list, "machine_cpu");
-      if (!keys_of(list, "handshakes").empty()) {
-        // New connection per request: req/s are handshakes/s; full and resumed are summed over
-        // the ok rounds, as counts are.
-        auto sum = [&](const char* key) {
-          uint64_t n = 0;
-          for (double v : figure(at2("handshakes", key))) n += static_cast<uint64_t>(v);
-          return n;
-        };
-        s["handshakes"] = {{"per_s", median_json(figure(at2("handshakes", "per_s")))},
-                           {"full", sum("full")},
-                           {"resumed", sum("resumed")}};
-        s["cpu_us_per_handshake"] = median_map(list, "cpu_us_per_handshake", 2);
-      }
-      s["target_role"] = r0.target_role;
-      s["target_cpus"] = r0.target_cpus;
-      s["vs_nginx"] = median_json(figure(at("vs_nginx")), 4);
-      s["cpu_vs_nginx"] = median_json(figure(at("cpu_vs_nginx")), 4);
-      s["p99_vs_nginx"] = median_json(figure(at("p99_vs_nginx")), 4);
-      s["intervals"] = {
-          {"rps", interval_json(figure(at("rps")))},
-          {"vs_nginx", interval_json(figure(at("vs_nginx")))},
-          {"cpu_vs_nginx", interval_json(figure(at("cpu_vs_nginx")))},
-          {"p99_vs_nginx", interval_json(figure(at("p99_vs_nginx")))},
-          {"cpu_us_per_request", interval_json(figure(at2("cpu_us_per_request", "target")))},
-          {"p99_us", interval_json(figure(at2("latency_us", "p99")))}};
-      if (s.contains("cpu_us_per_handshake"))
-        s["intervals"]["cpu_us_per_handshake"] =
-            interval_json(figure(at2("cpu_us_per_handshake", "target")));
-      if (r0.expect_hit_ratio) {
-        s["hit_ratio"] = median_json(figure(at("hit_ratio")), 4);
-        s["intervals"]["hit_ratio"] = interval_json(figure(at("hit_ratio")));
-      }
-      if (!r0.latency_baseline.empty()) {
-        json delta = json::object();
-        for (const char* p : {"mean", "p50", "p90", "p99"})
-          delta[p] = median_json(figure(at2("latency_delta_us", p)));
-        s["latency_delta_us"] = delta;
-      }
-    } else {
-      for (const char* f :
-           {"rps", "rps_per_gateway_cpu", "latency_us", "cpu_percent", "cpu_by_process", "peak_mb",
-            "vs_nginx", "cpu_vs_nginx", "p99_vs_nginx", "cpu_us_per_request"})
-        s[f] = nullptr;
-    }
+    s.status = agg[name].status;
+    s.reason = agg[name].reason;
+    s.baseline = r0.baseline;
+    s.latency_baseline = r0.latency_baseline;
+    s.images = r0.images;
+    s.expect_hit_ratio = r0.expect_hit_ratio;
+    s.rounds_planned = options.rounds;
+    s.rounds_ok = static_cast<int>(std::count_if(list.begin(), list.end(), is_ok));
+    if (s.rounds_ok > 0) s.medians = medians_of(list, r0);
     // Errors count in every round that measured, ok or not: a failed round's errors are news.
     uint64_t errors = 0, requests = 0;
     bool any_load = false;
-    json counts = json::object();
     for (const auto& r : list) {
-      if (!r.contains("requests")) continue;
+      if (!r.load) continue;
       any_load = true;
-      errors += r["errors"].get<uint64_t>();
-      requests += r["requests"].get<uint64_t>();
-      if (r["status"] == "ok" && r.contains("counts"))
-        for (const auto& [k, v] : r["counts"].items())
-          if (v.is_number()) counts[k] = counts.value(k, 0.0) + v.get<double>();
+      errors += r.load->errors;
+      requests += r.load->requests;
+      if (is_ok(r))
+        for (const auto& [k, v] : r.load->counts) s.counts[k] += v;
     }
-    s["errors"] = any_load ? json(errors) : json(nullptr);
-    s["requests"] = any_load ? json(requests) : json(nullptr);
-    s["error_rate"] = any_load && requests > 0
-                          ? json(static_cast<double>(errors) / static_cast<double>(requests))
-                          : json(nullptr);
-    if (!counts.empty()) s["counts"] = counts;
-    // The series and details of the round whose req/s is the median, as the scenario's example.
-    if (measured) {
-      const double mid = *median_of(figure(at("rps")));
-      const json* example = nullptr;
-      for (const auto& r : list)
-        if (r["status"] == "ok" && r.contains("rps") &&
-            (!example || std::abs(r["rps"].get<double>() - mid) <
-                             std::abs((*example)["rps"].get<double>() - mid)))
-          example = &r;
-      if (example->contains("per_second")) s["per_second"] = (*example)["per_second"];
-      if (example->contains("details")) s["details"] = (*example)["details"];
-      s["example_round"] = (*example)["round"];
+    if (any_load) {
+      s.errors = errors;
+      s.requests = requests;
+      if (requests > 0) s.error_rate = static_cast<double>(errors) / static_cast<double>(requests);
     }
-    json artifacts = json::array();
     for (const auto& r : list)
-      for (const auto& a : r["artifacts"]) artifacts.push_back(a);
-    s["artifacts"] = artifacts;
-    s["rounds"] = list;
-    scenarios.push_back(std::move(s));
+      s.artifacts.insert(s.artifacts.end(), r.artifacts.begin(), r.artifacts.end());
+    s.rounds = std::move(list);
   }
-  out["scenarios"] = std::move(scenarios);
   return out;
+}
+
+nlohmann::json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
+                               const std::string& load_tool,
+                               const std::vector<ScenarioResult>& results,
+                               const std::vector<std::string>& names, bool interrupted) {
+  return common::to_json(
+      make_macro_result(env, layout, options, load_tool, results, names, interrupted));
 }
 
 }  // namespace gatebench::macro

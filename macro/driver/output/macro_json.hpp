@@ -1,11 +1,12 @@
 #pragma once
-// macro.json, schema gatebench.macro/2 (fields in docs/scenarios.md): every round of every
-// scenario, and per scenario the medians over its ok rounds with their intervals.
+// macro.json, schema gatebench.macro/2 (common::MacroResult, fields in docs/scenarios.md): every
+// round of every scenario, and per scenario the medians over its ok rounds with their intervals.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "macro/common/macro_result.hpp"
 #include "macro/driver/plan/options.hpp"
 #include "macro/driver/results/scenario_result.hpp"
 #include "macro/driver/system/cpu_layout.hpp"
@@ -13,11 +14,14 @@
 
 namespace gatebench::macro {
 
-inline constexpr const char* kMacroSchema = "gatebench.macro/2";
-
 // `results` holds every round of every scenario; `names` the scenarios in the order to write
 // them (the scenario files' order). A scenario is ok only when every round was ok and its baseline
 // (when it has one other than itself, and that baseline ran) is ok; ratios are paired per round.
+common::MacroResult make_macro_result(const EnvInfo& env, const CpuLayout& layout,
+                                      const Options& options, const std::string& load_tool,
+                                      const std::vector<ScenarioResult>& results,
+                                      const std::vector<std::string>& names, bool interrupted);
+// The same as macro.json holds it (common::to_json).
 nlohmann::json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options& options,
                                const std::string& load_tool,
                                const std::vector<ScenarioResult>& results,

@@ -6,20 +6,18 @@
 
 namespace gatebench::macro {
 
-using nlohmann::json;
-
-json round1(double value) {
+double round1(double value) {
   return std::round(value * 10) / 10;
 }
 
-json optional_number(const std::optional<double>& value) {
-  return value ? round1(*value) : json(nullptr);
+common::Figure optional_number(const std::optional<double>& value) {
+  return value ? common::Figure(round1(*value)) : std::nullopt;
 }
 
 namespace {
 
-json ratio(const std::optional<double>& a, const std::optional<double>& b) {
-  if (!a || !b || *b <= 0) return nullptr;
+common::Figure ratio(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b || *b <= 0) return std::nullopt;
   return std::round(*a / *b * 10000) / 10000;
 }
 
@@ -88,119 +86,104 @@ std::optional<std::string> harness_limit(const ScenarioResult& r) {
   return std::nullopt;
 }
 
-json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
-                const ScenarioResult* latency_baseline) {
-  json j;
-  j["round"] = r.round;
-  j["position"] = r.position;
-  j["status"] = status_name(r.status);
-  j["reason"] = r.reason;
+common::MacroRound round_result(const ScenarioResult& r, const ScenarioResult* baseline,
+                                const ScenarioResult* latency_baseline) {
+  // The target's CPU per request (per handshake) to 0.01 us: the gate's figure, where a 5% change
+  // of ~10 us must show.
+  auto hundredths = [](const std::optional<double>& v) {
+    return v ? common::Figure(std::round(*v * 100) / 100) : std::nullopt;
+  };
+  common::MacroRound j;
+  j.round = r.round;
+  j.position = r.position;
+  j.status = status_name(r.status);
+  j.reason = r.reason;
   if (r.load) {
     const LoadResult& l = *r.load;
-    j["rps"] = round1(l.rps);
-    j["requests"] = l.requests;
-    j["measured_s"] = std::round(l.duration_s * 1000) / 1000;
-    j["latency_us"] = {{"p50", optional_number(l.p50_us)},
-                       {"p90", optional_number(l.p90_us)},
-                       {"p99", optional_number(l.p99_us)},
-                       {"p999", optional_number(l.p999_us)},
-                       {"mean", optional_number(l.mean_us)}};
-    j["errors"] = l.errors;
-    j["error_rate"] = l.requests > 0
-                          ? json(static_cast<double>(l.errors) / static_cast<double>(l.requests))
-                          : json(nullptr);
-    if (!l.counts.empty()) j["counts"] = l.counts;
-    if (!l.per_second.empty()) {
-      json series = json::array();
-      for (const auto& sec : l.per_second) {
-        const auto second = static_cast<std::size_t>(sec.t);
-        series.push_back({{"t", sec.t},
-                          {"rps", sec.rps},
-                          {"p99_us", optional_number(sec.p99_us)},
-                          {"errors", sec.errors},
-                          {"cpu_percent", second < r.target_cpu_per_second.size()
-                                              ? round1(r.target_cpu_per_second[second])
-                                              : json(nullptr)}});
-      }
-      j["per_second"] = std::move(series);
+    common::MacroRoundLoad& out = j.load.emplace();
+    out.rps = round1(l.rps);
+    out.requests = l.requests;
+    out.measured_s = std::round(l.duration_s * 1000) / 1000;
+    out.latency_us = {optional_number(l.p50_us), optional_number(l.p90_us),
+                      optional_number(l.p99_us), optional_number(l.p999_us),
+                      optional_number(l.mean_us)};
+    out.errors = l.errors;
+    if (l.requests > 0)
+      out.error_rate = static_cast<double>(l.errors) / static_cast<double>(l.requests);
+    out.counts = l.counts;
+    for (const auto& sec : l.per_second) {
+      const auto second = static_cast<std::size_t>(sec.t);
+      out.per_second.push_back({sec.t, sec.rps, optional_number(sec.p99_us), sec.errors,
+                                second < r.target_cpu_per_second.size()
+                                    ? common::Figure(round1(r.target_cpu_per_second[second]))
+                                    : std::nullopt});
     }
-  }
-  if (r.target) {
-    j["cpu_percent"] = round1(r.target->cpu_percent);
-    json by_process = json::object();
-    for (const auto& [name, pct] : r.target->cpu_by_process) by_process[name] = round1(pct);
-    j["cpu_by_process"] = by_process;
-    j["peak_mb"] = round1(r.target->peak_mb);
-    j["peak_rss_mb"] = round1(r.target->peak_rss_mb);
-  }
-  if (!r.cpu_by_role.empty()) {
-    json by_role = json::object();
-    for (const auto& [role, pct] : r.cpu_by_role) by_role[role] = round1(pct);
-    j["cpu_by_role"] = by_role;
-  }
-  if (r.load) {
-    // The target's to 0.01 us: the gate's figure, where a 5% change of ~10 us must show.
-    const auto target = cpu_us_per_request(r, "target");
-    j["cpu_us_per_request"] = {
-        {"target", target ? json(std::round(*target * 100) / 100) : json(nullptr)},
-        {"load", optional_number(cpu_us_per_request(r, "load"))},
-        {"backend", optional_number(cpu_us_per_request(r, "backend"))}};
+    out.cpu_us_per_request = {hundredths(cpu_us_per_request(r, "target")),
+                              optional_number(cpu_us_per_request(r, "load")),
+                              optional_number(cpu_us_per_request(r, "backend"))};
     auto cpu = r.cpu_s_by_role.find("target");
-    j["rps_per_gateway_cpu"] = cpu != r.cpu_s_by_role.end() && cpu->second > 0
-                                   ? round1(static_cast<double>(r.load->requests) / cpu->second)
-                                   : json(nullptr);
-    j["window"] = {{"source", r.window_source}, {"s", std::round(r.window_s * 1000) / 1000}};
+    if (cpu != r.cpu_s_by_role.end() && cpu->second > 0)
+      out.rps_per_gateway_cpu = round1(static_cast<double>(l.requests) / cpu->second);
+    out.window_source = r.window_source;
+    out.window_s = std::round(r.window_s * 1000) / 1000;
     const auto busy = seconds_of(r, "machine"), idle = seconds_of(r, "machine_idle");
     if (busy && idle && r.window_s > 0) {
-      j["machine_cpu"] = {{"busy_percent", round1(100 * *busy / r.window_s)},
-                          {"idle_percent", round1(100 * *idle / r.window_s)}};
+      common::MacroMachineCpu& m = out.machine_cpu.emplace();
+      m.busy_percent = round1(100 * *busy / r.window_s);
+      m.idle_percent = round1(100 * *idle / r.window_s);
       if (const auto steal = seconds_of(r, "machine_steal"))
-        j["machine_cpu"]["steal_percent"] = round1(100 * *steal / r.window_s);
+        m.steal_percent = round1(100 * *steal / r.window_s);
     }
-    const LoadResult& l = *r.load;
     if (l.new_connections && l.handshakes_full && l.handshakes_resumed) {
-      j["handshakes"] = {
-          {"full", *l.handshakes_full},
-          {"resumed", *l.handshakes_resumed},
-          {"per_s", l.duration_s > 0
-                        ? round1(static_cast<double>(*l.handshakes_full + *l.handshakes_resumed) /
-                                 l.duration_s)
-                        : json(nullptr)}};
-      const auto target = cpu_us_per_handshake(r, "target");
-      j["cpu_us_per_handshake"] = {
-          {"target", target ? json(std::round(*target * 100) / 100) : json(nullptr)},
-          {"load", optional_number(cpu_us_per_handshake(r, "load"))},
-          {"backend", optional_number(cpu_us_per_handshake(r, "backend"))}};
+      const double total = static_cast<double>(*l.handshakes_full + *l.handshakes_resumed);
+      out.handshakes = common::MacroRoundHandshakes{
+          *l.handshakes_full, *l.handshakes_resumed,
+          l.duration_s > 0 ? common::Figure(round1(total / l.duration_s)) : std::nullopt};
+      out.cpu_us_per_handshake =
+          common::MacroCpuPerRole{hundredths(cpu_us_per_handshake(r, "target")),
+                                  optional_number(cpu_us_per_handshake(r, "load")),
+                                  optional_number(cpu_us_per_handshake(r, "backend"))};
     }
-    const auto limit = harness_limit(r);
-    j["harness_limit"] = limit ? json(*limit) : json(nullptr);
+    out.harness_limit = harness_limit(r);
     // To 0.0001: a check of [0.95, 1] must tell 0.9499 from 0.95.
     if (r.expect_hit_ratio)
-      j["hit_ratio"] = r.hit_ratio ? json(std::round(*r.hit_ratio * 10000) / 10000) : json(nullptr);
+      out.hit_ratio =
+          r.hit_ratio ? common::Figure(std::round(*r.hit_ratio * 10000) / 10000) : std::nullopt;
   }
-  const bool paired = measured(&r) && measured(baseline);
-  j["vs_nginx"] = paired ? ratio(r.load->rps, baseline->load->rps) : json(nullptr);
-  j["cpu_vs_nginx"] =
-      paired ? ratio(cpu_us_per_request(r, "target"), cpu_us_per_request(*baseline, "target"))
-             : json(nullptr);
-  j["p99_vs_nginx"] = paired ? ratio(r.load->p99_us, baseline->load->p99_us) : json(nullptr);
+  if (r.target) {
+    common::MacroTargetUsage& t = j.target.emplace();
+    t.cpu_percent = round1(r.target->cpu_percent);
+    for (const auto& [name, pct] : r.target->cpu_by_process) t.cpu_by_process[name] = round1(pct);
+    t.peak_mb = round1(r.target->peak_mb);
+    t.peak_rss_mb = round1(r.target->peak_rss_mb);
+  }
+  for (const auto& [role, pct] : r.cpu_by_role) j.cpu_by_role[role] = round1(pct);
+  if (measured(&r) && measured(baseline)) {
+    j.vs_nginx = ratio(r.load->rps, baseline->load->rps);
+    j.cpu_vs_nginx =
+        ratio(cpu_us_per_request(r, "target"), cpu_us_per_request(*baseline, "target"));
+    j.p99_vs_nginx = ratio(r.load->p99_us, baseline->load->p99_us);
+  }
   if (!r.latency_baseline.empty()) {
+    std::optional<common::MacroLatencyDelta>& delta = j.latency_delta_us.emplace();
     if (measured(&r) && measured(latency_baseline)) {
-      auto delta = [](const std::optional<double>& a, const std::optional<double>& b) {
-        return a && b ? json(std::round((*a - *b) * 10) / 10) : json(nullptr);
+      auto diff = [](const std::optional<double>& a, const std::optional<double>& b) {
+        return a && b ? common::Figure(std::round((*a - *b) * 10) / 10) : std::nullopt;
       };
       const LoadResult& b = *latency_baseline->load;
-      j["latency_delta_us"] = {{"mean", delta(r.load->mean_us, b.mean_us)},
-                               {"p50", delta(r.load->p50_us, b.p50_us)},
-                               {"p90", delta(r.load->p90_us, b.p90_us)},
-                               {"p99", delta(r.load->p99_us, b.p99_us)}};
-    } else {
-      j["latency_delta_us"] = nullptr;
+      delta = common::MacroLatencyDelta{
+          diff(r.load->mean_us, b.mean_us), diff(r.load->p50_us, b.p50_us),
+          diff(r.load->p90_us, b.p90_us), diff(r.load->p99_us, b.p99_us)};
     }
   }
-  if (!r.extra.empty()) j["details"] = r.extra;
-  j["artifacts"] = r.artifacts;
+  j.details = r.extra;
+  j.artifacts = r.artifacts;
   return j;
+}
+
+nlohmann::json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
+                          const ScenarioResult* latency_baseline) {
+  return common::to_json(round_result(r, baseline, latency_baseline));
 }
 
 }  // namespace gatebench::macro

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "macro/common/macro_result.hpp"
 #include "macro/driver/results/scenario_result.hpp"
 
 namespace gatebench::macro {
@@ -33,11 +34,14 @@ std::optional<std::string> harness_limit(const ScenarioResult& r);
 
 // The round's figures; vs_nginx, cpu_vs_nginx and p99_vs_nginx (and latency_delta_us) are null
 // when `baseline` (latency_baseline) is null or not ok.
+common::MacroRound round_result(const ScenarioResult& r, const ScenarioResult* baseline,
+                                const ScenarioResult* latency_baseline);
+// The same as macro.json writes it.
 nlohmann::json round_json(const ScenarioResult& r, const ScenarioResult* baseline,
                           const ScenarioResult* latency_baseline);
 
 // Rounds to one decimal, as every figure of macro.json.
-nlohmann::json round1(double value);
-nlohmann::json optional_number(const std::optional<double>& value);
+double round1(double value);
+common::Figure optional_number(const std::optional<double>& value);
 
 }  // namespace gatebench::macro

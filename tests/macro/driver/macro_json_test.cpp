@@ -191,5 +191,32 @@ TEST(MacroJson, ScenariosNameTheirTargetAndWorkload) {
   EXPECT_EQ(scenario_of(doc, "nginx-baseline")["target"], "nginx");
 }
 
+// What the driver writes, common::MacroResult reads back whole: the type is the file.
+TEST(MacroJson, ReadsBackThroughTheCommonTypeUnchanged) {
+  std::vector<ScenarioResult> rs = {round_of("nginx-baseline", 1, 1000, 1, 1000, 3),
+                                    round_of("gateway-default", 1, 800, 1.2, 1500),
+                                    round_of("nginx-baseline", 2, 2000, 1, 500),
+                                    round_of("gateway-default", 2, 1600, 1.2, 750, 2),
+                                    round_of("nginx-baseline", 3, 1000, 1, 1000),
+                                    round_of("gateway-default", 3, 800, 1.2, 1500)};
+  rs[1].latency_baseline = "nginx-baseline";
+  rs[3].latency_baseline = "nginx-baseline";
+  rs[5].latency_baseline = "nginx-baseline";
+  rs[5].status = Status::failed;
+  rs[5].reason = "errors above the limit";
+  rs[1].load->counts = {{"timeouts", 2}};
+  rs[1].load->per_second = {{0, 790, 1400, 0}, {1, 810, std::nullopt, 1}};
+  rs[1].target_cpu_per_second = {60.04};
+  rs[1].extra = {{"offered_rate", 800}};
+  rs[1].artifacts = {"round-1/gateway-default/load.json"};
+  const json doc = make(rs, 3);
+  const common::MacroResult read = common::macro_result_from_json(doc, "macro.json");
+  EXPECT_EQ(common::to_json(read), doc);
+  ASSERT_EQ(read.scenarios.size(), 2u);
+  EXPECT_EQ(read.scenarios[1].rounds_ok, 2);
+  ASSERT_TRUE(read.scenarios[1].medians);
+  EXPECT_TRUE(read.scenarios[1].medians->latency_delta_us);
+}
+
 }  // namespace
 }  // namespace gatebench::macro

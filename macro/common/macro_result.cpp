@@ -1,0 +1,550 @@
+#include "macro/common/macro_result.hpp"
+
+#include <limits>
+
+#include "macro/common/json_field.hpp"
+
+namespace gatebench::common {
+
+using nlohmann::json;
+using Field = JsonField;
+
+namespace {
+
+// Writers. Every figure is written as the driver rounded it; nothing is rounded here.
+
+json figure_json(const Figure& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json text_or_null(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
+
+json figure_map_json(const FigureMap& m) {
+  json out = json::object();
+  for (const auto& [name, v] : m) out[name] = figure_json(v);
+  return out;
+}
+
+json number_map_json(const std::map<std::string, double>& m) {
+  json out = json::object();
+  for (const auto& [name, v] : m) out[name] = v;
+  return out;
+}
+
+json latency_json(const MacroLatency& l) {
+  return {{"p50", figure_json(l.p50)},
+          {"p90", figure_json(l.p90)},
+          {"p99", figure_json(l.p99)},
+          {"p999", figure_json(l.p999)},
+          {"mean", figure_json(l.mean)}};
+}
+
+json delta_json(const MacroLatencyDelta& d) {
+  return {{"mean", figure_json(d.mean)},
+          {"p50", figure_json(d.p50)},
+          {"p90", figure_json(d.p90)},
+          {"p99", figure_json(d.p99)}};
+}
+
+json per_role_json(const MacroCpuPerRole& c) {
+  return {{"target", figure_json(c.target)},
+          {"load", figure_json(c.load)},
+          {"backend", figure_json(c.backend)}};
+}
+
+json seconds_json(const std::vector<MacroSecond>& seconds) {
+  json out = json::array();
+  for (const auto& s : seconds)
+    out.push_back({{"t", s.t},
+                   {"rps", s.rps},
+                   {"p99_us", figure_json(s.p99_us)},
+                   {"errors", s.errors},
+                   {"cpu_percent", figure_json(s.cpu_percent)}});
+  return out;
+}
+
+json interval_json(const std::optional<MacroMedianInterval>& iv) {
+  if (!iv) return nullptr;
+  return {
+      {"median", iv->median}, {"lo", iv->lo}, {"hi", iv->hi}, {"n", iv->n}, {"level", iv->level}};
+}
+
+void write_load(json& j, const MacroRoundLoad& l) {
+  j["rps"] = l.rps;
+  j["requests"] = l.requests;
+  j["measured_s"] = l.measured_s;
+  j["latency_us"] = latency_json(l.latency_us);
+  j["errors"] = l.errors;
+  j["error_rate"] = figure_json(l.error_rate);
+  if (!l.counts.empty()) j["counts"] = number_map_json(l.counts);
+  if (!l.per_second.empty()) j["per_second"] = seconds_json(l.per_second);
+  j["cpu_us_per_request"] = per_role_json(l.cpu_us_per_request);
+  j["rps_per_gateway_cpu"] = figure_json(l.rps_per_gateway_cpu);
+  j["window"] = {{"source", l.window_source}, {"s", l.window_s}};
+  if (l.machine_cpu) {
+    j["machine_cpu"] = {{"busy_percent", l.machine_cpu->busy_percent},
+                        {"idle_percent", l.machine_cpu->idle_percent}};
+    if (l.machine_cpu->steal_percent)
+      j["machine_cpu"]["steal_percent"] = *l.machine_cpu->steal_percent;
+  }
+  if (l.handshakes)
+    j["handshakes"] = {{"full", l.handshakes->full},
+                       {"resumed", l.handshakes->resumed},
+                       {"per_s", figure_json(l.handshakes->per_s)}};
+  if (l.cpu_us_per_handshake) j["cpu_us_per_handshake"] = per_role_json(*l.cpu_us_per_handshake);
+  j["harness_limit"] = l.harness_limit ? json(*l.harness_limit) : json(nullptr);
+  if (l.hit_ratio) j["hit_ratio"] = figure_json(*l.hit_ratio);
+}
+
+// The members a scenario without an ok round writes as null.
+constexpr const char* kUnmeasured[] = {"rps",
+                                       "rps_per_gateway_cpu",
+                                       "latency_us",
+                                       "cpu_percent",
+                                       "cpu_by_process",
+                                       "peak_mb",
+                                       "vs_nginx",
+                                       "cpu_vs_nginx",
+                                       "p99_vs_nginx",
+                                       "cpu_us_per_request"};
+
+void write_medians(json& s, const MacroMedians& m) {
+  s["rps"] = figure_json(m.rps);
+  s["rps_per_gateway_cpu"] = figure_json(m.rps_per_gateway_cpu);
+  s["latency_us"] = latency_json(m.latency_us);
+  s["cpu_percent"] = figure_json(m.cpu_percent);
+  s["cpu_by_process"] = figure_map_json(m.cpu_by_process);
+  s["cpu_by_role"] = figure_map_json(m.cpu_by_role);
+  s["peak_mb"] = figure_json(m.peak_mb);
+  s["peak_rss_mb"] = figure_json(m.peak_rss_mb);
+  s["cpu_us_per_request"] = figure_map_json(m.cpu_us_per_request);
+  if (!m.machine_cpu.empty()) s["machine_cpu"] = figure_map_json(m.machine_cpu);
+  if (m.handshakes) {
+    s["handshakes"] = {{"per_s", figure_json(m.handshakes->per_s)},
+                       {"full", m.handshakes->full},
+                       {"resumed", m.handshakes->resumed}};
+    s["cpu_us_per_handshake"] = figure_map_json(m.handshakes->cpu_us_per_handshake);
+  }
+  s["target_role"] = m.target_role;
+  s["target_cpus"] = m.target_cpus;
+  s["vs_nginx"] = figure_json(m.vs_nginx);
+  s["cpu_vs_nginx"] = figure_json(m.cpu_vs_nginx);
+  s["p99_vs_nginx"] = figure_json(m.p99_vs_nginx);
+  json intervals = json::object();
+  for (const auto& [name, iv] : m.intervals) intervals[name] = interval_json(iv);
+  s["intervals"] = intervals;
+  if (m.hit_ratio) s["hit_ratio"] = figure_json(*m.hit_ratio);
+  if (m.latency_delta_us) s["latency_delta_us"] = delta_json(*m.latency_delta_us);
+  if (!m.per_second.empty()) s["per_second"] = seconds_json(m.per_second);
+  if (!m.details.empty()) s["details"] = m.details;
+  if (m.example_round) s["example_round"] = *m.example_round;
+}
+
+json scenario_json(const MacroScenario& sc) {
+  json s;
+  s["name"] = sc.name;
+  if (!sc.group.empty()) s["group"] = sc.group;
+  if (!sc.workload.empty()) s["workload"] = sc.workload;
+  if (!sc.target.empty()) s["target"] = sc.target;
+  s["status"] = sc.status;
+  s["reason"] = sc.reason;
+  s["baseline"] = sc.baseline;
+  if (!sc.latency_baseline.empty()) s["latency_baseline"] = sc.latency_baseline;
+  if (!sc.images.empty()) s["images"] = sc.images;
+  if (sc.expect_hit_ratio)
+    s["expect_hit_ratio"] = {sc.expect_hit_ratio->first, sc.expect_hit_ratio->second};
+  s["rounds_planned"] = sc.rounds_planned;
+  s["rounds_ok"] = sc.rounds_ok;
+  if (sc.medians) {
+    write_medians(s, *sc.medians);
+  } else {
+    for (const char* key : kUnmeasured) s[key] = nullptr;
+  }
+  s["errors"] = sc.errors ? json(*sc.errors) : json(nullptr);
+  s["requests"] = sc.requests ? json(*sc.requests) : json(nullptr);
+  s["error_rate"] = figure_json(sc.error_rate);
+  if (!sc.counts.empty()) s["counts"] = number_map_json(sc.counts);
+  s["artifacts"] = sc.artifacts;
+  json rounds = json::array();
+  for (const auto& r : sc.rounds) rounds.push_back(to_json(r));
+  s["rounds"] = std::move(rounds);
+  return s;
+}
+
+json env_json(const MacroEnv& e) {
+  json out = {{"commit", e.commit},
+              {"dirty", e.dirty},
+              {"cpu_model", e.cpu_model},
+              {"cpus", e.cpus},
+              {"kernel", e.kernel},
+              {"compiler", e.compiler},
+              {"runtime", e.runtime},
+              {"pinning",
+               {{"load", e.pinning.load ? json(*e.pinning.load) : json(nullptr)},
+                {"backend", e.pinning.backend ? json(*e.pinning.backend) : json(nullptr)},
+                {"gateway", e.pinning.gateway ? json(*e.pinning.gateway) : json(nullptr)}}},
+              {"load_generator", e.load_generator},
+              {"date", e.date}};
+  if (!e.hosts.empty()) {
+    json hosts = json::object();
+    for (const auto& [name, h] : e.hosts)
+      hosts[name] = {{"kind", h.kind},
+                     {"address", text_or_null(h.address)},
+                     {"roles", h.roles},
+                     {"cpu_model", text_or_null(h.cpu_model)},
+                     {"cpus", h.cpus > 0 ? json(h.cpus) : json(nullptr)},
+                     {"kernel", text_or_null(h.kernel)}};
+    out["hosts"] = hosts;
+  }
+  return out;
+}
+
+json run_json(const MacroRunSettings& r) {
+  return {{"duration_s", r.duration_s},
+          {"warmup_s", r.warmup_s},
+          {"connections", r.connections},
+          {"quick", r.quick},
+          {"smoke", r.quick},
+          {"rounds", r.rounds},
+          {"seed", r.seed},
+          {"max_error_rate", r.max_error_rate},
+          {"interval", {{"method", kMacroIntervalMethod}, {"level", kMacroIntervalLevel}}},
+          {"interrupted", r.interrupted}};
+}
+
+// Readers: what is left out (or null) keeps the default, a member of the wrong type is an error
+// naming its pointer. Counts are whole numbers a JSON double holds exactly up to 2^53.
+constexpr long kMaxCount = std::numeric_limits<long>::max();
+constexpr long kMaxInt = std::numeric_limits<int>::max();
+
+Figure figure(const Field& f) {
+  return f.optional_number();
+}
+
+double number(const Field& f, double fallback = 0) {
+  return f.is_null() ? fallback : f.number();
+}
+
+std::uint64_t count(const Field& f) {
+  return f.is_null() ? 0 : static_cast<std::uint64_t>(f.integer(0, kMaxCount));
+}
+
+int integer(const Field& f, int fallback) {
+  return f.is_null() ? fallback : static_cast<int>(f.integer(0, kMaxInt));
+}
+
+std::string text(const Field& f) {
+  return f.is_null() ? std::string() : f.string();
+}
+
+bool boolean(const Field& f) {
+  return !f.is_null() && f.boolean();
+}
+
+// Fails unless absent, null or an object (array); true when there is one to read.
+bool object(const Field& f) {
+  if (f.is_null()) return false;
+  f.expect_object();
+  return true;
+}
+
+bool array(const Field& f) {
+  if (f.is_null()) return false;
+  f.expect_array();
+  return true;
+}
+
+std::string status(const Field& f) {
+  const std::string s = f.string();
+  if (s != "ok" && s != "skipped" && s != "failed") f.fail("expected ok, skipped or failed");
+  return s;
+}
+
+FigureMap read_figure_map(const Field& f) {
+  FigureMap out;
+  if (object(f))
+    for (const std::string& key : f.keys()) out[key] = figure(f.child(key));
+  return out;
+}
+
+std::map<std::string, double> read_number_map(const Field& f) {
+  std::map<std::string, double> out;
+  if (object(f))
+    for (const std::string& key : f.keys()) out[key] = f.child(key).number();
+  return out;
+}
+
+MacroLatency read_latency(const Field& f) {
+  MacroLatency l;
+  if (!object(f)) return l;
+  l.p50 = figure(f.child("p50"));
+  l.p90 = figure(f.child("p90"));
+  l.p99 = figure(f.child("p99"));
+  l.p999 = figure(f.child("p999"));
+  l.mean = figure(f.child("mean"));
+  return l;
+}
+
+MacroLatencyDelta read_delta(const Field& f) {
+  f.expect_object();
+  return {figure(f.child("mean")), figure(f.child("p50")), figure(f.child("p90")),
+          figure(f.child("p99"))};
+}
+
+MacroCpuPerRole read_per_role(const Field& f) {
+  MacroCpuPerRole c;
+  if (!object(f)) return c;
+  return {figure(f.child("target")), figure(f.child("load")), figure(f.child("backend"))};
+}
+
+std::vector<MacroSecond> read_seconds(const Field& f) {
+  std::vector<MacroSecond> out;
+  if (!array(f)) return out;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const Field s = f.at(i);
+    s.expect_object();
+    out.push_back({s.child("t").number(), number(s.child("rps")), figure(s.child("p99_us")),
+                   number(s.child("errors")), figure(s.child("cpu_percent"))});
+  }
+  return out;
+}
+
+MacroRoundLoad read_load(const Field& r) {
+  MacroRoundLoad l;
+  l.rps = r.child("rps").number();  // what a measured round is
+  l.requests = count(r.child("requests"));
+  l.measured_s = number(r.child("measured_s"));
+  l.latency_us = read_latency(r.child("latency_us"));
+  l.errors = count(r.child("errors"));
+  l.error_rate = figure(r.child("error_rate"));
+  l.counts = read_number_map(r.child("counts"));
+  l.per_second = read_seconds(r.child("per_second"));
+  l.cpu_us_per_request = read_per_role(r.child("cpu_us_per_request"));
+  l.rps_per_gateway_cpu = figure(r.child("rps_per_gateway_cpu"));
+  if (const Field w = r.child("window"); object(w)) {
+    l.window_source = text(w.child("source"));
+    l.window_s = number(w.child("s"));
+  }
+  if (const Field m = r.child("machine_cpu"); object(m))
+    l.machine_cpu =
+        MacroMachineCpu{m.child("busy_percent").number(), m.child("idle_percent").number(),
+                        figure(m.child("steal_percent"))};
+  if (const Field h = r.child("handshakes"); object(h))
+    l.handshakes = MacroRoundHandshakes{count(h.child("full")), count(h.child("resumed")),
+                                        figure(h.child("per_s"))};
+  if (const Field c = r.child("cpu_us_per_handshake"); object(c))
+    l.cpu_us_per_handshake = read_per_role(c);
+  l.harness_limit = r.child("harness_limit").optional_string();
+  if (r.has("hit_ratio")) l.hit_ratio = figure(r.child("hit_ratio"));
+  return l;
+}
+
+MacroRound read_round(const Field& r, std::size_t index) {
+  r.expect_object();
+  MacroRound out;
+  out.round = integer(r.child("round"), static_cast<int>(index) + 1);
+  out.position = integer(r.child("position"), 1);
+  out.status = status(r.child("status"));
+  out.reason = text(r.child("reason"));
+  // A round that ran its load generator writes requests beside rps; a hand-written one may
+  // leave requests out.
+  if (r.has("requests") || !r.child("rps").is_null()) out.load = read_load(r);
+  if (!r.child("cpu_percent").is_null() || !r.child("cpu_by_process").is_null() ||
+      !r.child("peak_mb").is_null()) {
+    MacroTargetUsage t;
+    t.cpu_percent = number(r.child("cpu_percent"));
+    t.cpu_by_process = read_number_map(r.child("cpu_by_process"));
+    t.peak_mb = number(r.child("peak_mb"));
+    t.peak_rss_mb = number(r.child("peak_rss_mb"));
+    out.target = std::move(t);
+  }
+  out.cpu_by_role = read_number_map(r.child("cpu_by_role"));
+  out.vs_nginx = figure(r.child("vs_nginx"));
+  out.cpu_vs_nginx = figure(r.child("cpu_vs_nginx"));
+  out.p99_vs_nginx = figure(r.child("p99_vs_nginx"));
+  if (r.has("latency_delta_us")) {
+    const Field d = r.child("latency_delta_us");
+    out.latency_delta_us.emplace();
+    if (!d.is_null()) *out.latency_delta_us = read_delta(d);
+  }
+  if (const Field d = r.child("details"); object(d)) out.details = d.json();
+  out.artifacts = r.child("artifacts").strings();
+  return out;
+}
+
+std::optional<MacroMedianInterval> read_interval(const Field& f) {
+  if (f.is_null()) return std::nullopt;
+  f.expect_object();
+  MacroMedianInterval iv{f.child("median").number(), f.child("lo").number(), f.child("hi").number(),
+                         static_cast<int>(f.child("n").integer(0, kMaxInt)),
+                         f.child("level").number(0, 1)};
+  if (iv.lo > iv.hi) f.child("lo").fail("expected <= hi");
+  return iv;
+}
+
+MacroMedians read_medians(const Field& s) {
+  MacroMedians m;
+  m.rps = figure(s.child("rps"));
+  m.rps_per_gateway_cpu = figure(s.child("rps_per_gateway_cpu"));
+  m.latency_us = read_latency(s.child("latency_us"));
+  m.cpu_percent = figure(s.child("cpu_percent"));
+  m.cpu_by_process = read_figure_map(s.child("cpu_by_process"));
+  m.cpu_by_role = read_figure_map(s.child("cpu_by_role"));
+  m.peak_mb = figure(s.child("peak_mb"));
+  m.peak_rss_mb = figure(s.child("peak_rss_mb"));
+  m.cpu_us_per_request = read_figure_map(s.child("cpu_us_per_request"));
+  m.machine_cpu = read_figure_map(s.child("machine_cpu"));
+  if (const Field h = s.child("handshakes"); object(h))
+    m.handshakes = MacroScenarioHandshakes{figure(h.child("per_s")), count(h.child("full")),
+                                           count(h.child("resumed")),
+                                           read_figure_map(s.child("cpu_us_per_handshake"))};
+  m.target_role = text(s.child("target_role"));
+  m.target_cpus = integer(s.child("target_cpus"), 1);
+  m.vs_nginx = figure(s.child("vs_nginx"));
+  m.cpu_vs_nginx = figure(s.child("cpu_vs_nginx"));
+  m.p99_vs_nginx = figure(s.child("p99_vs_nginx"));
+  if (const Field iv = s.child("intervals"); object(iv))
+    for (const std::string& key : iv.keys()) m.intervals[key] = read_interval(iv.child(key));
+  if (s.has("hit_ratio")) m.hit_ratio = figure(s.child("hit_ratio"));
+  if (const Field d = s.child("latency_delta_us"); !d.is_null()) m.latency_delta_us = read_delta(d);
+  m.per_second = read_seconds(s.child("per_second"));
+  if (const Field d = s.child("details"); object(d)) m.details = d.json();
+  if (!s.child("example_round").is_null()) m.example_round = integer(s.child("example_round"), 0);
+  return m;
+}
+
+MacroScenario read_scenario(const Field& s) {
+  s.expect_object();
+  MacroScenario out;
+  out.name = s.child("name").string();
+  out.group = text(s.child("group"));
+  out.workload = text(s.child("workload"));
+  out.target = text(s.child("target"));
+  out.status = status(s.child("status"));
+  out.reason = text(s.child("reason"));
+  out.baseline = text(s.child("baseline"));
+  out.latency_baseline = text(s.child("latency_baseline"));
+  if (const Field images = s.child("images"); object(images)) out.images = images.json();
+  if (const Field e = s.child("expect_hit_ratio"); !e.is_null()) {
+    e.expect_array();
+    if (e.size() != 2) e.fail("expected [lowest, highest]");
+    out.expect_hit_ratio = std::pair(e.at(0).number(0, 1), e.at(1).number(0, 1));
+  }
+  if (const Field rounds = s.child("rounds"); array(rounds))
+    for (std::size_t i = 0; i < rounds.size(); ++i)
+      out.rounds.push_back(read_round(rounds.at(i), i));
+  int ok = 0;
+  for (const auto& r : out.rounds) ok += r.status == "ok" ? 1 : 0;
+  out.rounds_planned = integer(s.child("rounds_planned"), static_cast<int>(out.rounds.size()));
+  out.rounds_ok = integer(s.child("rounds_ok"), ok);
+  // The driver writes the medians exactly when a round was ok.
+  if (out.rounds_ok > 0) out.medians = read_medians(s);
+  if (!s.child("errors").is_null()) out.errors = count(s.child("errors"));
+  if (!s.child("requests").is_null()) out.requests = count(s.child("requests"));
+  out.error_rate = figure(s.child("error_rate"));
+  out.counts = read_number_map(s.child("counts"));
+  out.artifacts = s.child("artifacts").strings();
+  return out;
+}
+
+MacroEnv read_env(const Field& f) {
+  MacroEnv e;
+  if (!object(f)) return e;
+  e.commit = text(f.child("commit"));
+  e.dirty = boolean(f.child("dirty"));
+  e.cpu_model = text(f.child("cpu_model"));
+  e.cpus = integer(f.child("cpus"), 0);
+  e.kernel = text(f.child("kernel"));
+  e.compiler = text(f.child("compiler"));
+  e.runtime = text(f.child("runtime"));
+  if (const Field p = f.child("pinning"); object(p))
+    e.pinning = {p.child("load").optional_string(), p.child("backend").optional_string(),
+                 p.child("gateway").optional_string()};
+  e.load_generator = text(f.child("load_generator"));
+  e.date = text(f.child("date"));
+  if (const Field hosts = f.child("hosts"); object(hosts)) {
+    for (const std::string& name : hosts.keys()) {
+      const Field h = hosts.child(name);
+      h.expect_object();
+      e.hosts[name] = {text(h.child("kind")),       text(h.child("address")),
+                       h.child("roles").strings(),  text(h.child("cpu_model")),
+                       integer(h.child("cpus"), 0), text(h.child("kernel"))};
+    }
+  }
+  return e;
+}
+
+MacroRunSettings read_run(const Field& f) {
+  MacroRunSettings r;
+  if (!object(f)) return r;
+  r.duration_s = number(f.child("duration_s"));
+  r.warmup_s = number(f.child("warmup_s"));
+  r.connections = integer(f.child("connections"), 0);
+  // quick is the driver's name, smoke the older one; the driver writes both.
+  r.quick = boolean(f.child("quick")) || boolean(f.child("smoke"));
+  r.rounds = integer(f.child("rounds"), 0);
+  r.seed = count(f.child("seed"));
+  r.max_error_rate = number(f.child("max_error_rate"));
+  r.interrupted = boolean(f.child("interrupted"));
+  return r;
+}
+
+}  // namespace
+
+json to_json(const MacroRound& r) {
+  json j;
+  j["round"] = r.round;
+  j["position"] = r.position;
+  j["status"] = r.status;
+  j["reason"] = r.reason;
+  if (r.load) write_load(j, *r.load);
+  if (r.target) {
+    j["cpu_percent"] = r.target->cpu_percent;
+    j["cpu_by_process"] = number_map_json(r.target->cpu_by_process);
+    j["peak_mb"] = r.target->peak_mb;
+    j["peak_rss_mb"] = r.target->peak_rss_mb;
+  }
+  if (!r.cpu_by_role.empty()) j["cpu_by_role"] = number_map_json(r.cpu_by_role);
+  j["vs_nginx"] = figure_json(r.vs_nginx);
+  j["cpu_vs_nginx"] = figure_json(r.cpu_vs_nginx);
+  j["p99_vs_nginx"] = figure_json(r.p99_vs_nginx);
+  if (r.latency_delta_us)
+    j["latency_delta_us"] = *r.latency_delta_us ? delta_json(**r.latency_delta_us) : json(nullptr);
+  if (!r.details.empty()) j["details"] = r.details;
+  j["artifacts"] = r.artifacts;
+  return j;
+}
+
+json to_json(const MacroResult& result) {
+  json out;
+  out["schema"] = kMacroSchema;
+  out["env"] = env_json(result.env);
+  out["run"] = run_json(result.run);
+  json scenarios = json::array();
+  for (const auto& s : result.scenarios) scenarios.push_back(scenario_json(s));
+  out["scenarios"] = std::move(scenarios);
+  return out;
+}
+
+MacroResult macro_result_from_json(const json& doc, const std::string& source) {
+  const Field root(doc, source);
+  if (!doc.is_object() || !root.has("schema") || !root.child("schema").json().is_string() ||
+      root.child("schema").string() != kMacroSchema)
+    root.child("schema").fail("expected " + std::string(kMacroSchema));
+  MacroResult r;
+  r.env = read_env(root.child("env"));
+  r.run = read_run(root.child("run"));
+  const Field scenarios = root.child("scenarios");
+  scenarios.expect_array();
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    r.scenarios.push_back(read_scenario(scenarios.at(i)));
+  return r;
+}
+
+MacroResult parse_macro_result(const std::string& text, const std::string& source) {
+  return macro_result_from_json(parse_json_text(text, source), source);
+}
+
+}  // namespace gatebench::common
