@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace gatebench::common {
@@ -17,5 +18,8 @@ double parse_duration_s(std::string_view text, std::string_view what);
 // The same syntax without an exception: nothing when `text` is not a duration. For reading the
 // output of other programs (wrk's "1.23ms"), where a bad value is not the user's input.
 std::optional<double> duration_s_if_valid(std::string_view text);
+
+// How long a run takes or has left, for people: "45 s", "12.5 min", "2.1 h".
+std::string duration_text(double seconds);
 
 }  // namespace gatebench::common
