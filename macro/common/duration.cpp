@@ -1,5 +1,6 @@
 #include "macro/common/duration.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -106,6 +107,12 @@ std::string duration_text(double seconds) {
   else
     std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
   return text;
+}
+
+std::string duration_arg(double seconds) {
+  const long long ms = std::max(1LL, std::llround(seconds * 1000));
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
 }
 
 }  // namespace gatebench::common

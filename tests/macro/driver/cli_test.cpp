@@ -128,7 +128,7 @@ TEST(Cli, DetectChoosesTheRoundsAndSaysWhatTheyTake) {
             std::string::npos)
       << r.output;
   // gateway-default and its baseline, 22 rounds of 1 s + 2 s + 2.4 s: 237.6 s.
-  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4 min"), std::string::npos)
+  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4.0 min"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("22 round(s), seed 1"), std::string::npos) << r.output;
   // A change the default line and compare's 5 rounds already catch.

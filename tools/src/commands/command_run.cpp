@@ -197,17 +197,33 @@ CommandArgs macro_args(const common::CommandLine& args, bool full, const std::st
 
 // gatebench-macro's own estimate of the step and what it counts, from its plans (--dry-run's
 // "  estimated N s (…): K scenarios x R rounds" line): skipped scenarios, searches and every
-// round counted as the run will take them, so the two estimates cannot drift apart.
-std::optional<std::pair<double, std::string>> macro_estimate(const CommandArgs& macro) {
+// round counted as the run will take them, so the two estimates cannot drift apart. The dry run
+// also checks the step's options (--duration, --scenarios, --rounds, ...) before any step runs:
+// its usage error is this command's (exit 2), not a failure after the micro step.
+using MacroEstimate = std::optional<std::pair<double, std::string>>;
+MacroEstimate macro_estimate(const CommandArgs& macro) {
   std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "--dry-run"};
   cmd.insert(cmd.end(), macro.begin(), macro.end());
+  common::CaptureResult r;
   try {
-    const std::string out = common::output_of(cmd);
-    const std::string key = "\n  estimated ";
-    const auto at = out.find(key);
-    if (at == std::string::npos) return std::nullopt;
-    const std::string line = out.substr(at + key.size(), out.find('\n', at + 1) - at - key.size());
-    const auto what = line.find("): ");
+    r = common::capture(common::command(cmd));
+  } catch (const std::exception&) {
+    return std::nullopt;  // no gatebench-macro: the macro step itself says so
+  }
+  if (!r.timed_out && !r.interrupted && common::exit_code(r.status) == common::kUsageExit) {
+    std::string message = r.errors.substr(0, r.errors.find('\n'));
+    const std::string prefix = "gatebench-macro: ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    throw common::UsageError(message);
+  }
+  if (!r.succeeded()) return std::nullopt;
+  const std::string key = "\n  estimated ";
+  const auto at = r.output.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  const std::string line =
+      r.output.substr(at + key.size(), r.output.find('\n', at + 1) - at - key.size());
+  const auto what = line.find("): ");
+  try {
     return std::pair(std::stod(line), what == std::string::npos ? "" : line.substr(what + 3));
   } catch (const std::exception&) {
     return std::nullopt;
@@ -264,7 +280,7 @@ nlohmann::json run_record(const CommandArgs& argv) {
           {"kernel", kernel}};
 }
 
-Estimate estimate_run(const common::CommandLine& args, bool full, const std::string& out,
+Estimate estimate_run(const common::CommandLine& args, bool full, const MacroEstimate& macro,
                       const std::string& filter, long repetitions, long processes,
                       const std::vector<std::string>& counted, long count_requests) {
   Estimate e;
@@ -293,11 +309,10 @@ Estimate estimate_run(const common::CommandLine& args, bool full, const std::str
           std::to_string(*n) + " benchmarks x " + std::to_string(processes) + " processes";
     }
   }
-  if (!args.flag("no-macro"))
-    if (const auto macro = macro_estimate(macro_args(args, full, out))) {
-      e.macro_s = macro->first;
-      e.macro_text = macro->second;
-    }
+  if (macro) {
+    e.macro_s = macro->first;
+    e.macro_text = macro->second;
+  }
   return e;
 }
 
@@ -347,8 +362,12 @@ int command_run(const CommandArgs& argv) {
   if (args.flag("no-micro") && args.flag("no-macro"))
     throw common::UsageError("--no-micro and --no-macro leave nothing to run");
   const std::string out = args.value_or("out", "gatebench-results");
-  std::filesystem::create_directories(out);
   const bool full = args.flag("full");
+  // Every duration and every option of the macro step checked before anything is written or run.
+  args.duration_s("duration");
+  const MacroEstimate macro_plan =
+      args.flag("no-macro") ? std::nullopt : macro_estimate(macro_args(args, full, out));
+  std::filesystem::create_directories(out);
   const std::string filter = args.value_or("filter", full ? "." : kFirstRunMicroFilter);
   const long repetitions = args.integer("repetitions", 9, 100'000).value_or(9);
   const long processes = full ? repetitions : std::min(kFirstRunProcesses, repetitions);
@@ -370,7 +389,7 @@ int command_run(const CommandArgs& argv) {
       counting && !build.empty())
     counts_bin = bin_dir_of_build(build, out + "/counts/bin");
   const Estimate estimate =
-      estimate_run(args, full, out, filter, repetitions, processes, counted, count_requests);
+      estimate_run(args, full, macro_plan, filter, repetitions, processes, counted, count_requests);
   nlohmann::json record = run_record(argv);
   record["start"] = machine_load();
   const auto started = std::chrono::steady_clock::now();
