@@ -379,9 +379,15 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
 
 // What one round of a plan is expected to take (system/progress.hpp).
 double plan_estimate_s(const ScenarioPlan& plan, const Options& options) {
-  const bool search = plan.load.mode == LoadMode::search;
-  return estimated_run_s(!plan.skip_reason.empty(), search ? kEstimatedSearchRuns : 1,
-                         options.warmup_s, options.duration_s);
+  if (!plan.skip_reason.empty()) return 0;
+  RunShape shape;
+  shape.services = static_cast<int>(plan.services.size());
+  shape.prepare_steps = static_cast<int>(plan.prepare.size());
+  shape.containers = options.runtime != "process" ||
+                     std::any_of(plan.services.begin(), plan.services.end(),
+                                 [](const ServicePlan& s) { return !s.image.empty(); });
+  shape.measured_runs = plan.load.mode == LoadMode::search ? kEstimatedSearchRuns : 1;
+  return estimated_run_s(shape, options.warmup_s, options.duration_s);
 }
 
 // The whole run's: every round of every plan.

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
-#include "macro/common/detectable.hpp"
 #include "macro/common/duration.hpp"
 
 namespace gatebench::macro {
 
-double estimated_run_s(bool skipped, int measured_runs, double warmup_s, double duration_s) {
-  if (skipped) return 0;
-  return warmup_s + measured_runs * duration_s + common::kRoundOverheadSeconds;
+double estimated_run_s(const RunShape& shape, double warmup_s, double duration_s) {
+  const int load_runs = shape.measured_runs + (warmup_s > 0 ? 1 : 0);
+  const double per_service = kServiceOverheadS + (shape.containers ? kContainerOverheadS : 0.0);
+  return warmup_s + shape.measured_runs * duration_s + load_runs * kLoadRunOverheadS +
+         shape.services * per_service + shape.prepare_steps * kPrepareOverheadS;
 }
 
 void Progress::plan_run(double estimate_s) {

@@ -9,14 +9,34 @@
 
 namespace gatebench::macro {
 
-// Seconds one run of a scenario is expected to take: its warm-up, its measured runs (a search
-// measures several) and the time to prepare, start and stop its services; nothing for one known
-// before it starts to be skipped. The overhead is common::kRoundOverheadSeconds.
-double estimated_run_s(bool skipped, int measured_runs, double warmup_s, double duration_s);
+// What the estimate of one scenario run counts, from its plan.
+struct RunShape {
+  int services = 0;         // started and stopped
+  int prepare_steps = 0;    // a TLS certificate, a token, ...
+  bool containers = false;  // the services run in containers (podman, kube, an image)
+  int measured_runs = 1;    // a search measures several
+};
 
-// Measured runs of a max-throughput search as the estimate counts them: the capacity run and the
-// bisection's rates, most of which pass at the first attempt.
-inline constexpr int kEstimatedSearchRuns = 7;
+// Seconds one run of a scenario is expected to take: its warm-up and measured load runs, each
+// with the start of the load generator and the reading of its result, and the time to prepare,
+// start and stop its services. Skipped scenarios count nothing (the caller leaves them out).
+double estimated_run_s(const RunShape& shape, double warmup_s, double duration_s);
+
+// The overheads, measured on 2 shared vCPUs (debug build; 33 runs of 11 scenarios, two searches
+// of 18 load runs each, 4 runs under podman): with processes, a scenario of two services and
+// two load runs took 1.0 s beyond its warm-up and measured time, one of three services and a TLS
+// certificate 1.4 s, every further load run of a search 0.3 s; under podman the same four runs
+// took 19 s more, 1.9 s per container.
+inline constexpr double kLoadRunOverheadS = 0.3;
+inline constexpr double kServiceOverheadS = 0.2;
+inline constexpr double kPrepareOverheadS = 0.2;
+// Creating, starting and removing one container beyond a process's start and stop.
+inline constexpr double kContainerOverheadS = 1.9;
+
+// Measured runs of a max-throughput search as the estimate counts them: the capacity run and
+// about five rates until the bracket is within 5%, half of them failing once and measured again
+// (measure/search.hpp). A search whose every rate fails runs kSearchMaxRuns (17).
+inline constexpr int kEstimatedSearchRuns = 9;
 
 class Progress {
  public:
