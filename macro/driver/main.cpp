@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -398,6 +399,24 @@ double run_estimate_s(const RunSetup& setup) {
   return total;
 }
 
+// The versions of the programs the plans start here and load with (env.versions): services on
+// other hosts and images are left out (the image ID says what an image is).
+std::map<std::string, std::string> program_versions(const std::vector<ScenarioPlan>& plans) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const std::string& exe) {
+    const std::string name = fs::path(exe).filename().string();
+    if (exe.empty() || out.count(name) > 0) return;
+    if (auto version = program_version(exe)) out[name] = *version;
+  };
+  for (const auto& plan : plans) {
+    if (!plan.skip_reason.empty()) continue;
+    for (const auto& service : plan.services)
+      if (service.image.empty() && service.host.empty()) add(service.exe);
+    add(plan.load.exe);
+  }
+  return out;
+}
+
 // --dry-run: the plans, each round's order and the remote commands; nothing is started.
 void print_dry_run(const RunSetup& setup, const std::string& load_tool) {
   const Options& options = *setup.options;
@@ -520,6 +539,7 @@ int run(const std::vector<std::string>& args) {
   }
   const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
   EnvInfo env = collect_env_info(source_dir());
+  if (!setup.rounds.empty()) env.versions = program_versions(setup.rounds[0]);
   Progress progress(stderr, isatty(STDERR_FILENO) != 0);
   RunContext context{options, progress, out_dir};
   ContainerEngine engine;

@@ -207,6 +207,7 @@ json make_macro_json(const EnvInfo& env, const CpuLayout& layout, const Options&
                 {"kernel", env.kernel},        {"compiler", env.compiler},
                 {"runtime", options.runtime},  {"pinning", pinning},
                 {"load_generator", load_tool}, {"date", env.date}};
+  if (!env.versions.empty()) out["env"]["versions"] = env.versions;
   if (!env.hosts.empty()) {
     // --hosts runs: where each role ran and each machine (docs/multi-host.md).
     json hosts = json::object();
