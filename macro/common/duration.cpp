@@ -1,7 +1,9 @@
 #include "macro/common/duration.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "macro/common/usage_error.hpp"
@@ -94,6 +96,23 @@ std::optional<double> duration_s_if_valid(std::string_view text) {
 
 std::uint64_t parse_duration_ns(std::string_view text, std::string_view what) {
   return static_cast<std::uint64_t>(std::llround(parse_duration_s(text, what) * 1e9));
+}
+
+std::string duration_text(double seconds) {
+  char text[32];
+  if (seconds < 90)
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+  else if (seconds < 2 * 3600)
+    std::snprintf(text, sizeof text, "%.1f min", seconds / 60);
+  else
+    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  return text;
+}
+
+std::string duration_arg(double seconds) {
+  const long long ms = std::max(1LL, std::llround(seconds * 1000));
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
 }
 
 }  // namespace gatebench::common

@@ -187,6 +187,7 @@ json env_json(const MacroEnv& e) {
                 {"gateway", e.pinning.gateway ? json(*e.pinning.gateway) : json(nullptr)}}},
               {"load_generator", e.load_generator},
               {"date", e.date}};
+  if (!e.versions.empty()) out["versions"] = e.versions;
   if (!e.hosts.empty()) {
     json hosts = json::object();
     for (const auto& [name, h] : e.hosts)
@@ -464,6 +465,8 @@ MacroEnv read_env(const Field& f) {
                  p.child("gateway").optional_string()};
   e.load_generator = text(f.child("load_generator"));
   e.date = text(f.child("date"));
+  if (const Field versions = f.child("versions"); object(versions))
+    for (const std::string& name : versions.keys()) e.versions[name] = text(versions.child(name));
   if (const Field hosts = f.child("hosts"); object(hosts)) {
     for (const std::string& name : hosts.keys()) {
       const Field h = hosts.child(name);

@@ -180,6 +180,8 @@ struct MacroEnv {
   std::string load_generator;
   std::string date;
   std::map<std::string, MacroHost> hosts;  // absent when empty
+  // Program versions the driver knows how to ask (nginx, haproxy, ...); absent when empty.
+  std::map<std::string, std::string> versions;
 };
 
 // The method of every interval of the file.

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/instructions.hpp"
 #include "macro/driver/measure/load_fanout.hpp"
@@ -32,6 +34,7 @@
 #include "macro/driver/runtime/remote_service.hpp"
 #include "macro/driver/system/children.hpp"
 #include "macro/driver/system/env_info.hpp"
+#include "macro/driver/system/progress.hpp"
 
 namespace fs = std::filesystem;
 using namespace gatebench::macro;
@@ -375,6 +378,45 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
   return std::nullopt;
 }
 
+// What one round of a plan is expected to take (system/progress.hpp).
+double plan_estimate_s(const ScenarioPlan& plan, const Options& options) {
+  if (!plan.skip_reason.empty()) return 0;
+  RunShape shape;
+  shape.services = static_cast<int>(plan.services.size());
+  shape.prepare_steps = static_cast<int>(plan.prepare.size());
+  shape.containers = options.runtime != "process" ||
+                     std::any_of(plan.services.begin(), plan.services.end(),
+                                 [](const ServicePlan& s) { return !s.image.empty(); });
+  shape.measured_runs = plan.load.mode == LoadMode::search ? kEstimatedSearchRuns : 1;
+  return estimated_run_s(shape, options.warmup_s, options.duration_s);
+}
+
+// The whole run's: every round of every plan.
+double run_estimate_s(const RunSetup& setup) {
+  double total = 0;
+  for (const auto& round : setup.rounds)
+    for (const auto& plan : round) total += plan_estimate_s(plan, *setup.options);
+  return total;
+}
+
+// The versions of the programs the plans start here and load with (env.versions): services on
+// other hosts and images are left out (the image ID says what an image is).
+std::map<std::string, std::string> program_versions(const std::vector<ScenarioPlan>& plans) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const std::string& exe) {
+    const std::string name = fs::path(exe).filename().string();
+    if (exe.empty() || out.count(name) > 0) return;
+    if (auto version = program_version(exe)) out[name] = *version;
+  };
+  for (const auto& plan : plans) {
+    if (!plan.skip_reason.empty()) continue;
+    for (const auto& service : plan.services)
+      if (service.image.empty() && service.host.empty()) add(service.exe);
+    add(plan.load.exe);
+  }
+  return out;
+}
+
 // --dry-run: the plans, each round's order and the remote commands; nothing is started.
 void print_dry_run(const RunSetup& setup, const std::string& load_tool) {
   const Options& options = *setup.options;
@@ -389,6 +431,10 @@ void print_dry_run(const RunSetup& setup, const std::string& load_tool) {
       layout.gateway.empty() ? "-" : layout.gateway.to_string().c_str(), options.runtime.c_str(),
       load_tool.c_str(), options.connections, options.warmup_s, options.duration_s, options.rounds,
       static_cast<unsigned long long>(options.seed));
+  // gatebench run reads this line for its own estimate (tools/src/command_run.cpp).
+  std::printf("  estimated %.0f s (%s): %zu scenarios x %d rounds\n", run_estimate_s(setup),
+              gatebench::common::duration_text(run_estimate_s(setup)).c_str(), rounds[0].size(),
+              options.rounds);
   for (int r = 1; r <= options.rounds; ++r) {
     std::printf("  round %d:", r);
     for (int i : round_order(static_cast<int>(rounds[0].size()), options.seed, r))
@@ -423,7 +469,8 @@ std::vector<ScenarioResult> run_rounds(const RunSetup& setup, RunContext& contex
         context.progress.begin(options.rounds > 1
                                    ? plan.scenario.name + " (round " + std::to_string(r) + "/" +
                                          std::to_string(options.rounds) + ")"
-                                   : plan.scenario.name);
+                                   : plan.scenario.name,
+                               plan_estimate_s(plan, options));
         result = run_scenario(plan, context);
         context.progress.end(round_summary(result));
       }
@@ -492,6 +539,7 @@ int run(const std::vector<std::string>& args) {
   }
   const std::string out_dir = fs::absolute(options.out_dir).lexically_normal().string();
   EnvInfo env = collect_env_info(source_dir());
+  if (!setup.rounds.empty()) env.versions = program_versions(setup.rounds[0]);
   Progress progress(stderr, isatty(STDERR_FILENO) != 0);
   RunContext context{options, progress, out_dir};
   ContainerEngine engine;
@@ -516,6 +564,11 @@ int run(const std::vector<std::string>& args) {
 
   std::vector<std::string> names;
   for (const auto& plan : setup.rounds[0]) names.push_back(plan.scenario.name);
+  // The estimate before anything starts (issue 40), and beside the wall time at the end.
+  const double estimate_s = run_estimate_s(setup);
+  std::cerr << "gatebench-macro: " << names.size() << " scenarios x " << options.rounds
+            << " rounds, estimated " << gatebench::common::duration_text(estimate_s) << "\n";
+  progress.plan_run(estimate_s);
   const std::vector<ScenarioResult> results = run_rounds(setup, context);
   int exit_code = sweep_after_rounds(remote, setup, context, env);
 
@@ -524,6 +577,7 @@ int run(const std::vector<std::string>& args) {
   // A scenario is failed when a round failed or its baseline did (make_macro_json decides).
   for (const auto& s : report["scenarios"])
     if (s["status"] == "failed") exit_code = 1;
+  std::cerr << "gatebench-macro: " << progress.estimate_text() << "\n";
   const fs::path report_path = fs::path(out_dir) / "macro.json";
   if (!write_json_file(report_path, report)) return 1;
   print_table(report);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/prepare.hpp"
 #include "macro/driver/results/load_json.hpp"
@@ -37,7 +38,7 @@ constexpr auto kStopGrace = std::chrono::seconds(120);
 // read of the previous one, and each lost race cost one more SSL_read returning "want read"
 // (docs/attribution.md).
 constexpr double kPaceRate = 50;
-constexpr const char* kRequestTimeout = "60s";
+constexpr double kRequestTimeoutS = 60;
 
 const ServicePlan* reference_gateway(const ScenarioPlan& plan) {
   for (const auto& s : plan.services)
@@ -157,7 +158,7 @@ common::MacroCountRun run_once(const ScenarioPlan& p, const RunContext& ctx, boo
   // The schedule starts at the first response: a first TLS handshake that took seconds under
   // callgrind left every request it delayed due at once, sent back to back (docs/attribution.md).
   args.insert(args.end() - 1, {"--requests-total", std::to_string(count), "--timeout",
-                               kRequestTimeout, "--rebase-pace"});
+                               common::duration_arg(kRequestTimeoutS), "--rebase-pace"});
   ctx.progress.phase(std::to_string(count) + " requests under callgrind");
   const CaptureResult r = run_capture(
       load.exe, args, std::chrono::milliseconds(static_cast<long>(kLoadLimitS * 1e3 + 30e3)),

@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/machine_cpu.hpp"
 #include "macro/common/stop_signal.hpp"
 #include "macro/driver/measure/container_sampler.hpp"
@@ -339,8 +340,8 @@ double wait_for_load(LoadRun& run, Services& services, Sampling& sampling, const
     if (elapsed > limit_s) {
       if (run.fanout) run.fanout->stop();
       run.local.stop();
-      throw Outcome{Status::failed, load_plan.tool + " did not finish within " +
-                                        std::to_string(static_cast<int>(limit_s)) + " s"};
+      throw Outcome{Status::failed,
+                    load_plan.tool + " did not finish within " + common::duration_text(limit_s)};
     }
     if (elapsed - last_progress_t >= 0.25) {
       auto writes = run.pid > 0 ? write_syscalls(run.pid) : std::nullopt;

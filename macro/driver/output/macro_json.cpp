@@ -348,6 +348,7 @@ common::MacroResult make_macro_result(const EnvInfo& env, const CpuLayout& layou
   out.env.runtime = options.runtime;
   out.env.load_generator = load_tool;
   out.env.date = env.date;
+  out.env.versions = env.versions;
   // --hosts runs: where each role ran and each machine (docs/multi-host.md).
   for (const HostEnv& h : env.hosts)
     out.env.hosts[h.name] = {h.kind, h.address, h.roles, h.cpu_model, h.cpus, h.kernel};

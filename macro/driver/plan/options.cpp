@@ -6,6 +6,7 @@
 #include <string>
 
 #include "macro/common/command_line.hpp"
+#include "macro/common/duration.hpp"
 #include "macro/common/usage_error.hpp"
 
 namespace gatebench::macro {
@@ -290,13 +291,13 @@ std::string detect_text(const Options& o, std::size_t scenario_runs) {
       "--detect %s: %d rounds per side; gate with gatebench compare --cpu-threshold %.1f%%%s.\n"
       "  A %s rise of CPU per request shows as %s of cpu_vs_load, which spreads by %.1f%% per "
       "round\n  (docs/gating.md's study, scaled to %.0f s measured): caught 95%% of the time.\n"
-      "  %zu scenario runs x %d rounds x %.1f s = about %.0f min.\n",
+      "  %zu scenario runs x %d rounds x %.1f s = about %s.\n",
       common::percent_text(o.detect).c_str(), o.rounds, p.line * 100,
       lowered ? " (below the default 5%: an unchanged scenario passes it at most 1% of the time)"
               : "",
       common::percent_text(o.detect).c_str(), common::percent_text(p.seen_change).c_str(),
       common::study_round_spread(o.duration_s) * 100, o.duration_s, scenario_runs, o.rounds,
-      per_round, std::ceil(seconds / 60));
+      per_round, common::duration_text(seconds).c_str());
   return text;
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/json_field.hpp"
 #include "macro/common/load_capabilities.hpp"
 #include "macro/common/usage_error.hpp"
@@ -28,16 +29,6 @@ std::string driver_user() {
   const uid_t uid = geteuid();
   if (const passwd* pw = getpwuid(uid); pw != nullptr) return pw->pw_name;
   return "#" + std::to_string(uid);
-}
-
-std::string format_seconds(double seconds) {
-  std::ostringstream out;
-  if (seconds < 1 && seconds > 0) {
-    out << std::llround(seconds * 1000) << "ms";
-  } else {
-    out << seconds << "s";
-  }
-  return out.str();
 }
 
 std::string read_template(const std::string& configs_dir, const std::string& name,
@@ -144,18 +135,17 @@ std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double>
   a.insert(a.end(), {"-t", std::to_string(t), "-c", std::to_string(connections)});
   if (tool == "wrk") {
     // wrk takes whole seconds only.
-    a.insert(
-        a.end(),
-        {"-d", std::to_string(std::max<long long>(1, std::llround(std::ceil(duration_s)))) + "s",
-         "--latency", "-s", script_path});
+    a.insert(a.end(), {"-d", common::duration_arg(std::max(1.0, std::ceil(duration_s))),
+                       "--latency", "-s", script_path});
     if (close) a.insert(a.end(), {"-H", "Connection: close"});
   } else if (tool == "h2load") {
     // ALPN offers h2 alone for an HTTP/2 scenario, so a server without it fails instead of
     // being measured over HTTP/1.1; --h1 speaks HTTP/1.1 over TLS and cleartext alike.
-    a.insert(a.end(), {"-m", std::to_string(streams), "-D", h2load_duration(duration_s),
+    a.insert(a.end(), {"-m", std::to_string(streams), "-D", common::duration_arg(duration_s),
                        http2 ? "--npn-list=h2" : "--h1"});
   } else {
-    a.insert(a.end(), {"-d", format_seconds(duration_s), "--json", json_path, "--no-progress"});
+    a.insert(a.end(),
+             {"-d", common::duration_arg(duration_s), "--json", json_path, "--no-progress"});
     if (run_rate) {
       std::ostringstream r;
       r << *run_rate;

@@ -28,12 +28,6 @@ uint64_t count_at(const std::smatch& m, std::size_t i) {
 
 }  // namespace
 
-std::string h2load_duration(double seconds) {
-  const long long ms = std::llround(seconds * 1000);
-  if (ms >= 1000 && ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
-  return std::to_string(std::max(1LL, ms)) + "ms";
-}
-
 LoadResult parse_h2load_output(std::string_view text) {
   // The output is parsed once per run, off the measured path: regular expressions read best.
   static const std::regex finished(R"(finished in (\S+), ([0-9.]+) req/s)");

@@ -16,8 +16,4 @@ namespace gatebench::macro {
 // included). Throws LoadParseError when the summary lines are missing or unreadable.
 LoadResult parse_h2load_output(std::string_view text);
 
-// A --duration for h2load's -D: whole seconds as "Ns", anything else in milliseconds ("1500ms"),
-// as h2load reads integers only.
-std::string h2load_duration(double seconds);
-
 }  // namespace gatebench::macro

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/stop_signal.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/engine_service.hpp"
@@ -89,7 +90,7 @@ void Services::start(const ServicePlan& service) {
     if (Clock::now() >= deadline) {
       throw Outcome{Status::failed, service.name + " not ready on port " +
                                         std::to_string(service.ready_port) + " within " +
-                                        std::to_string(service.ready_timeout_s) + " s"};
+                                        common::duration_text(service.ready_timeout_s)};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
@@ -137,8 +138,8 @@ void Services::start_remote(const ServicePlan& service) {
     if (Clock::now() >= deadline) {
       throw Outcome{Status::failed, service.name + " on " + service.host + " not ready on " +
                                         service.address + ":" + std::to_string(service.ready_port) +
-                                        " within " + std::to_string(service.ready_timeout_s) +
-                                        " s"};
+                                        " within " +
+                                        common::duration_text(service.ready_timeout_s)};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "macro/common/duration.hpp"
 #include "macro/common/stop_signal.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/results/run_support.hpp"
@@ -154,7 +155,7 @@ CaptureResult SshHost::exec(const std::string& exe, const std::vector<std::strin
   if (r.interrupted) throw Interrupted{};
   if (r.timed_out)
     throw RemoteError(host_.name + ": " + what + ": no answer within " +
-                      std::to_string(timeout.count() / 1000) + " s");
+                      common::duration_text(static_cast<double>(timeout.count()) / 1000));
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
     std::string why = last_line(r.output);
     // ssh exits 255 for its own errors (unreachable, refused, lost connection).

@@ -1,5 +1,7 @@
 #pragma once
 // The machine and build a macro run happened on, recorded in macro.json's "env".
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +31,16 @@ struct EnvInfo {
   std::string compiler;        // the compiler that built the driver
   std::string date;            // when the run started, UTC, as micro.json's context.date
   std::vector<HostEnv> hosts;  // --hosts runs only; empty otherwise
+  // The third-party programs the run started or loaded with, by file name: their own version
+  // line ("nginx version: nginx/1.22.1"), so a result says which nginx it was measured against.
+  std::map<std::string, std::string> versions;
 };
+
+// The version line of a program this file knows how to ask (nginx -v, haproxy -v, caddy
+// version, wrk -v, h2load --version, ...: each has its own flag, and a guessed one could start a
+// server), by its file name; nothing for any other program (gatebench's own binaries are the
+// build's commit) or when it gives no answer with a number in it within 2 s.
+std::optional<std::string> program_version(const std::string& exe);
 
 // source_dir is no longer read (the commit is the build's); kept so callers need not change.
 EnvInfo collect_env_info(const std::string& source_dir);

@@ -62,5 +62,25 @@ TEST(Duration, OverflowIsCaughtBeforeNanosecondsWrap) {
   EXPECT_EQ(parse_duration_ns("720h", "d"), 720ULL * 3600 * 1'000'000'000ULL);
 }
 
+// The one rendering for other programs' command lines (wrk, h2load, gatebench-load): integers
+// only, as h2load reads them, and read back to the same duration by the common syntax.
+TEST(Duration, ArgumentIsWholeSecondsOrMillisecondsAndReadsBack) {
+  EXPECT_EQ(duration_arg(10), "10s");
+  EXPECT_EQ(duration_arg(1.5), "1500ms");
+  EXPECT_EQ(duration_arg(0.25), "250ms");
+  EXPECT_EQ(duration_arg(0), "1ms");
+  EXPECT_EQ(duration_arg(90), "90s");
+  for (double s : {0.001, 0.25, 1.0, 1.5, 20.0, 3600.0})
+    EXPECT_DOUBLE_EQ(parse_duration_s(duration_arg(s), "d"), s) << s;
+}
+
+// People's text: seconds under a minute and a half, minutes under two hours, then hours.
+TEST(Duration, TextForPeople) {
+  EXPECT_EQ(duration_text(45), "45 s");
+  EXPECT_EQ(duration_text(89.4), "89 s");
+  EXPECT_EQ(duration_text(750), "12.5 min");
+  EXPECT_EQ(duration_text(7560), "2.1 h");
+}
+
 }  // namespace
 }  // namespace gatebench::common

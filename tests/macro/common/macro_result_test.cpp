@@ -64,7 +64,8 @@ MacroResult full_result() {
            "wrk",
            "2026-12-07T11:00:00Z",
            {{"a", {"ssh", "10.0.0.1", {"load"}, "Other CPU", 8, "6.2"}},
-            {"b", {"local", "", {"gateway", "backend"}, "", 0, ""}}}};
+            {"b", {"local", "", {"gateway", "backend"}, "", 0, ""}}},
+           {{"nginx", "1.22.1"}, {"haproxy", "2.6.12"}}};
   m.run = {2, 1, 16, true, 3, 42, 0.01, true};
   MacroScenario s;
   s.name = "gateway-plain";

@@ -93,6 +93,12 @@ TEST(Cli, DryRunPrintsThePlanAndStartsNothing) {
   // Five rounds by default, each order printed; nginx-https-newconn is its own baseline.
   EXPECT_NE(r.output.find("5 round(s), seed 1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  round 5:"), std::string::npos) << r.output;
+  // The estimate gatebench run reads: at most 3 scenarios x 5 rounds x (5 s + 20 s + start-up).
+  const auto at = r.output.find("  estimated ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const double estimate = std::stod(r.output.substr(at + 12));
+  EXPECT_GT(estimate, 0) << r.output;
+  EXPECT_LT(estimate, 3 * 5 * 35) << r.output;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(processes_mentioning(out).empty());
 }
@@ -122,7 +128,7 @@ TEST(Cli, DetectChoosesTheRoundsAndSaysWhatTheyTake) {
             std::string::npos)
       << r.output;
   // gateway-default and its baseline, 22 rounds of 1 s + 2 s + 2.4 s: 237.6 s.
-  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4 min"), std::string::npos)
+  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4.0 min"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("22 round(s), seed 1"), std::string::npos) << r.output;
   // A change the default line and compare's 5 rounds already catch.

@@ -31,13 +31,6 @@ std::string scenario_with_load(const std::string& load) {
          load + "}";
 }
 
-TEST(H2loadOutput, DurationArgument) {
-  EXPECT_EQ(h2load_duration(10), "10s");
-  EXPECT_EQ(h2load_duration(1.5), "1500ms");
-  EXPECT_EQ(h2load_duration(0.25), "250ms");
-  EXPECT_EQ(h2load_duration(0), "1ms");
-}
-
 TEST(H2loadOutput, WhatItCannotRun) {
   auto reason = [](const std::string& load) {
     return h2load_cannot(parse_scenario(scenario_with_load(load), "c.json"));

@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "macro/common/child_process.hpp"
 #include "macro/driver/system/env_info.hpp"
 
 namespace gatebench::macro {
@@ -163,6 +164,27 @@ TEST(MacroJson, EnvCarriesTheStartDateInUtc) {
   Options options;
   const json doc = make_macro_json(env, CpuLayout{}, options, "gatebench-load", {}, {}, false);
   EXPECT_EQ(doc["env"]["date"], env.date);
+}
+
+// env.versions: the version line of each third-party program the run used, asked with its own
+// flag; gatebench's binaries and programs this driver does not know are not asked.
+TEST(MacroJson, EnvNamesTheVersionsOfTheProgramsItKnows) {
+  const std::string nginx = common::find_on_path("nginx", {"/usr/sbin"});
+  ASSERT_FALSE(nginx.empty()) << "nginx not installed (ci/setup installs it)";
+  const auto version = program_version(nginx);
+  ASSERT_TRUE(version.has_value());
+  EXPECT_TRUE(version->starts_with("nginx version: nginx/")) << *version;
+  EXPECT_EQ(program_version("/nonexistent/nginx"), std::nullopt);
+  EXPECT_EQ(program_version("/bin/true"), std::nullopt);  // not a program it knows
+  EnvInfo env;
+  env.versions = {{"nginx", *version}};
+  Options options;
+  const json doc = make_macro_json(env, CpuLayout{}, options, "gatebench-load", {}, {}, false);
+  EXPECT_EQ(doc["env"]["versions"]["nginx"], *version);
+  // Nothing known: no field, as before.
+  EXPECT_FALSE(
+      make_macro_json(EnvInfo{}, CpuLayout{}, options, "gatebench-load", {}, {}, false)["env"]
+          .contains("versions"));
 }
 
 // The report's tables per workload read `target` and `workload`: expansions and the hand-written

@@ -55,5 +55,31 @@ TEST(RunCli, FailedScenarioStillYieldsTheReportAndExitOne) {
   fs::remove_all(dir);
 }
 
+// Issue 43: a bad duration or macro option is exit 2 naming the option before any step runs:
+// the micro step (minutes) would otherwise run first and the macro step fail after it.
+TEST(RunCli, BadMacroOptionsAreExit2BeforeAnyStep) {
+  const auto dir = test::scratch_dir("run-bad-duration");
+  const auto err = (dir / "err.txt").string();
+  auto refused = [&](const std::string& options, const std::string& message) {
+    const auto out = dir / "out";
+    EXPECT_EQ(test::run_gatebench("run " + options + " --out " + out.string(), "/dev/null", err), 2)
+        << options;
+    const std::string text = read_text_file(err);
+    EXPECT_NE(text.find(message), std::string::npos) << options << ": " << text;
+    EXPECT_FALSE(fs::exists(out)) << options << ": a step ran or wrote";
+  };
+  // The syntax, in gatebench run itself, even when the macro step is left out.
+  refused("--duration 2x", "--duration: unknown unit 'x' in '2x'");
+  refused("--no-macro --duration 2x", "--duration: unknown unit 'x' in '2x'");
+  refused("--duration -1s", "--duration: '-1s' is negative");
+  if (!fs::exists(macro_driver()))
+    GTEST_SKIP() << macro_driver().string() << " not built (target gatebench-macro)";
+  // gatebench-macro's own rules, from its dry run, before the micro step.
+  refused("--duration 50ms", "--duration: must be at least 100ms");
+  refused("--rounds 0", "--rounds");
+  refused("--scenarios no-such-scenario", "no-such-scenario");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gatebench::tools

@@ -144,5 +144,37 @@ TEST(ReportWorkloads, NoTablesWithoutTargetAndWorkload) {
   EXPECT_EQ(report_json(m)["workloads"], json::array());
 }
 
+// Issue 38 item 3: the environment names the programs' versions (macro.json env.versions) one a
+// row and each image under test once, with the scenarios that ran it, in report.md and
+// report.html alike.
+TEST(ReportWorkloads, EnvironmentListsVersionsAndImages) {
+  json doc = two_targets_doc();
+  doc["env"] = {{"runtime", "podman"},
+                {"versions", {{"nginx", "nginx version: nginx/1.22.1"}, {"wrk", "wrk 4.1.0"}}}};
+  json second = doc["scenarios"][4];
+  second["name"] = "mygw-https-newconn";
+  doc["scenarios"].push_back(second);
+  const ResultSet macro = parse_result_set(doc, "macro.json");
+  const ReportModel m = build_report_model(nullptr, &*macro.macro, nullptr, {});
+  const auto rows = macro_environment_rows(*macro.macro);
+  using Row = std::pair<std::string, std::string>;
+  EXPECT_EQ(rows, (std::vector<Row>{{"macro: runtime", "podman"},
+                                    {"macro: version of nginx", "nginx version: nginx/1.22.1"},
+                                    {"macro: version of wrk", "wrk 4.1.0"},
+                                    {"macro: image (mygw-https-keepalive, mygw-https-newconn)",
+                                     "target: localhost/mygw:1 sha256:abc123"}}));
+  const std::string md = report_markdown(m);
+  const std::string env = md.substr(md.find("## Environment"));
+  EXPECT_NE(env.find("| macro: version of nginx | nginx version: nginx/1.22.1 |"),
+            std::string::npos)
+      << env;
+  EXPECT_NE(env.find("| macro: image (mygw-https-keepalive, mygw-https-newconn) | target: "
+                     "localhost/mygw:1 sha256:abc123 |"),
+            std::string::npos)
+      << env;
+  const std::string html = report_html(m);
+  EXPECT_NE(html.find("<td>macro: version of wrk</td><td>wrk 4.1.0</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gatebench::tools

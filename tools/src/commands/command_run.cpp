@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -15,7 +16,7 @@
 #include "macro/common/build_info.hpp"
 #include "macro/common/child_process.hpp"
 #include "macro/common/command_line.hpp"
-#include "macro/common/detectable.hpp"
+#include "macro/common/duration.hpp"
 #include "macro/common/machine_cpu.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/commands/commands.hpp"
@@ -108,7 +109,6 @@ constexpr long kFirstRunProcesses = 3;
 constexpr const char* kFirstRunScenarios =
     "nginx-baseline,gateway-default,gateway-protected,gateway-https-keepalive,"
     "gateway-https-newconn,gateway-queue,gateway-challenge-pass,haproxy-baseline,caddy-baseline";
-constexpr std::size_t kFirstRunScenarioRuns = 11;
 
 // Seconds per benchmark and process, for the estimates: 1.10 s with Google Benchmark's default
 // minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.47 s for the
@@ -116,9 +116,7 @@ constexpr std::size_t kFirstRunScenarioRuns = 11;
 // average 1.9 at the start).
 constexpr double kMicroSecondsPerRun = 1.10;
 constexpr double kFirstRunMicroSecondsPerRun = 0.47;
-// Per scenario and round beyond warm-up and measured time: starting and stopping the services
-// (issue 40: 74 scenarios x 3 rounds of 3 s in 20 min = 5.4 s each).
-constexpr double kMacroOverheadSeconds = 2.4;
+// The macro step's estimate is gatebench-macro's own (macro_estimate).
 
 // The counts (gatebench-macro --instructions N, docs/attribution.md): N and 2N requests per
 // scenario, each run from a fresh start under valgrind. N = 100 keeps the time-driven system
@@ -179,23 +177,54 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string minutes(double seconds) {
-  char text[32];
-  if (seconds < 90)
-    std::snprintf(text, sizeof text, "%.0f s", seconds);
-  else if (seconds < 2 * 3600)
-    std::snprintf(text, sizeof text, "%.0f min", seconds / 60);
-  else
-    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
-  return text;
+// gatebench-macro's arguments for the run's macro step (the same for its --dry-run estimate).
+CommandArgs macro_args(const common::CommandLine& args, bool full, const std::string& out) {
+  CommandArgs macro = {"--out", out + "/macro"};
+  if (!full) macro.push_back("--quick");
+  // With --target the targets' workloads are the run (each beside its nginx baseline).
+  if (!full && !args.value("scenarios") && !args.value("target"))
+    macro.insert(macro.end(), {"--scenarios", kFirstRunScenarios});
+  for (const auto& target : args.values("target")) macro.insert(macro.end(), {"--target", target});
+  if (auto v = args.value("workloads")) macro.insert(macro.end(), {"--workloads", *v});
+  for (const char* opt :
+       {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir", "detect"})
+    if (auto v = args.value(opt)) {
+      macro.push_back(std::string("--") + opt);
+      macro.push_back(*v);
+    }
+  return macro;
 }
 
-// The names a command prints one per line, counted; nothing when it cannot be run (the step
-// itself then says why).
-std::optional<std::size_t> lines_of(const std::vector<std::string>& argv) {
+// gatebench-macro's own estimate of the step and what it counts, from its plans (--dry-run's
+// "  estimated N s (…): K scenarios x R rounds" line): skipped scenarios, searches and every
+// round counted as the run will take them, so the two estimates cannot drift apart. The dry run
+// also checks the step's options (--duration, --scenarios, --rounds, ...) before any step runs:
+// its usage error is this command's (exit 2), not a failure after the micro step.
+using MacroEstimate = std::optional<std::pair<double, std::string>>;
+MacroEstimate macro_estimate(const CommandArgs& macro) {
+  std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "--dry-run"};
+  cmd.insert(cmd.end(), macro.begin(), macro.end());
+  common::CaptureResult r;
   try {
-    const std::string out = common::output_of(argv);
-    return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+    r = common::capture(common::command(cmd));
+  } catch (const std::exception&) {
+    return std::nullopt;  // no gatebench-macro: the macro step itself says so
+  }
+  if (!r.timed_out && !r.interrupted && common::exit_code(r.status) == common::kUsageExit) {
+    std::string message = r.errors.substr(0, r.errors.find('\n'));
+    const std::string prefix = "gatebench-macro: ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    throw common::UsageError(message);
+  }
+  if (!r.succeeded()) return std::nullopt;
+  const std::string key = "\n  estimated ";
+  const auto at = r.output.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  const std::string line =
+      r.output.substr(at + key.size(), r.output.find('\n', at + 1) - at - key.size());
+  const auto what = line.find("): ");
+  try {
+    return std::pair(std::stod(line), what == std::string::npos ? "" : line.substr(what + 3));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -251,9 +280,9 @@ nlohmann::json run_record(const CommandArgs& argv) {
           {"kernel", kernel}};
 }
 
-Estimate estimate_run(const common::CommandLine& args, bool full, const std::string& filter,
-                      long repetitions, long processes, const std::vector<std::string>& counted,
-                      long count_requests) {
+Estimate estimate_run(const common::CommandLine& args, bool full, const MacroEstimate& macro,
+                      const std::string& filter, long repetitions, long processes,
+                      const std::vector<std::string>& counted, long count_requests) {
   Estimate e;
   if (!counted.empty()) {
     e.counts_s = count_seconds(counted.size(), count_requests);
@@ -280,32 +309,9 @@ Estimate estimate_run(const common::CommandLine& args, bool full, const std::str
           std::to_string(*n) + " benchmarks x " + std::to_string(processes) + " processes";
     }
   }
-  if (!args.flag("no-macro")) {
-    std::optional<std::size_t> n;
-    if (args.value("target")) {
-      // Scenarios per target depend on the workloads it offers: no estimate.
-    } else if (auto list = args.value("scenarios")) {
-      n = static_cast<std::size_t>(std::count(list->begin(), list->end(), ',') + 1);
-    } else if (!full) {
-      n = kFirstRunScenarioRuns;
-    } else {
-      std::vector<std::string> cmd = {locate_macro_binary(std::nullopt), "--list"};
-      if (auto dir = args.value("scenario-dir")) cmd.insert(cmd.end(), {"--scenario-dir", *dir});
-      n = lines_of(cmd);
-    }
-    if (n) {
-      // gatebench-macro's defaults: --quick 3 rounds of 1 s + 2 s, else 5 rounds of 5 s + 20 s.
-      const double measured = args.duration_s("duration").value_or(full ? 20.0 : 2.0);
-      double rounds = static_cast<double>(args.integer("rounds", 1, 1000).value_or(full ? 5 : 3));
-      // --detect: the rounds gatebench-macro will choose (0 when out of reach: it refuses).
-      if (args.value("detect"))
-        rounds = static_cast<double>(
-            common::rounds_for_cpu_change(percent_or(args, "detect", 0), measured).rounds);
-      const double warmup = full ? 5.0 : 1.0;
-      e.macro_s = static_cast<double>(*n) * rounds * (warmup + measured + kMacroOverheadSeconds);
-      e.macro_text = std::to_string(*n) + " scenarios x " +
-                     std::to_string(static_cast<long>(rounds)) + " rounds";
-    }
+  if (macro) {
+    e.macro_s = macro->first;
+    e.macro_text = macro->second;
   }
   return e;
 }
@@ -356,8 +362,12 @@ int command_run(const CommandArgs& argv) {
   if (args.flag("no-micro") && args.flag("no-macro"))
     throw common::UsageError("--no-micro and --no-macro leave nothing to run");
   const std::string out = args.value_or("out", "gatebench-results");
-  std::filesystem::create_directories(out);
   const bool full = args.flag("full");
+  // Every duration and every option of the macro step checked before anything is written or run.
+  args.duration_s("duration");
+  const MacroEstimate macro_plan =
+      args.flag("no-macro") ? std::nullopt : macro_estimate(macro_args(args, full, out));
+  std::filesystem::create_directories(out);
   const std::string filter = args.value_or("filter", full ? "." : kFirstRunMicroFilter);
   const long repetitions = args.integer("repetitions", 9, 100'000).value_or(9);
   const long processes = full ? repetitions : std::min(kFirstRunProcesses, repetitions);
@@ -379,7 +389,7 @@ int command_run(const CommandArgs& argv) {
       counting && !build.empty())
     counts_bin = bin_dir_of_build(build, out + "/counts/bin");
   const Estimate estimate =
-      estimate_run(args, full, filter, repetitions, processes, counted, count_requests);
+      estimate_run(args, full, macro_plan, filter, repetitions, processes, counted, count_requests);
   nlohmann::json record = run_record(argv);
   record["start"] = machine_load();
   const auto started = std::chrono::steady_clock::now();
@@ -388,8 +398,10 @@ int command_run(const CommandArgs& argv) {
   };
   if (full || estimate.total() > 0)
     std::cerr << "[gatebench run] " << (full ? "release run" : "first run") << ": estimated "
-              << minutes(estimate.total()) << " (micro " << minutes(estimate.micro_s) << ", macro "
-              << minutes(estimate.macro_s) << ", counts " << minutes(estimate.counts_s) << ")\n";
+              << common::duration_text(estimate.total()) << " (micro "
+              << common::duration_text(estimate.micro_s) << ", macro "
+              << common::duration_text(estimate.macro_s) << ", counts "
+              << common::duration_text(estimate.counts_s) << ")\n";
 
   bool failed = false;
   std::string micro_json = "-", macro_json = "-";
@@ -402,8 +414,8 @@ int command_run(const CommandArgs& argv) {
     if (!full) micro.insert(micro.end(), {"--", kFirstRunMinTime});
     std::cerr << "[gatebench run] micro";
     if (!estimate.micro_text.empty())
-      std::cerr << " (" << estimate.micro_text << "): about " << minutes(estimate.total())
-                << " left";
+      std::cerr << " (" << estimate.micro_text << "): about "
+                << common::duration_text(estimate.total()) << " left";
     std::cerr << "\n";
     const int rc = command_micro(micro);
     if (rc == 2) return 2;
@@ -416,25 +428,12 @@ int command_run(const CommandArgs& argv) {
   }
   if (!args.flag("no-macro")) {
     const std::string file = out + "/macro/macro.json";
-    CommandArgs macro = {"--out", out + "/macro"};
-    if (!full) macro.push_back("--quick");
-    // With --target the targets' workloads are the run (each beside its nginx baseline).
-    if (!full && !args.value("scenarios") && !args.value("target"))
-      macro.insert(macro.end(), {"--scenarios", kFirstRunScenarios});
-    for (const auto& target : args.values("target"))
-      macro.insert(macro.end(), {"--target", target});
-    if (auto v = args.value("workloads")) macro.insert(macro.end(), {"--workloads", *v});
-    for (const char* opt :
-         {"duration", "connections", "scenarios", "rounds", "seed", "scenario-dir", "detect"})
-      if (auto v = args.value(opt)) {
-        macro.push_back(std::string("--") + opt);
-        macro.push_back(*v);
-      }
+    const CommandArgs macro = macro_args(args, full, out);
     std::cerr << "[gatebench run] macro";
     if (!estimate.macro_text.empty())
       std::cerr << " (" << estimate.macro_text << "): about "
-                << minutes(estimate.macro_s + estimate.counts_s) << " left";
-    std::cerr << " (" << minutes(elapsed_s()) << " so far)\n";
+                << common::duration_text(estimate.macro_s + estimate.counts_s) << " left";
+    std::cerr << " (" << common::duration_text(elapsed_s()) << " so far)\n";
     std::filesystem::remove(file);  // never report a previous run's file
     const int rc = command_macro(macro);
     if (rc == 2) {
@@ -459,7 +458,8 @@ int command_run(const CommandArgs& argv) {
     if (!counts_bin.empty()) counts.insert(counts.end(), {"--bin-dir", counts_bin});
     if (auto v = args.value("scenario-dir")) counts.insert(counts.end(), {"--scenario-dir", *v});
     std::cerr << "[gatebench run] counts (" << estimate.counts_text << ", under valgrind): about "
-              << minutes(estimate.counts_s) << " left (" << minutes(elapsed_s()) << " so far)\n";
+              << common::duration_text(estimate.counts_s) << " left ("
+              << common::duration_text(elapsed_s()) << " so far)\n";
     std::filesystem::remove(dir + "/instructions.json");  // never report a previous run's file
     const int rc = command_macro(counts);
     if (rc == 2) {
@@ -476,16 +476,23 @@ int command_run(const CommandArgs& argv) {
   }
   record["end"] = machine_load();
   record["elapsed_s"] = elapsed_s();
+  record["estimated_s"] = estimate.total();
   write_text_file(out + "/run.json", record.dump(1) + "\n");
   if (micro_json == "-" && macro_json == "-" && counts_json.empty()) {
     std::cerr << "gatebench run: no result to report\n";
     return 1;
   }
-  std::cerr << "[gatebench run] report (" << minutes(elapsed_s()) << " so far)\n";
+  std::cerr << "[gatebench run] report (" << common::duration_text(elapsed_s()) << " so far)\n";
   CommandArgs report = {micro_json, macro_json, "-o", out};
   if (!counts_json.empty()) report.insert(report.end(), {"--macro-instructions", counts_json});
   const int rc = command_report(report);
-  std::cerr << "[gatebench run] done in " << minutes(elapsed_s()) << "\n";
+  std::cerr << "[gatebench run] done in " << common::duration_text(elapsed_s());
+  // Every run checks the estimate it printed first (issue 40: within 10%).
+  if (estimate.total() > 0)
+    std::cerr << " (estimated " << common::duration_text(estimate.total()) << ", "
+              << (elapsed_s() >= estimate.total() ? "+" : "")
+              << static_cast<long>(std::lround(100 * (elapsed_s() / estimate.total() - 1))) << "%)";
+  std::cerr << "\n";
   return rc != 0 ? rc : failed ? 1 : 0;
 }
 

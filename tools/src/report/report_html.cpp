@@ -38,22 +38,15 @@ std::string ratio(const std::optional<double>& r) {
   return r ? "×" + fmt_sig(*r) : std::string("–");
 }
 
-std::string scalar(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "–";
-  return v.dump();
-}
-
 void environment(const ReportModel& m, std::string& h) {
   h += "<h2>Environment</h2><table>";
   if (m.micro)
     for (const auto& [key, value] : m.micro->context.items())
       if (!value.is_array() && !value.is_object())
-        h += "<tr>" + cell("micro: " + key) + cell(scalar(value)) + "</tr>";
+        h += "<tr>" + cell("micro: " + key) + cell(scalar_text(value)) + "</tr>";
   if (m.macro)
-    for (const auto& [key, value] : m.macro->env.items())
-      h += "<tr>" + cell("macro: " + key) + cell(value.is_object() ? value.dump() : scalar(value)) +
-           "</tr>";
+    for (const auto& [name, value] : macro_environment_rows(*m.macro))
+      h += "<tr>" + cell(name) + cell(value) + "</tr>";
   h += "</table>";
 }
 

@@ -10,12 +10,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string scalar(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "–";
-  return v.dump();
-}
-
 std::string ratio(const std::optional<double>& r) {
   return r ? "×" + fmt_sig(*r) : std::string("–");
 }
@@ -27,18 +21,16 @@ void environment(const ReportModel& m, std::string& md) {
     for (const char* key : {"host_name", "date", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
                             "library_build_type", "gatebench_fixtures_seed"})
       if (c.contains(key))
-        md += "| micro: " + std::string(key) + " | " + md_cell(scalar(c[key])) + " |\n";
+        md += "| micro: " + std::string(key) + " | " + md_cell(scalar_text(c[key])) + " |\n";
     if (c.contains("load_avg"))
       md += "| micro: load_avg | " + md_cell(c["load_avg"].dump()) + " |\n";
     for (const auto& [key, value] : c.items())  // the --input files (docs/micro-input.md)
       if (key.starts_with("gatebench_input_"))
-        md += "| micro: " + md_cell(key) + " | " + md_cell(scalar(value)) + " |\n";
+        md += "| micro: " + md_cell(key) + " | " + md_cell(scalar_text(value)) + " |\n";
   }
-  if (m.macro) {
-    for (const auto& [key, value] : m.macro->env.items())
-      md += "| macro: " + md_cell(key) + " | " +
-            md_cell(value.is_object() ? value.dump() : scalar(value)) + " |\n";
-  }
+  if (m.macro)
+    for (const auto& [name, value] : macro_environment_rows(*m.macro))
+      md += "| " + md_cell(name) + " | " + md_cell(value) + " |\n";
   md += "\n";
 }
 

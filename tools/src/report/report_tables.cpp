@@ -503,6 +503,40 @@ std::string images_text(const MacroScenario& s) {
   return out;
 }
 
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "–";
+  return v.dump();
+}
+
+std::vector<std::pair<std::string, std::string>> macro_environment_rows(const MacroRun& run) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& [key, value] : run.env.items()) {
+    if (key == "versions" && value.is_object()) {
+      for (const auto& [program, version] : value.items())
+        rows.emplace_back("macro: version of " + program,
+                          version.is_string() ? version.get<std::string>() : version.dump());
+    } else {
+      rows.emplace_back("macro: " + key, value.is_object() ? value.dump() : scalar_text(value));
+    }
+  }
+  // One row per distinct image text, naming the scenarios that ran it.
+  std::vector<std::pair<std::string, std::string>> images;  // text, scenarios
+  for (const auto& s : run.scenarios) {
+    const std::string text = images_text(s);
+    if (text.empty()) continue;
+    auto it = std::find_if(images.begin(), images.end(),
+                           [&](const auto& entry) { return entry.first == text; });
+    if (it == images.end())
+      images.emplace_back(text, s.name);
+    else
+      it->second += ", " + s.name;
+  }
+  for (const auto& [text, scenarios] : images)
+    rows.emplace_back("macro: image (" + scenarios + ")", text);
+  return rows;
+}
+
 const std::vector<std::string>& seed_scenarios() {
   static const std::vector<std::string> names = {
       "nginx-baseline",          "gateway-default",       "gateway-protected",

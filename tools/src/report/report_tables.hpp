@@ -2,7 +2,9 @@
 // report.md and report.html show the same cells (docs/report.md lists them).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/src/report/report_model.hpp"
@@ -36,6 +38,14 @@ std::vector<ReportTable> workload_tables(const ReportModel& m);
 
 // "gateway: mygw:1 sha256:…" per service of macro.json `images` (digest, else ID); "" for none.
 std::string images_text(const MacroScenario& s);
+
+// A JSON value in a table cell: a string as itself, null as "–", anything else as JSON.
+std::string scalar_text(const nlohmann::json& v);
+
+// The macro run's environment as (name, value) rows for report.md and report.html: each field of
+// macro.json `env`, its `versions` one program a row, then every image under test once with the
+// scenarios that ran it, so a result says which nginx and which image it was measured against.
+std::vector<std::pair<std::string, std::string>> macro_environment_rows(const MacroRun& run);
 
 // Where the CPU of each lead scenario went: CPU µs per request of the target [interval], the load
 // generator and the backend, and CPU % per process of the target (macro.json cpu_by_process).
