@@ -55,8 +55,9 @@ void expect_same_run(const Scenario& got, const Scenario& want) {
 
 // The scenario files a name of macro/scenarios/names.json replaced, as they were before they
 // were deleted, loaded from a scratch directory beside the shipped service blocks. Two changes:
-// haproxy-h2* use the workload's certificate, and gateway-decision has the gateway target's
-// proxy and proxy_tls ports too (bind-checked, unused by its configuration).
+// haproxy-h2* use the workload's certificate, and gateway-decision, gateway-no-waf and
+// gateway-vpatch100 have the gateway target's other ports too (proxy, proxy_tls: bind-checked,
+// unused by their configurations).
 std::map<std::string, Scenario> files_before(const fs::path& dir) {
   std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) +
                    "/tests/macro/driver/data/named-scenarios-before.json");
