@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "driver_exe.hpp"
 #include "macro/common/usage_error.hpp"
 #include "macro/driver/plan/scenario_names.hpp"
 
@@ -104,6 +105,35 @@ TEST(NamedScenarios, EveryNameRunsWhatItsFileHeld) {
       want.baseline = std::string(w) + "/nginx-baseline";
       expect_same_run(*now.at(std::string(w) + "/" + base), want);
     }
+  }
+}
+
+// --print-scenario gives a name as a scenario file would hold it, so a study copies the driver's
+// expansion instead of re-implementing it (tools/studies/studylib.py).
+TEST(NamedScenarios, PrintScenarioIsTheExpansionAsAFile) {
+  std::map<std::string, const Scenario*> now;
+  const auto scenarios = load_scenarios(kScenarioDir);
+  for (const auto& s : scenarios) now[s.name] = &s;
+  for (const char* name : {"gateway-default", "gateway-protected", "nginx-modsecurity-vpatch100"}) {
+    const CaptureResult r = testing::run_driver({"--print-scenario", name});
+    ASSERT_EQ(testing::exit_code(r), 0) << r.output;
+    const nlohmann::json object = nlohmann::json::parse(r.output);
+    EXPECT_EQ(object["name"], name);
+    const Scenario printed = parse_scenario_object(object, name);
+    EXPECT_EQ(printed.order, now.at(name)->order);
+    expect_same_run(printed, *now.at(name));
+  }
+  // A scenario file is printed as it is.
+  const CaptureResult direct = testing::run_driver({"--print-scenario", "direct"});
+  ASSERT_EQ(testing::exit_code(direct), 0) << direct.output;
+  std::ifstream in(kScenarioDir + "/direct.json");
+  EXPECT_EQ(nlohmann::json::parse(direct.output), nlohmann::json::parse(in));
+  for (const char* bad : {"no-such-scenario", "names", "latency-at-rate/gateway-default"}) {
+    const CaptureResult r = testing::run_driver({"--print-scenario", bad});
+    EXPECT_EQ(testing::exit_code(r), 2) << bad;
+    EXPECT_NE(r.output.find(std::string("gatebench-macro: ") + bad + ": neither a name of "),
+              std::string::npos)
+        << r.output;
   }
 }
 
