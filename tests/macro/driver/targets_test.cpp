@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,7 +15,10 @@
 
 #include "driver_exe.hpp"
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/options.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario_names.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -479,6 +483,44 @@ TEST(Targets, LatencyAndBaselineWorkloadsJoinTheRun) {
                                              "gateway-plain", "nginx-plain"}));
   EXPECT_EQ(run.scenarios[1].latency_baseline, "gateway-plain");
   EXPECT_EQ(run.scenarios[1].baseline, "nginx-plain");
+}
+
+// The WAF method's fixed counts: exactly 1,000 requests over 5 or 15 connections, which --quick
+// keeps (they are the method), the count asked of gatebench-load for the measured run only; the
+// gateway and nginx (ModSecurity + CRS) offer them, compared with each other.
+TEST(Targets, FixedCountsAreExactRequestsOverTheirConnections) {
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target gateway = load_target(kTargetDir + "/gateway.json", workloads, kScenarioDir);
+  const Target nginx = load_target(kTargetDir + "/nginx.json", workloads, kScenarioDir);
+  for (const auto& [name, connections] : {std::pair{"waf-count-5", 5}, {"waf-count-15", 15}}) {
+    SCOPED_TRACE(name);
+    const Scenario s = expand(gateway, workload(workloads, name));
+    ASSERT_TRUE(s.unavailable.empty()) << s.unavailable;
+    EXPECT_TRUE(expand(nginx, workload(workloads, name)).unavailable.empty());
+    EXPECT_EQ(s.load.requests_total, 1000u);
+    EXPECT_EQ(s.load.connections, connections);
+    EXPECT_EQ(s.load.requests, "waf-mix-requests.json");
+    EXPECT_EQ(s.baseline, std::string("nginx-") + name);
+    Options options;
+    options.quick = true;
+    options.connections = 16;
+    const auto plans = make_plans({s}, options, make_cpu_layout(2, {}), Toolbox{},
+                                  kScenarioDir + "/configs", "/tmp/gatebench-fixed-count");
+    const LoadPlan& load = plans.at(0).load;
+    EXPECT_EQ(load.connections, connections);
+    const auto measured = load.args(2, std::nullopt, "l.json", "s.lua", true);
+    const auto at = std::find(measured.begin(), measured.end(), "--requests-total");
+    ASSERT_NE(at, measured.end());
+    EXPECT_EQ(*(at + 1), "1000");
+    const auto warmup = load.args(1, std::nullopt, "w.json", "s.lua", false);
+    EXPECT_EQ(std::find(warmup.begin(), warmup.end(), "--requests-total"), warmup.end());
+    options.load = "wrk";
+    EXPECT_EQ(make_plans({s}, options, make_cpu_layout(2, {}), Toolbox{}, kScenarioDir + "/configs",
+                         "/tmp/gatebench-fixed-count")
+                  .at(0)
+                  .skip_reason,
+              "wrk cannot send an exact request count (needs --load gatebench)");
+  }
 }
 
 TEST(Targets, ShippedTargetsAllLoad) {
