@@ -25,6 +25,7 @@
 #include "macro/driver/plan/options.hpp"
 #include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario.hpp"
+#include "macro/driver/plan/scenario_names.hpp"
 #include "macro/driver/plan/targets.hpp"
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/runtime/container.hpp"
@@ -338,6 +339,10 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
     std::vector<Scenario> selected = o.gateway_wrapper.empty()
                                          ? with_baselines(all, select_scenarios(all, names))
                                          : select_scenarios(all, names);
+    if (!o.print_scenario.empty()) {
+      std::cout << scenario_file_object(scenario_dir, o.print_scenario).dump(2) << "\n";
+      return 0;
+    }
     if (o.list) {
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;

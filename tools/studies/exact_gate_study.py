@@ -39,7 +39,7 @@ import shutil
 import statistics
 import sys
 
-from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench
+from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench, scenario_file
 
 KNOB_ENV = "GATEBENCH_GATEWAY_CALIBRATE_MIXES"
 INJECT_ENV = "GATEBENCH_GATEWAY_STUDY_INJECT"
@@ -82,10 +82,9 @@ def knob_tag(pct):
     return "knob-" + pct.replace(".", "p")
 
 
-def write_variant(dst, base_name, tag, env):
+def write_variant(args, dst, base_name, tag, env):
     """A copy of scenario `base_name` named <base>--<tag>, its gateway started with `env`."""
-    with open(os.path.join(dst, base_name + ".json")) as f:
-        s = json.load(f)
+    s = scenario_file(args.build, base_name, dst)
     s["name"] = f"{base_name}--{tag}"
     s["description"] = f"{base_name} with {env} (exact gate study)"
     s.pop("order", None)
@@ -120,7 +119,7 @@ def calibrate(args, scenario_dir):
     if os.path.exists(path):
         with open(path) as f:
             return json.load(f)
-    slow = write_variant(scenario_dir, "gateway-default", f"mix-{CALIBRATION_MIXES}",
+    slow = write_variant(args, scenario_dir, "gateway-default", f"mix-{CALIBRATION_MIXES}",
                          {KNOB_ENV: str(CALIBRATION_MIXES)})
     doc = macro(args, scenario_dir, csv(args.inject_into) + [slow],
                 os.path.join(args.out, "calibration"))
@@ -140,10 +139,10 @@ def variants(args, scenario_dir, cal):
     for base in csv(args.inject_into):
         for pct in csv(args.knob):
             mixes = round(float(pct) / 100 * cal["base"][base] / cal["per_mix"])
-            out[write_variant(scenario_dir, base, knob_tag(pct), {KNOB_ENV: str(mixes)})] = (
-                base, knob_tag(pct))
+            name = write_variant(args, scenario_dir, base, knob_tag(pct), {KNOB_ENV: str(mixes)})
+            out[name] = (base, knob_tag(pct))
         for real in csv(args.real):
-            out[write_variant(scenario_dir, base, real, {INJECT_ENV: real})] = (base, real)
+            out[write_variant(args, scenario_dir, base, real, {INJECT_ENV: real})] = (base, real)
     return out
 
 

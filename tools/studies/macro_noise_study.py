@@ -30,7 +30,7 @@ import shutil
 import statistics
 import sys
 
-from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench
+from studylib import ROOT, binary_of, compare_rows, parser, run_gatebench, scenario_file
 
 MEASURES = ("cpu_vs_load", "cpu_us_per_request", "vs_nginx", "p99_vs_nginx")
 
@@ -62,27 +62,13 @@ def parse_args():
     return p.parse_args()
 
 
-def gateway_default():
-    """gateway-default as a scenario file: the gateway target's plain feature, as the driver
-    expands the pair macro/scenarios/names.json names so (docs/targets.md)."""
-    with open(os.path.join(ROOT, "macro", "targets", "gateway.json")) as f:
-        target = json.load(f)
-    with open(os.path.join(ROOT, "macro", "scenarios", "names.json")) as f:
-        order = json.load(f)["gateway-default"].get("order", 100)
-    plain = target["features"]["plain"]
-    return {"name": "gateway-default", "order": order, "description": target["description"],
-            "ports": {"backend": 18080, **target["ports"]}, "prepare": target["prepare"],
-            "services": target["companions"] + [{"use": "backend"}, {"use": target["use"]}],
-            "load": {"port": plain["port"], "headers": plain["headers"]}}
-
-
-def variant_scenarios(out, small, large):
+def variant_scenarios(build, out, small, large):
     """A scenario directory: the shipped scenarios plus the two slowed copies of gateway-default."""
     src = os.path.join(ROOT, "macro", "scenarios")
     dst = os.path.join(out, "scenarios")
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(src, dst)
-    base = gateway_default()
+    base = scenario_file(build, "gateway-default", dst)
     names = {}
     for label, mixes in (("small", small), ("large", large)):
         s = copy.deepcopy(base)
@@ -184,7 +170,7 @@ def main():
         names = {label: f"gateway-default-slow-{label}" for label in ("small", "large")}
         macro_json = os.path.join(args.out, "run", "macro.json")
     else:
-        scenario_dir, names = variant_scenarios(args.out, args.small, args.large)
+        scenario_dir, names = variant_scenarios(args.build, args.out, args.small, args.large)
         macro_json = run_macro(args, scenario_dir, names)
     with open(macro_json) as f:
         doc = json.load(f)

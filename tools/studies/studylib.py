@@ -5,8 +5,8 @@
 - One nginx and the generators on it: the nginx the load-generator studies measure against, wrk
   and gatebench-load run and read the same way in every study.
 - Paired ratios: each run of one tool against the run of the other just before it.
-- gatebench runs: a scenario service's binary, gatebench-macro and gatebench compare as the
-  studies call them.
+- gatebench runs: a scenario as a file (from the driver), a scenario service's binary,
+  gatebench-macro and gatebench compare as the studies call them.
 """
 import argparse
 import contextlib
@@ -241,6 +241,23 @@ def binary_of(service, scenario_dir):
         return service.get("binary")
     with open(os.path.join(scenario_dir, "services", service["use"] + ".json")) as f:
         return json.load(f).get("binary")
+
+
+def scenario_file(build, name, scenario_dir=None):
+    """Scenario `name` as a scenario file holds it, from the driver of the build tree `build`
+    (`gatebench-macro --print-scenario NAME`): a name of macro/scenarios/names.json expanded from
+    its target and workload, a scenario file's content otherwise. The studies copy it to make
+    their variants, so the expansion lives in the driver alone."""
+    cmd = [os.path.join(build, "macro", "driver", "gatebench-macro"), "--print-scenario", name]
+    if scenario_dir:
+        cmd += ["--scenario-dir", scenario_dir]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        die(f"{cmd[0]}: {e.strerror}; build gatebench-macro in {build} or pass --build")
+    if res.returncode != 0:
+        die(res.stderr.strip() or f"{' '.join(cmd)} exited {res.returncode}")
+    return json.loads(res.stdout)
 
 
 def run_gatebench(cmd, quiet=False):

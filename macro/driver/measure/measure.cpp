@@ -512,7 +512,8 @@ Measurement measure(const ScenarioPlan& plan, const RunContext& ctx, const LoadP
   const std::string stderr_path = (dir / ("load-" + spec.label + ".stderr")).string();
   SpawnSpec child;
   child.exe = load_plan.exe;
-  child.args = load_plan.args(spec.duration_s, spec.rate, json_path, wrk_script_path(plan));
+  child.args =
+      load_plan.args(spec.duration_s, spec.rate, json_path, wrk_script_path(plan), spec.sample);
   child.out = Stream::to_file(stdout_path);
   child.err = Stream::to_file(stderr_path);
   child.cwd = plan.run_dir;

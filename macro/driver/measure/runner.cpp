@@ -94,6 +94,17 @@ class ScenarioRun {
     if (!m.invalid.empty()) result_.extra["load_invalid"] = m.invalid;
     if (!m.load_host_cpu_s.empty()) result_.extra["load_host_cpu_s"] = m.load_host_cpu_s;
     if (m.load.requests == 0) throw Outcome{Status::failed, "no request completed"};
+    if (const uint64_t count = plan_.load.requests_total; count > 0) {
+      // The count is the method: a round that ran out of time before it is no result.
+      result_.extra["requests_total"] = count;
+      result_.extra["count_completed"] = m.load.requests >= count;
+      if (m.load.requests < count) {
+        std::ostringstream why;
+        why << "completed " << m.load.requests << " of the " << count
+            << " requests within --duration " << ctx_.options.duration_s << " s";
+        throw Outcome{Status::failed, why.str()};
+      }
+    }
     if (const auto& cache = plan_.scenario.cache) {
       result_.hit_ratio = hit_ratio(*cache, m.load);
       if (auto why = hit_ratio_failure(*cache, result_.hit_ratio))

@@ -20,6 +20,8 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
 
   --scenarios a,b       run only these (a group name such as latency-at-rate selects its parts)
   --list                print the scenarios and exit
+  --print-scenario NAME print scenario NAME as a scenario file (JSON) and exit: a name of
+                        names.json expanded from its target and workload, or a file's content
   --duration D          measured run per scenario (default 20s; 500ms, 1m, bare number = s)
   --warmup D            warm-up before it, not measured (default 5s; 0 = none)
   --connections N       load connections (default 64)
@@ -169,6 +171,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
                                         value_option("workloads"),
                                         value_option("detect"),
                                         value_option("gateway-wrapper"),
+                                        value_option("print-scenario"),
                                         flag_option("help", 'h')});
   if (line.flag("help")) return std::nullopt;
   line.expect_no_positionals();
@@ -268,6 +271,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (o.instructions > 0 || o.runtime != "process" || !o.hosts_file.empty())
       throw UsageError(
           "--gateway-wrapper: only with --runtime process, without --instructions and --hosts");
+  }
+  if (auto name = line.value("print-scenario")) {
+    if (name->empty()) throw UsageError("--print-scenario: needs a scenario name");
+    o.print_scenario = *name;
   }
   if (o.quick) {
     // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first

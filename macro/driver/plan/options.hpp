@@ -53,6 +53,9 @@ struct Options {
   // (`gatebench profile --scenario` puts perf record there); {scenario} and {service} in a word
   // become the scenario's and the service's names. Empty: run as planned.
   std::vector<std::string> gateway_wrapper;
+  // --print-scenario NAME: print that scenario as a scenario file holds it and exit (a name of
+  // names.json expanded from its target and workload); empty: run.
+  std::string print_scenario;
 };
 
 // Parses argv without argv[0]; nothing when --help was asked. Throws common::UsageError.

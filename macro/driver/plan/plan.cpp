@@ -129,7 +129,7 @@ std::string shell_join(const std::string& exe, const std::vector<std::string>& a
 
 std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double> run_rate,
                                         const std::string& json_path,
-                                        const std::string& script_path) const {
+                                        const std::string& script_path, bool measured) const {
   std::vector<std::string> a;
   int t = std::max(1, std::min(threads, connections));
   a.insert(a.end(), {"-t", std::to_string(t), "-c", std::to_string(connections)});
@@ -156,6 +156,8 @@ std::vector<std::string> LoadPlan::args(double duration_s, std::optional<double>
     if (http2) a.insert(a.end(), {"--h2", "--streams", std::to_string(streams)});
     if (!requests_path.empty()) a.insert(a.end(), {"--requests", requests_path});
     if (!count_header.empty()) a.insert(a.end(), {"--count-header", count_header});
+    if (requests_total > 0 && measured)
+      a.insert(a.end(), {"--requests-total", std::to_string(requests_total)});
   }
   for (const auto& h : headers) a.insert(a.end(), {"-H", h});
   a.push_back(url);
@@ -408,7 +410,11 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       load.requests_template = text;
       load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
     }
-    load.connections = ls.connections > 0 && !options.quick ? ls.connections : options.connections;
+    // A request count's connections are part of its method: --quick keeps them.
+    load.connections = ls.connections > 0 && (!options.quick || ls.requests_total > 0)
+                           ? ls.connections
+                           : options.connections;
+    load.requests_total = ls.requests_total;
     load.cpus = layout.of(Role::load);
     // --threads first, then the scenario's own, then one per load CPU.
     load.threads = options.threads > 0 ? options.threads
@@ -422,6 +428,8 @@ std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, cons
       plan.skip_reason = s.unavailable;
     } else if (!missing.empty()) {
       for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
+    } else if (load_tool != "gatebench-load" && ls.requests_total > 0) {
+      plan.skip_reason = load_tool + " cannot send an exact request count (needs --load gatebench)";
     } else if (load_tool == "wrk" && ls.http2) {
       plan.skip_reason = "wrk cannot speak HTTP/2 (needs --load gatebench)";
     } else if (load_tool == "wrk" && ls.mode != LoadMode::closed) {

@@ -77,6 +77,8 @@ struct LoadPlan {
   int threads = 1;
   bool http2 = false;  // gatebench-load --h2
   int streams = 1;     // --streams
+  // gatebench-load --requests-total of the measured run (LoadSpec::requests_total); 0: none.
+  uint64_t requests_total = 0;
   // gatebench-load --count-header: the scenario's cache status header; empty: none.
   std::string count_header;
   CpuSet cpus;
@@ -85,8 +87,10 @@ struct LoadPlan {
   bool fanout = false;
 
   // Arguments of one run. `json_path` (gatebench-load) and `script_path` (wrk) are artifacts.
+  // `measured`: the measured run, which alone sends `requests_total` (a warm-up is timed).
   std::vector<std::string> args(double duration_s, std::optional<double> rate,
-                                const std::string& json_path, const std::string& script_path) const;
+                                const std::string& json_path, const std::string& script_path,
+                                bool measured = true) const;
 };
 
 struct ScenarioPlan {

@@ -155,7 +155,8 @@ PrepareStep parse_prepare(const JsonField& f, const std::map<std::string, int>& 
 
 LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports) {
   f.allow_only({"port", "scheme", "host", "path", "headers", "close", "mode", "rate", "requests",
-                "slo_p99_us", "connections", "tls_resume", "http2", "streams", "threads"});
+                "slo_p99_us", "connections", "tls_resume", "http2", "streams", "threads",
+                "requests_total"});
   LoadSpec load;
   load.port = f.child("port").string();
   if (!ports.contains(load.port)) f.child("port").fail("'" + load.port + "' is not in ports");
@@ -200,6 +201,11 @@ LoadSpec parse_load(const JsonField& f, const std::map<std::string, int>& ports)
   if (!load.http2 && f.child("streams").present())
     f.child("streams").fail("streams needs \"http2\": true (HTTP/1.1 has one request in flight)");
   if (load.http2 && load.close) f.child("close").fail("close is not supported with http2");
+  load.requests_total = static_cast<uint64_t>(f.integer_or("requests_total", 0, 1, 1'000'000'000));
+  if (load.requests_total > 0 && load.mode != LoadMode::closed)
+    f.child("requests_total").fail("a request count needs mode closed");
+  if (load.requests_total > 0 && load.connections == 0)
+    f.child("requests_total").fail("a request count needs its \"connections\"");
   return load;
 }
 

@@ -87,6 +87,10 @@ struct LoadSpec {
   // knowledge for http; `streams` concurrent streams per connection.
   bool http2 = false;
   int streams = 1;
+  // > 0: the measured run is exactly this many requests over `connections` (the WAF method's
+  // fixed counts at low concurrency), the run's duration only its upper bound; a round that
+  // completes fewer fails. 0: the duration decides.
+  uint64_t requests_total = 0;
   bool operator==(const LoadSpec&) const = default;
 };
 

@@ -101,4 +101,16 @@ std::vector<NamedScenario> named_scenarios(const std::string& scenario_dir) {
   return out;
 }
 
+nlohmann::json scenario_file_object(const std::string& scenario_dir, const std::string& name) {
+  for (NamedScenario& named : named_scenarios(scenario_dir))
+    if (named.pair.name == name) return std::move(named.object);
+  const fs::path file = fs::path(scenario_dir) / (name + ".json");
+  std::error_code ec;
+  if (is_name(name) && name + ".json" != kNamesFile && fs::is_regular_file(file, ec))
+    return common::read_json_file(file.string());
+  throw common::UsageError(name + ": neither a name of " +
+                           (fs::path(scenario_dir) / kNamesFile).string() +
+                           " nor a scenario file there");
+}
+
 }  // namespace gatebench::macro

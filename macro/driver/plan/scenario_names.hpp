@@ -36,4 +36,10 @@ struct NamedScenario {
 // without a name.
 std::vector<NamedScenario> named_scenarios(const std::string& scenario_dir);
 
+// Scenario `name` of `scenario_dir` as a scenario file holds it (--print-scenario): a name of the
+// table expanded, or the scenario file's own content. A study copies it to make variants, so no
+// tool outside the driver re-implements the expansion. Throws common::UsageError for a name that
+// is neither (an "over" file's parts included: their file is the "over" file).
+nlohmann::json scenario_file_object(const std::string& scenario_dir, const std::string& name);
+
 }  // namespace gatebench::macro

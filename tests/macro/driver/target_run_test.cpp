@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
@@ -147,6 +148,38 @@ TEST(TargetRun, GatewayTargetRunsBesideItsNginxBaselines) {
                            {"nginx-plain", "nginx-plain"},
                            {"gateway-https-keepalive", "nginx-https-keepalive"},
                            {"nginx-https-keepalive", "nginx-https-keepalive"}}));
+  EXPECT_TRUE(processes_mentioning(out).empty());
+  fs::remove_all(out);
+}
+
+// The WAF method's fixed count through the real executable: each round sends exactly its 1,000
+// requests over 5 connections and says it completed them, on the gateway and on nginx with
+// ModSecurity + CRS (ci/setup installs both).
+TEST(TargetRun, FixedCountCompletesItsRequests) {
+  if (!ready_to_run()) GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
+  const std::string out = unique_dir("target-count");
+  fs::remove_all(out);
+  CaptureResult r =
+      run_driver({"--target", "gateway", "--workloads", "waf-count-5", "--quick", "--rounds", "1",
+                  "--warmup", "0", "--duration", "20s", "--threads", "1", "--port-offset",
+                  std::to_string(testing::port_offset()), "--out", out},
+                 120s);
+  ASSERT_EQ(exit_code(r), 0) << r.output;
+  std::ifstream in(out + "/macro.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  std::set<std::string> names;
+  for (const auto& s : report["scenarios"]) {
+    names.insert(s["name"].get<std::string>());
+    EXPECT_EQ(s["status"], "ok") << s["name"] << ": " << s["reason"];
+    ASSERT_EQ(s["rounds"].size(), 1u);
+    const auto& round = s["rounds"][0];
+    EXPECT_EQ(round["requests"], 1000) << s["name"];
+    EXPECT_EQ(round["details"]["requests_total"], 1000) << s["name"];
+    EXPECT_EQ(round["details"]["count_completed"], true) << s["name"];
+    // It ended with the count, long before the 20 s bound.
+    EXPECT_LT(round["measured_s"].get<double>(), 15) << s["name"];
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"gateway-waf-count-5", "nginx-waf-count-5"}));
   EXPECT_TRUE(processes_mentioning(out).empty());
   fs::remove_all(out);
 }

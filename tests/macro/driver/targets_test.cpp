@@ -6,14 +6,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
 
+#include "driver_exe.hpp"
 #include "macro/common/usage_error.hpp"
+#include "macro/driver/plan/options.hpp"
+#include "macro/driver/plan/plan.hpp"
 #include "macro/driver/plan/scenario_names.hpp"
+#include "macro/driver/system/toolbox.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -55,8 +60,9 @@ void expect_same_run(const Scenario& got, const Scenario& want) {
 
 // The scenario files a name of macro/scenarios/names.json replaced, as they were before they
 // were deleted, loaded from a scratch directory beside the shipped service blocks. Two changes:
-// haproxy-h2* use the workload's certificate, and gateway-decision has the gateway target's
-// proxy and proxy_tls ports too (bind-checked, unused by its configuration).
+// haproxy-h2* use the workload's certificate, and gateway-decision, gateway-no-waf and
+// gateway-vpatch100 have the gateway target's other ports too (proxy, proxy_tls: bind-checked,
+// unused by their configurations).
 std::map<std::string, Scenario> files_before(const fs::path& dir) {
   std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) +
                    "/tests/macro/driver/data/named-scenarios-before.json");
@@ -103,6 +109,35 @@ TEST(NamedScenarios, EveryNameRunsWhatItsFileHeld) {
       want.baseline = std::string(w) + "/nginx-baseline";
       expect_same_run(*now.at(std::string(w) + "/" + base), want);
     }
+  }
+}
+
+// --print-scenario gives a name as a scenario file would hold it, so a study copies the driver's
+// expansion instead of re-implementing it (tools/studies/studylib.py).
+TEST(NamedScenarios, PrintScenarioIsTheExpansionAsAFile) {
+  std::map<std::string, const Scenario*> now;
+  const auto scenarios = load_scenarios(kScenarioDir);
+  for (const auto& s : scenarios) now[s.name] = &s;
+  for (const char* name : {"gateway-default", "gateway-protected", "nginx-modsecurity-vpatch100"}) {
+    const CaptureResult r = testing::run_driver({"--print-scenario", name});
+    ASSERT_EQ(testing::exit_code(r), 0) << r.output;
+    const nlohmann::json object = nlohmann::json::parse(r.output);
+    EXPECT_EQ(object["name"], name);
+    const Scenario printed = parse_scenario_object(object, name);
+    EXPECT_EQ(printed.order, now.at(name)->order);
+    expect_same_run(printed, *now.at(name));
+  }
+  // A scenario file is printed as it is.
+  const CaptureResult direct = testing::run_driver({"--print-scenario", "direct"});
+  ASSERT_EQ(testing::exit_code(direct), 0) << direct.output;
+  std::ifstream in(kScenarioDir + "/direct.json");
+  EXPECT_EQ(nlohmann::json::parse(direct.output), nlohmann::json::parse(in));
+  for (const char* bad : {"no-such-scenario", "names", "latency-at-rate/gateway-default"}) {
+    const CaptureResult r = testing::run_driver({"--print-scenario", bad});
+    EXPECT_EQ(testing::exit_code(r), 2) << bad;
+    EXPECT_NE(r.output.find(std::string("gatebench-macro: ") + bad + ": neither a name of "),
+              std::string::npos)
+        << r.output;
   }
 }
 
@@ -448,6 +483,44 @@ TEST(Targets, LatencyAndBaselineWorkloadsJoinTheRun) {
                                              "gateway-plain", "nginx-plain"}));
   EXPECT_EQ(run.scenarios[1].latency_baseline, "gateway-plain");
   EXPECT_EQ(run.scenarios[1].baseline, "nginx-plain");
+}
+
+// The WAF method's fixed counts: exactly 1,000 requests over 5 or 15 connections, which --quick
+// keeps (they are the method), the count asked of gatebench-load for the measured run only; the
+// gateway and nginx (ModSecurity + CRS) offer them, compared with each other.
+TEST(Targets, FixedCountsAreExactRequestsOverTheirConnections) {
+  const auto workloads = load_workloads(kWorkloadDir);
+  const Target gateway = load_target(kTargetDir + "/gateway.json", workloads, kScenarioDir);
+  const Target nginx = load_target(kTargetDir + "/nginx.json", workloads, kScenarioDir);
+  for (const auto& [name, connections] : {std::pair{"waf-count-5", 5}, {"waf-count-15", 15}}) {
+    SCOPED_TRACE(name);
+    const Scenario s = expand(gateway, workload(workloads, name));
+    ASSERT_TRUE(s.unavailable.empty()) << s.unavailable;
+    EXPECT_TRUE(expand(nginx, workload(workloads, name)).unavailable.empty());
+    EXPECT_EQ(s.load.requests_total, 1000u);
+    EXPECT_EQ(s.load.connections, connections);
+    EXPECT_EQ(s.load.requests, "waf-mix-requests.json");
+    EXPECT_EQ(s.baseline, std::string("nginx-") + name);
+    Options options;
+    options.quick = true;
+    options.connections = 16;
+    const auto plans = make_plans({s}, options, make_cpu_layout(2, {}), Toolbox{},
+                                  kScenarioDir + "/configs", "/tmp/gatebench-fixed-count");
+    const LoadPlan& load = plans.at(0).load;
+    EXPECT_EQ(load.connections, connections);
+    const auto measured = load.args(2, std::nullopt, "l.json", "s.lua", true);
+    const auto at = std::find(measured.begin(), measured.end(), "--requests-total");
+    ASSERT_NE(at, measured.end());
+    EXPECT_EQ(*(at + 1), "1000");
+    const auto warmup = load.args(1, std::nullopt, "w.json", "s.lua", false);
+    EXPECT_EQ(std::find(warmup.begin(), warmup.end(), "--requests-total"), warmup.end());
+    options.load = "wrk";
+    EXPECT_EQ(make_plans({s}, options, make_cpu_layout(2, {}), Toolbox{}, kScenarioDir + "/configs",
+                         "/tmp/gatebench-fixed-count")
+                  .at(0)
+                  .skip_reason,
+              "wrk cannot send an exact request count (needs --load gatebench)");
+  }
 }
 
 TEST(Targets, ShippedTargetsAllLoad) {
