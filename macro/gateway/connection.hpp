@@ -87,6 +87,8 @@ struct ClientConn {
   bool decision = false;     // accepted on a decision listener
   bool h2c = false;          // a plain listener that takes the HTTP/2 preface (prior knowledge)
   bool driving = false;      // inside drive(): a stream's progress does not drive it again
+  // An HTTP/2 connection in the loop's flush list (WorkerLoop::flush_connections).
+  bool flush_queued = false;
   // A stream client: one HTTP/2 stream's request on the connection `parent`; its reads and
   // writes go through the parent's H2Front instead of a socket (io.fd is -1).
   H2Stream* stream = nullptr;

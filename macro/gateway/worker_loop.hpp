@@ -77,6 +77,9 @@ class WorkerLoop : private H2Handler {
   void adopt_generation();
   void begin_stop();
   void reap();
+  // Drives the HTTP/2 connections whose streams progressed since the last call (drive queues
+  // them), so the frames of every stream served in one batch of events leave in one write.
+  void flush_connections();
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
@@ -188,6 +191,7 @@ class WorkerLoop : private H2Handler {
   std::vector<Client*> free_clients_;
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
+  std::vector<Client*> flush_;  // see flush_connections
   // The request sets no connection holds; the back is the most recently returned (cache-warm).
   std::vector<RequestBuffers> spare_buffers_;
   std::size_t buffers_in_use_ = 0;
