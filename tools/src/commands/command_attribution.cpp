@@ -10,7 +10,7 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kAttributionHelp =
     R"(usage: gatebench attribution INSTRUCTIONS.json [options]
 
 The cost attribution in instructions per request, with its remainder split over function
@@ -44,7 +44,7 @@ int command_attribution(const CommandArgs& argv) {
   const common::CommandLine args(
       normalised, {"out", "instructions", "micro", "attribution", "top", "json"}, {"help"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kAttributionHelp;
     return 0;
   }
   const auto& pos = args.positionals();

@@ -24,7 +24,7 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench bisect GOOD BAD --filter RE [options]
+constexpr const char* kBisectHelp = R"(usage: gatebench bisect GOOD BAD --filter RE [options]
        gatebench bisect GOOD BAD --scenario NAME [options]
 
 The first commit after GOOD, up to BAD (git revisions of --repo; first-parent history), where
@@ -227,7 +227,7 @@ int command_bisect(const CommandArgs& argv) {
        "min-repetitions", "max-measurements", "instructions-threshold"},
       {"help", "instructions"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kBisectHelp;
     return 0;
   }
   if (args.positionals().size() != 2)

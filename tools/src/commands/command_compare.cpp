@@ -11,7 +11,7 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench compare BASE HEAD [options]
+constexpr const char* kCompareHelp = R"(usage: gatebench compare BASE HEAD [options]
 
 Regression gate. BASE and HEAD are two files of the same kind: Google Benchmark JSON (micro.json),
 gatebench reports (report.json), instruction counts (gatebench micro --instructions), macro.json
@@ -90,7 +90,7 @@ int command_compare(const CommandArgs& argv) {
        "json", "exact-threshold-for"},
       {"help", "quiet"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kCompareHelp;
     return 0;
   }
   if (args.positionals().size() != 2)

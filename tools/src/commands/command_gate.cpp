@@ -41,7 +41,7 @@ constexpr const char* kDefaultThresholds[] = {
     "gateway-https-newconn=2%",   "nginx-https-newconn=2%",   "gateway-h2=12%",
     "nginx-h2-baseline=12%"};
 
-constexpr const char* kHelp = R"(usage: gatebench gate BASE HEAD [options]
+constexpr const char* kGateHelp = R"(usage: gatebench gate BASE HEAD [options]
 
 The macro gate between two commits (git revisions of --repo): each is checked out in a private
 worktree (under --work, default $TMPDIR), built with --build, and its own gatebench-macro
@@ -187,7 +187,7 @@ int command_gate(const CommandArgs& argv) {
        "exact-threshold-for", "top", "md", "json"},
       {"help", "keep"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kGateHelp;
     return 0;
   }
   if (args.positionals().size() != 2)

@@ -19,7 +19,8 @@ namespace {
 // Beside `gatebench run`'s default results directory, so the history outlives each run's files.
 constexpr const char* kDefaultDb = "gatebench-results/history.sqlite";
 
-constexpr const char* kHelp = R"(usage: gatebench history COMMAND [options]   (docs/history.md)
+constexpr const char* kHistoryHelp =
+    R"(usage: gatebench history COMMAND [options]   (docs/history.md)
 
 commands:
   add FILE.json...  add runs (micro.json, macro.json or report.json) to the history database
@@ -329,11 +330,11 @@ int history_study(const CommandArgs& argv) {
 
 int command_history(const CommandArgs& args) {
   if (args.empty()) {
-    std::cerr << kHelp;
+    std::cerr << kHistoryHelp;
     return common::kUsageExit;
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kHelp;
+    std::cout << kHistoryHelp;
     return 0;
   }
   const CommandArgs rest(args.begin() + 1, args.end());

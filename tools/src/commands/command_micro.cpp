@@ -16,7 +16,8 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench micro [options] [-- extra gatebench-micro args]
+constexpr const char* kMicroHelp =
+    R"(usage: gatebench micro [options] [-- extra gatebench-micro args]
 
 Time mode (default): runs gatebench-micro with --benchmark_enable_random_interleaving=true,
 N repetitions in all (>= 9, what `gatebench compare` needs) spread over P processes run one
@@ -156,7 +157,7 @@ int command_micro(const CommandArgs& argv) {
       own, {"filter", "repetitions", "processes", "out", "bench", "work-dir", "budget", "input"},
       {"help", "instructions"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kMicroHelp;
     return 0;
   }
   if (!args.positionals().empty())

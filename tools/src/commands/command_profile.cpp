@@ -24,7 +24,7 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench profile FILTER [options]
+constexpr const char* kProfileHelp = R"(usage: gatebench profile FILTER [options]
        gatebench profile --scenario NAME [options]
 
 Profiles one micro benchmark (FILTER must select exactly one) and writes to --out DIR:
@@ -343,7 +343,7 @@ int command_profile(const CommandArgs& argv) {
        "macro", "port-offset", "connections", "bin-dir", "scenario-dir"},
       {"help"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kProfileHelp;
     return 0;
   }
   const std::vector<const char*> scenario_only = {"warmup",      "macro",   "port-offset",

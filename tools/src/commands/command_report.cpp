@@ -11,7 +11,8 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench report MICRO.json [MACRO.json] -o DIR [options]
+constexpr const char* kReportHelp =
+    R"(usage: gatebench report MICRO.json [MACRO.json] -o DIR [options]
 
 Writes DIR/report.json (schema gatebench.report/1, docs/report.md), DIR/report.md (for a CI job
 summary) and DIR/report.html (self-contained: inline SVG, no network). MICRO.json is Google
@@ -39,7 +40,7 @@ int command_report(const CommandArgs& argv) {
   const common::CommandLine args(
       normalised, {"out", "instructions", "macro-instructions", "attribution"}, {"help"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kReportHelp;
     return 0;
   }
   const auto& pos = args.positionals();

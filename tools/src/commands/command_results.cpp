@@ -12,7 +12,7 @@ namespace gatebench::tools {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: gatebench results DIR/report.json -o FILE [--draft]
+constexpr const char* kResultsHelp = R"(usage: gatebench results DIR/report.json -o FILE [--draft]
 
 Writes FILE (docs/RESULTS.md) from one `gatebench run --out DIR`: its report.md one heading
 level down, under a header naming the run's command, commit and tree (clean or dirty), machine,
@@ -36,7 +36,7 @@ int command_results(const CommandArgs& argv) {
   for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
   const common::CommandLine args(normalised, {"out"}, {"help", "draft"});
   if (args.flag("help")) {
-    std::cout << kHelp;
+    std::cout << kResultsHelp;
     return 0;
   }
   const auto& pos = args.positionals();

@@ -171,7 +171,7 @@ std::string bin_dir_of_build(const std::string& build, const std::string& dir) {
   return dir;
 }
 
-std::string joined(const std::vector<std::string>& names) {
+std::string comma_joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
   return out;
@@ -453,7 +453,7 @@ int command_run(const CommandArgs& argv) {
   if (counting) {
     const std::string dir = out + "/counts";
     CommandArgs counts = {"--instructions", std::to_string(count_requests),
-                          "--scenarios",    joined(counted),
+                          "--scenarios",    comma_joined(counted),
                           "--out",          dir};
     if (!counts_bin.empty()) counts.insert(counts.end(), {"--bin-dir", counts_bin});
     if (auto v = args.value("scenario-dir")) counts.insert(counts.end(), {"--scenario-dir", *v});

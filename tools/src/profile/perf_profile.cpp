@@ -13,18 +13,18 @@ namespace gatebench::tools {
 
 namespace {
 
-struct Frame {
+struct PerfFrame {
   std::string symbol, dso;
 };
 
 // "\t  a4fca gatebench::tokens::sha256_compress_shani (/path/gatebench-micro)"; symbols may hold
 // spaces and parentheses, the dso is the last parenthesised group.
-Frame parse_frame(const std::string& line) {
+PerfFrame parse_frame(const std::string& line) {
   const auto address = line.find_first_not_of(" \t");
   const auto space = line.find(' ', address);
   if (address == std::string::npos || space == std::string::npos)
     throw std::runtime_error("expected '<address> <symbol> (<dso>)'");
-  Frame f;
+  PerfFrame f;
   std::string rest = line.substr(line.find_first_not_of(' ', space));
   const auto open = rest.rfind(" (");
   if (!rest.empty() && rest.back() == ')' && open != std::string::npos) {
@@ -35,20 +35,20 @@ Frame parse_frame(const std::string& line) {
   return f;
 }
 
-std::string frame_name(const Frame& f) {
+std::string frame_name(const PerfFrame& f) {
   if (f.symbol != "[unknown]" || f.dso.empty()) return f.symbol;
   return "[" + f.dso.substr(f.dso.rfind('/') + 1) + "]";
 }
 
-bool is_benchmark_library(const Frame& f) {
+bool is_benchmark_library(const PerfFrame& f) {
   return f.dso.find("libbenchmark") != std::string::npos || f.symbol.starts_with("benchmark::");
 }
 
-void add_sample(std::vector<Frame>& leaf_first, double weight, bool whole_stacks,
+void add_sample(std::vector<PerfFrame>& leaf_first, double weight, bool whole_stacks,
                 PerfProfile& out) {
   std::size_t i = leaf_first.size();  // walk from the outermost frame
   if (whole_stacks) {
-    if (leaf_first.empty()) leaf_first.push_back(Frame{"[no stack]", ""});
+    if (leaf_first.empty()) leaf_first.push_back(PerfFrame{"[no stack]", ""});
     i = leaf_first.size();
   } else {
     while (i > 0 && !is_benchmark_library(leaf_first[i - 1])) --i;
@@ -72,7 +72,7 @@ void add_sample(std::vector<Frame>& leaf_first, double weight, bool whole_stacks
 
 PerfProfile parse_perf_script(std::istream& in, const std::string& file, bool whole_stacks) {
   PerfProfile out;
-  std::vector<Frame> frames;
+  std::vector<PerfFrame> frames;
   double weight = 0;
   bool in_sample = false;
   std::string line;

@@ -10,11 +10,11 @@ using nlohmann::json;
 
 namespace {
 
-std::string ratio(const std::optional<double>& r) {
+std::string md_ratio(const std::optional<double>& r) {
   return r ? "×" + fmt_sig(*r) : std::string("–");
 }
 
-void environment(const ReportModel& m, std::string& md) {
+void md_environment(const ReportModel& m, std::string& md) {
   md += "## Environment\n\n| | |\n|---|---|\n";
   if (m.micro) {
     const json& c = m.micro->context;
@@ -58,7 +58,7 @@ void micro_table(const ReportModel& m, std::string& md) {
           fmt_time_ns(r.ns_per_op) + " | " +
           (r.items_per_second ? fmt_rate(*r.items_per_second) : "–") + " | " +
           std::to_string(r.repetitions) + " | " + fmt_percent(r.cv, false) + " | " +
-          ratio(r.vs_gatecore) + " | " + ratio(r.vs_limit) + " |\n";
+          md_ratio(r.vs_gatecore) + " | " + md_ratio(r.vs_limit) + " |\n";
   }
   md += "\n";
 }
@@ -92,7 +92,7 @@ void table_md(const ReportTable& t, std::string& md, bool heading = true) {
   md += "\n";
 }
 
-void seed_section(const ReportModel& m, std::string& md) {
+void md_seed_section(const ReportModel& m, std::string& md) {
   md += "## Seed scenarios\n\n";
   if (!m.macro) {
     md += "No macro.json was given.\n\n";
@@ -103,14 +103,14 @@ void seed_section(const ReportModel& m, std::string& md) {
   if (const ReportTable t = cpu_by_process_table(m); !t.rows.empty()) table_md(t, md);
 }
 
-void workload_section(const ReportModel& m, std::string& md) {
+void md_workload_section(const ReportModel& m, std::string& md) {
   const auto tables = workload_tables(m);
   if (tables.empty()) return;
   md += "## Targets per workload\n\n";
   for (const auto& t : tables) table_md(t, md);
 }
 
-void feature_section(const ReportModel& m, std::string& md) {
+void md_feature_section(const ReportModel& m, std::string& md) {
   const ReportTable features = ablation_table(m);
   const auto tables = attribution_tables(m);
   if (features.rows.empty() && tables.empty()) return;
@@ -119,7 +119,7 @@ void feature_section(const ReportModel& m, std::string& md) {
   for (const auto& t : tables) table_md(t, md);
 }
 
-void micro_summary(const ReportModel& m, std::string& md) {
+void md_micro_summary(const ReportModel& m, std::string& md) {
   const ReportTable t = micro_summary_table(m);
   if (t.rows.empty()) return;
   md += "## Micro summary\n\n";
@@ -137,14 +137,14 @@ void macro_details(const ReportModel& m, std::string& md) {
 // micro summary), then every table, the environment last.
 std::string report_markdown(const ReportModel& m) {
   std::string md = "# gatebench report\n\n";
-  seed_section(m, md);
-  workload_section(m, md);
-  feature_section(m, md);
-  if (m.micro) micro_summary(m, md);
+  md_seed_section(m, md);
+  md_workload_section(m, md);
+  md_feature_section(m, md);
+  if (m.micro) md_micro_summary(m, md);
   if (m.macro) macro_details(m, md);
   if (m.micro) micro_table(m, md);
   if (m.instructions) instructions_table(m, md);
-  environment(m, md);
+  md_environment(m, md);
   return md;
 }
 

@@ -42,7 +42,7 @@ double mean_of(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-double median_of(std::vector<double> v) {
+double sorted_median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -84,7 +84,7 @@ json aggregate_row(const std::vector<json>& rows, const std::string& aggregate) 
     if (v.empty()) continue;
     double x = 0;
     if (aggregate == "mean") x = mean_of(v);
-    if (aggregate == "median") x = median_of(v);
+    if (aggregate == "median") x = sorted_median(v);
     if (aggregate == "stddev") x = stddev_of(v);
     if (aggregate == "cv") {
       const double m = mean_of(v);

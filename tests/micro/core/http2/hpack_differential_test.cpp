@@ -15,6 +15,7 @@
 #include "micro/peers/hpack_naive.hpp"
 #include "micro/peers/hpack_nghttp2.hpp"
 #include "tests/micro/core/http2/hpack_encode.hpp"
+#include "tests/random_cases.hpp"
 
 namespace gatebench::http2 {
 namespace {
@@ -76,7 +77,7 @@ std::string random_name(std::mt19937_64& rng) {
 
 TEST(HpackDifferential, NghttpDeflaterBlocks) {
   std::mt19937_64 rng(22);
-  for (int conn = 0; conn < 300; ++conn) {
+  for (int conn = 0; conn < testing::random_cases(300); ++conn) {
     const std::uint32_t sizes[] = {0, 64, 256, 1024, 4096};
     std::uint32_t table = sizes[rng() % 5];
     peers::NghttpDeflater deflater(4096);

@@ -11,6 +11,7 @@
 #include "micro/peers/hpack_naive.hpp"
 #include "micro/peers/hpack_nghttp2.hpp"
 #include "tests/micro/core/http2/hpack_encode.hpp"
+#include "tests/random_cases.hpp"
 
 namespace gatebench::http2 {
 namespace {
@@ -64,7 +65,7 @@ TEST(HpackHuffman, EverySymbolAtEveryBitOffset) {
 TEST(HpackHuffman, RandomStringsRoundTrip) {
   std::mt19937_64 rng(7541);
   const std::string text = "abcdefghijklmnopqrstuvwxyz0123456789-_.;=/ ,:ABCXYZ%\"()?!*";
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < testing::random_cases(20000); ++i) {
     std::string plain(rng() % 300, '\0');
     const bool bytes = i % 4 == 0;
     for (char& c : plain) c = bytes ? static_cast<char>(rng()) : text[rng() % text.size()];
@@ -102,7 +103,7 @@ TEST(HpackHuffman, Errors) {
 
 TEST(HpackHuffman, RandomBytesAgreeWithNaive) {
   std::mt19937_64 rng(9113);
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < testing::random_cases(200000); ++i) {
     std::string in(rng() % 12, '\0');
     for (char& c : in) c = static_cast<char>(rng() % 3 == 0 ? 0xff : rng());
     std::string out(in.size() * 2 + 1, '\0');
