@@ -72,7 +72,8 @@ options:
                       counts run by default unless --scenarios or --target is given
   --counts-build DIR  the CMake build tree whose gatebench-gateway, -control and -load the
                       counts run, built so valgrind can run them (default: this checkout's
-                      build/callgrind when built, as ci/bench does; else the driver's own tree)
+                      build/callgrind when built, else the driver's own tree; ci/bench passes
+                      build/release, whose macro programs are built for x86-64-v3)
   --no-micro          skip micro        --no-macro   skip macro (and the counts)
   --no-counts         skip the counts
 
