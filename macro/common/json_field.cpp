@@ -133,6 +133,20 @@ void BasicJsonField<Json>::expect_array() const {
 }
 
 template <class Json>
+bool BasicJsonField<Json>::object_if_present() const {
+  if (is_null()) return false;
+  expect_object();
+  return true;
+}
+
+template <class Json>
+bool BasicJsonField<Json>::array_if_present() const {
+  if (is_null()) return false;
+  expect_array();
+  return true;
+}
+
+template <class Json>
 void BasicJsonField<Json>::allow_only(std::initializer_list<std::string_view> keys) const {
   expect_object();
   for (const auto& item : value_->items()) {

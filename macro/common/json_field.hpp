@@ -52,6 +52,9 @@ class BasicJsonField {
 
   void expect_object() const;
   void expect_array() const;
+  // Fails unless absent, null or an object (an array); true when there is one to read.
+  bool object_if_present() const;
+  bool array_if_present() const;
   // Fails on the first member not in `keys` ("<file>: /lod: unknown field").
   void allow_only(std::initializer_list<std::string_view> keys) const;
 

@@ -146,36 +146,23 @@ int integer(const Field& f, int fallback, int min, int max) {
   return f.is_null() ? fallback : static_cast<int>(f.integer(min, max));
 }
 
-// Fails unless absent, null or an object; true when there is an object to read.
-bool object(const Field& f) {
-  if (f.is_null()) return false;
-  f.expect_object();
-  return true;
-}
-
-bool array(const Field& f) {
-  if (f.is_null()) return false;
-  f.expect_array();
-  return true;
-}
-
 Counts read_counts(const Field& f) {
   Counts out;
-  if (object(f))
+  if (f.object_if_present())
     for (const std::string& key : f.keys()) out.emplace_back(key, count(f.child(key)));
   return out;
 }
 
 Latencies read_latencies(const Field& f) {
   Latencies out;
-  if (object(f))
+  if (f.object_if_present())
     for (const std::string& key : f.keys()) out.emplace_back(key, f.child(key).number());
   return out;
 }
 
 LoadConfig read_config(const Field& f) {
   LoadConfig c;
-  if (!object(f)) return c;
+  if (!f.object_if_present()) return c;
   c.url = string(f.child("url"));
   c.threads = integer(f.child("threads"), 0, 0, 1 << 20);
   c.connections = integer(f.child("connections"), 0, 0, 1 << 30);
@@ -205,7 +192,7 @@ LoadConfig read_config(const Field& f) {
 
 LatencySummary read_latency(const Field& f) {
   LatencySummary l;
-  if (!object(f)) return l;
+  if (!f.object_if_present()) return l;
   for (const std::string& key : f.keys()) {
     const Field v = f.child(key);
     if (key == "min")
@@ -224,12 +211,12 @@ LatencySummary read_latency(const Field& f) {
 
 LatencyHistogram read_histogram(const Field& f) {
   LatencyHistogram h;
-  if (!object(f)) return h;
+  if (!f.object_if_present()) return h;
   if (string(f.child("unit"), "ns") != "ns") f.child("unit").fail("expected ns");
   h.sub_bucket_bits = integer(f.child("sub_bucket_bits"), 0, 0, 30);
   h.count = count(f.child("count"));
   const Field buckets = f.child("buckets");
-  if (!array(buckets)) return h;
+  if (!buckets.array_if_present()) return h;
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     const Field b = buckets.at(i);
     b.expect_array();
@@ -346,7 +333,7 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
       root.child("schema").string() != kLoadSchema)
     root.child("schema").fail("expected " + std::string(kLoadSchema));
   LoadReport r;
-  if (const Field tool = root.child("tool"); object(tool)) {
+  if (const Field tool = root.child("tool"); tool.object_if_present()) {
     r.tool_name = string(tool.child("name"), r.tool_name);
     r.tool_version = string(tool.child("version"));
   }
@@ -357,7 +344,7 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
   r.elapsed_s = root.child("elapsed_s").number(0, 1e9);
   r.requests = static_cast<std::uint64_t>(root.child("requests").integer(0, kMaxCount));
   r.requests_per_s = root.child("requests_per_s").number();
-  if (const Field w = root.child("window"); object(w)) {
+  if (const Field w = root.child("window"); w.object_if_present()) {
     if (string(w.child("clock"), "CLOCK_MONOTONIC") != "CLOCK_MONOTONIC")
       w.child("clock").fail("expected CLOCK_MONOTONIC");
     r.window = LoadWindow{count(w.child("start_ns")), count(w.child("end_ns"))};
@@ -374,25 +361,25 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
     open.service_time_us = read_latencies(root.child("service_time_us"));
     r.open_loop = std::move(open);
   }
-  if (const Field bytes = root.child("bytes"); object(bytes)) {
+  if (const Field bytes = root.child("bytes"); bytes.object_if_present()) {
     r.bytes_read = count(bytes.child("read"));
     r.bytes_written = count(bytes.child("written"));
     r.bytes_read_per_s = number(bytes.child("read_per_s"));
   }
   r.connections_opened = count(root.child("connections_opened"));
-  if (const Field handshakes = root.child("handshakes"); object(handshakes))
+  if (const Field handshakes = root.child("handshakes"); handshakes.object_if_present())
     r.handshakes =
         HandshakeCounts{count(handshakes.child("full")), count(handshakes.child("resumed")),
                         number(handshakes.child("per_s"))};
   r.latency_us = read_latency(root.child("latency_us"));
   r.latency_histogram = read_histogram(root.child("latency_histogram"));
   r.status = read_counts(root.child("status"));
-  if (const Field errors = root.child("errors"); object(errors)) {
+  if (const Field errors = root.child("errors"); errors.object_if_present()) {
     for (const std::string& key : errors.keys())
       if (key != "total") r.errors.emplace_back(key, count(errors.child(key)));
     r.errors_total = count(errors.child("total"));
   }
-  if (const Field series = root.child("series"); array(series)) {
+  if (const Field series = root.child("series"); series.array_if_present()) {
     for (std::size_t i = 0; i < series.size(); ++i) {
       const Field s = series.at(i);
       s.expect_object();
@@ -403,14 +390,14 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
                           count(s.child("handshakes"))});
     }
   }
-  if (const Field templates = root.child("templates"); array(templates))
+  if (const Field templates = root.child("templates"); templates.array_if_present())
     for (std::size_t i = 0; i < templates.size(); ++i)
       r.templates.push_back(read_template(templates.at(i)));
-  if (const Field h2 = root.child("h2"); object(h2)) r.h2 = read_h2(h2);
-  if (const Field headers = root.child("header_counts"); object(headers))
+  if (const Field h2 = root.child("h2"); h2.object_if_present()) r.h2 = read_h2(h2);
+  if (const Field headers = root.child("header_counts"); headers.object_if_present())
     for (const std::string& name : headers.keys())
       r.header_counts.emplace_back(name, read_counts(headers.child(name)));
-  if (const Field hosts = root.child("merged_from"); array(hosts)) {
+  if (const Field hosts = root.child("merged_from"); hosts.array_if_present()) {
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       const Field h = hosts.at(i);
       h.expect_object();

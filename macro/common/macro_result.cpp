@@ -244,19 +244,6 @@ bool boolean(const Field& f) {
   return !f.is_null() && f.boolean();
 }
 
-// Fails unless absent, null or an object (array); true when there is one to read.
-bool object(const Field& f) {
-  if (f.is_null()) return false;
-  f.expect_object();
-  return true;
-}
-
-bool array(const Field& f) {
-  if (f.is_null()) return false;
-  f.expect_array();
-  return true;
-}
-
 std::string status(const Field& f) {
   const std::string s = f.string();
   if (s != "ok" && s != "skipped" && s != "failed") f.fail("expected ok, skipped or failed");
@@ -265,21 +252,21 @@ std::string status(const Field& f) {
 
 FigureMap read_figure_map(const Field& f) {
   FigureMap out;
-  if (object(f))
+  if (f.object_if_present())
     for (const std::string& key : f.keys()) out[key] = figure(f.child(key));
   return out;
 }
 
 std::map<std::string, double> read_number_map(const Field& f) {
   std::map<std::string, double> out;
-  if (object(f))
+  if (f.object_if_present())
     for (const std::string& key : f.keys()) out[key] = f.child(key).number();
   return out;
 }
 
 MacroLatency read_latency(const Field& f) {
   MacroLatency l;
-  if (!object(f)) return l;
+  if (!f.object_if_present()) return l;
   l.p50 = figure(f.child("p50"));
   l.p90 = figure(f.child("p90"));
   l.p99 = figure(f.child("p99"));
@@ -296,13 +283,13 @@ MacroLatencyDelta read_delta(const Field& f) {
 
 MacroCpuPerRole read_per_role(const Field& f) {
   MacroCpuPerRole c;
-  if (!object(f)) return c;
+  if (!f.object_if_present()) return c;
   return {figure(f.child("target")), figure(f.child("load")), figure(f.child("backend"))};
 }
 
 std::vector<MacroSecond> read_seconds(const Field& f) {
   std::vector<MacroSecond> out;
-  if (!array(f)) return out;
+  if (!f.array_if_present()) return out;
   for (std::size_t i = 0; i < f.size(); ++i) {
     const Field s = f.at(i);
     s.expect_object();
@@ -324,18 +311,18 @@ MacroRoundLoad read_load(const Field& r) {
   l.per_second = read_seconds(r.child("per_second"));
   l.cpu_us_per_request = read_per_role(r.child("cpu_us_per_request"));
   l.rps_per_gateway_cpu = figure(r.child("rps_per_gateway_cpu"));
-  if (const Field w = r.child("window"); object(w)) {
+  if (const Field w = r.child("window"); w.object_if_present()) {
     l.window_source = text(w.child("source"));
     l.window_s = number(w.child("s"));
   }
-  if (const Field m = r.child("machine_cpu"); object(m))
+  if (const Field m = r.child("machine_cpu"); m.object_if_present())
     l.machine_cpu =
         MacroMachineCpu{m.child("busy_percent").number(), m.child("idle_percent").number(),
                         figure(m.child("steal_percent"))};
-  if (const Field h = r.child("handshakes"); object(h))
+  if (const Field h = r.child("handshakes"); h.object_if_present())
     l.handshakes = MacroRoundHandshakes{count(h.child("full")), count(h.child("resumed")),
                                         figure(h.child("per_s"))};
-  if (const Field c = r.child("cpu_us_per_handshake"); object(c))
+  if (const Field c = r.child("cpu_us_per_handshake"); c.object_if_present())
     l.cpu_us_per_handshake = read_per_role(c);
   l.harness_limit = r.child("harness_limit").optional_string();
   if (r.has("hit_ratio")) l.hit_ratio = figure(r.child("hit_ratio"));
@@ -370,7 +357,7 @@ MacroRound read_round(const Field& r, std::size_t index) {
     out.latency_delta_us.emplace();
     if (!d.is_null()) *out.latency_delta_us = read_delta(d);
   }
-  if (const Field d = r.child("details"); object(d)) out.details = d.json();
+  if (const Field d = r.child("details"); d.object_if_present()) out.details = d.json();
   out.artifacts = r.child("artifacts").strings();
   return out;
 }
@@ -397,7 +384,7 @@ MacroMedians read_medians(const Field& s) {
   m.peak_rss_mb = figure(s.child("peak_rss_mb"));
   m.cpu_us_per_request = read_figure_map(s.child("cpu_us_per_request"));
   m.machine_cpu = read_figure_map(s.child("machine_cpu"));
-  if (const Field h = s.child("handshakes"); object(h))
+  if (const Field h = s.child("handshakes"); h.object_if_present())
     m.handshakes = MacroScenarioHandshakes{figure(h.child("per_s")), count(h.child("full")),
                                            count(h.child("resumed")),
                                            read_figure_map(s.child("cpu_us_per_handshake"))};
@@ -406,12 +393,12 @@ MacroMedians read_medians(const Field& s) {
   m.vs_nginx = figure(s.child("vs_nginx"));
   m.cpu_vs_nginx = figure(s.child("cpu_vs_nginx"));
   m.p99_vs_nginx = figure(s.child("p99_vs_nginx"));
-  if (const Field iv = s.child("intervals"); object(iv))
+  if (const Field iv = s.child("intervals"); iv.object_if_present())
     for (const std::string& key : iv.keys()) m.intervals[key] = read_interval(iv.child(key));
   if (s.has("hit_ratio")) m.hit_ratio = figure(s.child("hit_ratio"));
   if (const Field d = s.child("latency_delta_us"); !d.is_null()) m.latency_delta_us = read_delta(d);
   m.per_second = read_seconds(s.child("per_second"));
-  if (const Field d = s.child("details"); object(d)) m.details = d.json();
+  if (const Field d = s.child("details"); d.object_if_present()) m.details = d.json();
   if (!s.child("example_round").is_null()) m.example_round = integer(s.child("example_round"), 0);
   return m;
 }
@@ -427,13 +414,14 @@ MacroScenario read_scenario(const Field& s) {
   out.reason = text(s.child("reason"));
   out.baseline = text(s.child("baseline"));
   out.latency_baseline = text(s.child("latency_baseline"));
-  if (const Field images = s.child("images"); object(images)) out.images = images.json();
+  if (const Field images = s.child("images"); images.object_if_present())
+    out.images = images.json();
   if (const Field e = s.child("expect_hit_ratio"); !e.is_null()) {
     e.expect_array();
     if (e.size() != 2) e.fail("expected [lowest, highest]");
     out.expect_hit_ratio = std::pair(e.at(0).number(0, 1), e.at(1).number(0, 1));
   }
-  if (const Field rounds = s.child("rounds"); array(rounds))
+  if (const Field rounds = s.child("rounds"); rounds.array_if_present())
     for (std::size_t i = 0; i < rounds.size(); ++i)
       out.rounds.push_back(read_round(rounds.at(i), i));
   int ok = 0;
@@ -452,7 +440,7 @@ MacroScenario read_scenario(const Field& s) {
 
 MacroEnv read_env(const Field& f) {
   MacroEnv e;
-  if (!object(f)) return e;
+  if (!f.object_if_present()) return e;
   e.commit = text(f.child("commit"));
   e.dirty = boolean(f.child("dirty"));
   e.cpu_model = text(f.child("cpu_model"));
@@ -460,14 +448,14 @@ MacroEnv read_env(const Field& f) {
   e.kernel = text(f.child("kernel"));
   e.compiler = text(f.child("compiler"));
   e.runtime = text(f.child("runtime"));
-  if (const Field p = f.child("pinning"); object(p))
+  if (const Field p = f.child("pinning"); p.object_if_present())
     e.pinning = {p.child("load").optional_string(), p.child("backend").optional_string(),
                  p.child("gateway").optional_string()};
   e.load_generator = text(f.child("load_generator"));
   e.date = text(f.child("date"));
-  if (const Field versions = f.child("versions"); object(versions))
+  if (const Field versions = f.child("versions"); versions.object_if_present())
     for (const std::string& name : versions.keys()) e.versions[name] = text(versions.child(name));
-  if (const Field hosts = f.child("hosts"); object(hosts)) {
+  if (const Field hosts = f.child("hosts"); hosts.object_if_present()) {
     for (const std::string& name : hosts.keys()) {
       const Field h = hosts.child(name);
       h.expect_object();
@@ -481,7 +469,7 @@ MacroEnv read_env(const Field& f) {
 
 MacroRunSettings read_run(const Field& f) {
   MacroRunSettings r;
-  if (!object(f)) return r;
+  if (!f.object_if_present()) return r;
   r.duration_s = number(f.child("duration_s"));
   r.warmup_s = number(f.child("warmup_s"));
   r.connections = integer(f.child("connections"), 0);
