@@ -19,15 +19,9 @@ constexpr std::size_t kInBytes = 32768;
 // Frames of a loop turn are gathered here and written in one call (nghttp2 hands them out one
 // frame at a time).
 constexpr std::size_t kOutBytes = 65536;
-constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
-constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
 // Windows large enough that flow control never paces a benchmark response (h2load's default
 // window is 2^30 - 1 too).
 constexpr std::int32_t kWindow = (1 << 30) - 1;
-
-std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
-  return (static_cast<std::uint64_t>(generation) << 32) | index;
-}
 
 }  // namespace
 
@@ -41,12 +35,8 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
       plan_(plan),
       stop_(stop),
       rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
+      connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), true),
       conns_(static_cast<std::size_t>(plan.connections)) {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0)
-    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  if (target_.tls)
-    tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size(), true);
   mem_ = nghttp2_mem{this, &mem_malloc, &mem_free, &mem_calloc, &mem_realloc};
   nghttp2_session_callbacks* cbs = nullptr;
   if (nghttp2_session_callbacks_new(&cbs) != 0)
@@ -59,12 +49,12 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
   const auto streams = static_cast<std::size_t>(options_.streams);
   for (Connection& c : conns_) {
     c.owner = this;
+    c.t.index = static_cast<std::uint32_t>(&c - conns_.data());
     c.streams.resize(streams);
     c.free.reserve(streams);
     c.in = std::make_unique<std::uint8_t[]>(kInBytes);
     c.out = std::make_unique<std::uint8_t[]>(kOutBytes);
   }
-  events_.resize(conns_.size() + 1);
   retries_.reserve(conns_.size() * streams);
   stats_.templates.resize(requests_.size());
   hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
@@ -73,7 +63,6 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
 
 H2Worker::~H2Worker() {
   for (Connection& c : conns_) close_socket(c, false);
-  if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
 // Counting allocator: what libnghttp2 allocates per request is reported (h2.nghttp2_allocations).
@@ -103,7 +92,7 @@ std::uint32_t H2Worker::capacity(const Connection& c) const {
 }
 
 bool H2Worker::has_room(const Connection& c) const {
-  return c.state == State::kOpen && c.ready && !c.goaway && c.active < capacity(c) &&
+  return c.t.phase == Phase::kOpen && c.ready && !c.goaway && c.active < capacity(c) &&
          !c.free.empty();
 }
 
@@ -291,28 +280,11 @@ ssize_t H2Worker::read_body(nghttp2_session*, std::int32_t, std::uint8_t* buf, s
   return static_cast<ssize_t>(n);
 }
 
-void H2Worker::set_events(Connection& c, std::uint32_t events) {
-  if (c.events == events) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
-  c.events = events;
-}
-
 void H2Worker::close_socket(Connection& c, bool clean) {
   c.closing = true;
   c.session.reset();
   c.closing = false;
-  if (c.ssl) {
-    end_tls(c.ssl.get(), clean && tls_->resume());
-    c.ssl.reset();
-  }
-  if (c.fd >= 0) close(c.fd);
-  c.fd = -1;
-  c.events = 0;
-  c.generation += 1;
-  c.state = State::kClosed;
+  connector_.close(c.t, clean);
   c.ready = false;
   c.goaway = false;
   c.fresh = true;
@@ -339,8 +311,7 @@ void H2Worker::fail_connection(Connection& c, ErrorClass error, bool backoff) {
   }
   close_socket(c, false);
   if (backoff && !fatal_) {
-    c.state = State::kBackoff;
-    c.retry_ns = now + kBackoffNs;
+    Connector::back_off(c.t, now);
     return;
   }
   reopen(c, now);
@@ -350,13 +321,13 @@ void H2Worker::not_h2(Connection& c, const std::string& why) {
   if (stats_.h2.not_h2.empty()) stats_.h2.not_h2 = why;
   fatal_ = true;
   stopping_ = true;
-  const ErrorClass error = c.ssl ? ErrorClass::kTls : ErrorClass::kProtocol;
+  const ErrorClass error = c.t.ssl ? ErrorClass::kTls : ErrorClass::kProtocol;
   fail_connection(c, error, false);
   // Every connection would meet the same server: the run ends here.
   for (Connection& other : conns_) {
-    if (other.state != State::kClosed && other.state != State::kBackoff)
+    if (other.t.phase != Phase::kClosed && other.t.phase != Phase::kBackoff)
       fail_connection(other, error, false);
-    other.state = State::kClosed;
+    other.t.phase = Phase::kClosed;
   }
   const std::uint64_t now = monotonic_ns();
   for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, error, now);
@@ -369,72 +340,56 @@ void H2Worker::reopen(Connection& c, std::uint64_t now) {
 }
 
 void H2Worker::open_socket(Connection& c, std::uint64_t now) {
-  c.fd = open_connecting_socket(target_);
-  if (c.fd < 0) {
+  if (!connector_.open(c.t)) {
     fail_connection(c, ErrorClass::kConnect, true);
     return;
   }
-  c.state = State::kConnecting;
-  c.deadline_ns = now + options_.timeout_ns;
-  epoll_event ev{};
-  ev.events = EPOLLOUT;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
-  c.events = EPOLLOUT;
+  c.t.deadline_ns = now + options_.timeout_ns;
 }
 
 void H2Worker::on_connected(Connection& c, std::uint64_t now) {
-  if (!connect_succeeded(c.fd)) {
-    fail_connection(c, ErrorClass::kConnect, true);
-    return;
-  }
-  if (now >= plan_.measure_start_ns) stats_.connects += 1;
-  if (tls_) {
-    c.ssl = tls_->open(c.fd, static_cast<std::size_t>(&c - conns_.data()));
-    if (!c.ssl) {
-      fail_connection(c, ErrorClass::kTls, true);
-      return;
-    }
-    c.state = State::kHandshaking;
-    continue_handshake(c);
-    return;
-  }
-  start_session(c);
+  after_set_up(c, connector_.connected(c.t, now));
 }
 
 void H2Worker::continue_handshake(Connection& c) {
-  switch (handshake_step(c.ssl.get())) {
-    case Handshake::kDone:
+  after_set_up(c, connector_.handshake(c.t));
+}
+
+void H2Worker::after_set_up(Connection& c, SetUp step) {
+  switch (step) {
+    case SetUp::kOpen:
       break;
-    case Handshake::kWantRead:
-      set_events(c, EPOLLIN);
+    case SetUp::kWaiting:
       return;
-    case Handshake::kWantWrite:
-      set_events(c, EPOLLOUT);
+    case SetUp::kConnectFailed:
+      fail_connection(c, ErrorClass::kConnect, true);
       return;
-    case Handshake::kNoApplicationProtocol:
+    case SetUp::kNoApplicationProtocol:
       // The usual answer of a server without HTTP/2 on this port (nginx, for one).
       not_h2(c,
              "the server refused ALPN h2 (alert no_application_protocol): no HTTP/2 on this "
              "port");
       return;
-    case Handshake::kFailed:
+    case SetUp::kTlsFailed:
       fail_connection(c, ErrorClass::kTls, true);
       return;
   }
-  record_handshake(stats_, plan_, SSL_session_reused(c.ssl.get()) != 0, monotonic_ns());
+  if (!c.t.ssl) {
+    start_session(c);
+    return;
+  }
   std::string selected;
-  if (!TlsClient::alpn_is_h2(c.ssl.get(), selected)) {
+  if (!TlsClient::alpn_is_h2(c.t.ssl.get(), selected)) {
     not_h2(c, "the server did not select h2 by ALPN (selected: " + selected + ")");
     return;
   }
   start_session(c);
   // Records that came with the last handshake read (read-ahead) are already in OpenSSL's
   // buffer, where no epoll event will announce them.
-  const std::uint32_t generation = c.generation;
-  if (c.state == State::kOpen && SSL_has_pending(c.ssl.get())) {
+  const std::uint32_t generation = c.t.generation;
+  if (c.t.phase == Phase::kOpen && SSL_has_pending(c.t.ssl.get())) {
     on_readable(c);
-    if (c.generation == generation && c.state == State::kOpen) service(c, monotonic_ns());
+    if (c.t.generation == generation && c.t.phase == Phase::kOpen) service(c, monotonic_ns());
   }
 }
 
@@ -450,11 +405,10 @@ void H2Worker::start_session(Connection& c) {
                                              {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kWindow}};
   nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
   nghttp2_session_set_local_window_size(session, NGHTTP2_FLAG_NONE, 0, kWindow);
-  c.state = State::kOpen;
   // Until the server's SETTINGS arrive (its first frame) no request goes out, so that its
   // stream limit is known before the first one.
-  c.deadline_ns = monotonic_ns() + options_.timeout_ns;
-  set_events(c, EPOLLIN);
+  c.t.deadline_ns = monotonic_ns() + options_.timeout_ns;
+  connector_.watch(c.t, EPOLLIN);
   flush(c);
 }
 
@@ -481,10 +435,10 @@ bool H2Worker::flush(Connection& c) {
     }
     if (c.out_off == c.out_len) break;
     const IoResult r =
-        write_some(c.fd, c.ssl.get(), c.out.get() + c.out_off, c.out_len - c.out_off);
+        write_some(c.t.fd, c.t.ssl.get(), c.out.get() + c.out_off, c.out_len - c.out_off);
     if (r.status == IoStatus::kWouldBlock || r.status == IoStatus::kWantOther) {
       // Reads go on while the socket is full: the server's frames still have to be taken.
-      set_events(c, EPOLLIN | EPOLLOUT);
+      connector_.watch(c.t, EPOLLIN | EPOLLOUT);
       return true;
     }
     if (r.status != IoStatus::kDone) {
@@ -496,14 +450,14 @@ bool H2Worker::flush(Connection& c) {
     c.out_off += r.bytes;
     if (c.out_off == c.out_len) c.out_off = c.out_len = 0;
   }
-  set_events(c, EPOLLIN);
+  connector_.watch(c.t, EPOLLIN);
   return true;
 }
 
 void H2Worker::on_readable(Connection& c) {
-  const std::uint32_t generation = c.generation;
+  const std::uint32_t generation = c.t.generation;
   for (;;) {
-    const IoResult r = read_some(c.fd, c.ssl.get(), c.in.get(), kInBytes);
+    const IoResult r = read_some(c.t.fd, c.t.ssl.get(), c.in.get(), kInBytes);
     switch (r.status) {
       case IoStatus::kDone:
       case IoStatus::kEof:
@@ -511,7 +465,7 @@ void H2Worker::on_readable(Connection& c) {
       case IoStatus::kWouldBlock:
         return;
       case IoStatus::kWantOther:
-        set_events(c, EPOLLIN | EPOLLOUT);
+        connector_.watch(c.t, EPOLLIN | EPOLLOUT);
         return;
       default:
         fail_connection(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kRead,
@@ -532,7 +486,7 @@ void H2Worker::on_readable(Connection& c) {
     }
     if (c.fresh) {
       c.fresh = false;
-      if (!c.ssl &&
+      if (!c.t.ssl &&
           std::string_view(reinterpret_cast<const char*>(c.in.get()), n).starts_with("HTTP/1.")) {
         not_h2(c,
                "the server answered the HTTP/2 connection preface in HTTP/1.1: no h2c with "
@@ -546,9 +500,9 @@ void H2Worker::on_readable(Connection& c) {
       fail_connection(c, ErrorClass::kProtocol, false);
       return;
     }
-    if (c.generation != generation) return;
+    if (c.t.generation != generation) return;
     // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
-    if (!c.ssl && n < kInBytes) return;
+    if (!c.t.ssl && n < kInBytes) return;
   }
 }
 
@@ -568,10 +522,10 @@ void H2Worker::refill(Connection& c, std::uint64_t now) {
 }
 
 void H2Worker::service(Connection& c, std::uint64_t now) {
-  if (c.state != State::kOpen) return;
+  if (c.t.phase != Phase::kOpen) return;
   if (c.ready && !c.goaway) refill(c, now);
   if (plan_.rate > 0) dispatch_due(now);
-  if (c.state != State::kOpen) return;
+  if (c.t.phase != Phase::kOpen) return;
   if (!flush(c)) return;
   // Retired by the server (GOAWAY) and nothing left in flight, or a session that is over.
   const bool done = (c.goaway && c.active == 0) || (!nghttp2_session_want_read(c.session.get()) &&
@@ -618,34 +572,33 @@ void H2Worker::dispatch_due(std::uint64_t now) {
       start_stream(*c, when, now, nullptr);
     }
     // Frames of a connection go out together: a connection is flushed when the loop moves on.
-    if (touched != nullptr && touched != c && touched->generation == touched_gen &&
-        touched->state == State::kOpen)
+    if (touched != nullptr && touched != c && touched->t.generation == touched_gen &&
+        touched->t.phase == Phase::kOpen)
       flush(*touched);
     touched = c;
-    touched_gen = c->generation;
+    touched_gen = c->t.generation;
   }
-  if (touched != nullptr && touched->generation == touched_gen && touched->state == State::kOpen)
+  if (touched != nullptr && touched->t.generation == touched_gen &&
+      touched->t.phase == Phase::kOpen)
     flush(*touched);
 }
 
 void H2Worker::sweep(std::uint64_t now) {
   for (Connection& c : conns_) {
-    switch (c.state) {
-      case State::kBackoff:
-        if (now >= c.retry_ns) {
-          c.state = State::kClosed;
+    switch (c.t.phase) {
+      case Phase::kBackoff:
+        if (now >= c.t.retry_ns) {
+          c.t.phase = Phase::kClosed;
           reopen(c, now);
         }
         break;
-      case State::kConnecting:
-      case State::kHandshaking:
-        if (now >= c.deadline_ns)
-          fail_connection(
-              c, c.state == State::kConnecting ? ErrorClass::kConnect : ErrorClass::kTls, true);
+      case Phase::kConnecting:
+      case Phase::kHandshaking:
+        if (now >= c.t.deadline_ns) fail_connection(c, overdue_error(c.t.phase), true);
         break;
-      case State::kOpen: {
+      case Phase::kOpen: {
         if (!c.ready) {
-          if (now >= c.deadline_ns) fail_connection(c, ErrorClass::kTimeout, true);
+          if (now >= c.t.deadline_ns) fail_connection(c, ErrorClass::kTimeout, true);
           break;
         }
         bool cancelled = false;
@@ -663,7 +616,8 @@ void H2Worker::sweep(std::uint64_t now) {
         if (cancelled) service(c, now);
         break;
       }
-      case State::kClosed:
+      case Phase::kClosed:
+      case Phase::kDraining:
         break;
     }
   }
@@ -680,20 +634,19 @@ void H2Worker::sweep(std::uint64_t now) {
 }
 
 void H2Worker::handle_event(const epoll_event& ev) {
-  const auto index = static_cast<std::uint32_t>(ev.data.u64 & 0xffffffffu);
-  const auto generation = static_cast<std::uint32_t>(ev.data.u64 >> 32);
-  Connection& c = conns_[index];
-  if (c.generation != generation || c.fd < 0) return;
-  switch (c.state) {
-    case State::kConnecting:
+  const std::uint32_t generation = event_generation(ev.data.u64);
+  Connection& c = conns_[event_index(ev.data.u64)];
+  if (c.t.generation != generation || c.t.fd < 0) return;
+  switch (c.t.phase) {
+    case Phase::kConnecting:
       on_connected(c, monotonic_ns());
       break;
-    case State::kHandshaking:
+    case Phase::kHandshaking:
       continue_handshake(c);
       break;
-    case State::kOpen:
+    case Phase::kOpen:
       if (ev.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) on_readable(c);
-      if (c.generation != generation || c.state != State::kOpen) break;
+      if (c.t.generation != generation || c.t.phase != Phase::kOpen) break;
       service(c, monotonic_ns());
       break;
     default:
@@ -733,8 +686,8 @@ void H2Worker::run() {
     }
     const std::uint64_t wait = wake > now ? wake - now : 0;
     const timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    const int n = wait_epoll(epoll_fd_, events_, ts, precise_wait_);
-    for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)]);
+    const int n = connector_.wait(ts);
+    for (int i = 0; i < n; ++i) handle_event(connector_.event(i));
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
