@@ -34,6 +34,7 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
       h2_requests_(h2_requests),
       plan_(plan),
       stop_(stop),
+      schedule_(plan_, options.timeout_ns, stop),
       rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), true),
       conns_(static_cast<std::size_t>(plan.connections)) {
@@ -57,7 +58,6 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
   }
   retries_.reserve(conns_.size() * streams);
   stats_.templates.resize(requests_.size());
-  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
   if (plan_.rate > 0) available_.reserve(conns_.size());
 }
 
@@ -80,11 +80,6 @@ void* H2Worker::mem_calloc(std::size_t n, std::size_t size, void* user) {
 void* H2Worker::mem_realloc(void* ptr, std::size_t size, void* user) {
   static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
   return std::realloc(ptr, size);
-}
-
-bool H2Worker::can_issue(std::uint64_t now) const {
-  if (stopping_ || now >= plan_.measure_end_ns) return false;
-  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
 }
 
 std::uint32_t H2Worker::capacity(const Connection& c) const {
@@ -120,7 +115,7 @@ void H2Worker::start_stream(Connection& c, std::uint64_t start, std::uint64_t no
     s.deadline_ns = now + options_.timeout_ns;
     in_flight_ += 1;
     if (s.measured) {
-      issued_measured_ += 1;
+      schedule_.count_measured();
       stats_.issued += 1;
       if (plan_.rate > 0) stats_.send_lag.record(now - start);
     }
@@ -320,7 +315,7 @@ void H2Worker::fail_connection(Connection& c, ErrorClass error, bool backoff) {
 void H2Worker::not_h2(Connection& c, const std::string& why) {
   if (stats_.h2.not_h2.empty()) stats_.h2.not_h2 = why;
   fatal_ = true;
-  stopping_ = true;
+  schedule_.stop();
   const ErrorClass error = c.t.ssl ? ErrorClass::kTls : ErrorClass::kProtocol;
   fail_connection(c, error, false);
   // Every connection would meet the same server: the run ends here.
@@ -335,7 +330,7 @@ void H2Worker::not_h2(Connection& c, const std::string& why) {
 }
 
 void H2Worker::reopen(Connection& c, std::uint64_t now) {
-  if (fatal_ || (stopping_ && retries_.empty())) return;
+  if (fatal_ || (schedule_.stopping() && retries_.empty())) return;
   open_socket(c, now);
 }
 
@@ -512,7 +507,7 @@ void H2Worker::refill(Connection& c, std::uint64_t now) {
       const Retry r = retries_.back();
       retries_.pop_back();
       start_stream(c, r.start_ns, now, &r);
-    } else if (plan_.rate == 0 && can_issue(now)) {
+    } else if (plan_.rate == 0 && schedule_.can_issue(now)) {
       start_stream(c, now, now, nullptr);
     } else {
       break;
@@ -555,7 +550,8 @@ H2Worker::Connection* H2Worker::pick_available() {
 void H2Worker::dispatch_due(std::uint64_t now) {
   std::uint32_t touched_gen = 0;
   Connection* touched = nullptr;
-  while (!stopping_ || !retries_.empty()) {
+  std::uint64_t when = 0;
+  while (!schedule_.stopping() || !retries_.empty()) {
     Connection* c = pick_available();
     if (c == nullptr) break;
     if (!retries_.empty()) {
@@ -563,12 +559,8 @@ void H2Worker::dispatch_due(std::uint64_t now) {
       retries_.pop_back();
       start_stream(*c, r.start_ns, now, &r);
     } else {
-      if (stopping_) break;
-      const std::uint64_t when = intended_ns(plan_, next_k_);
-      if (when > now || when >= plan_.measure_end_ns) break;
-      if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
-        break;
-      next_k_ += 1;
+      if (!schedule_.due(now, when)) break;
+      schedule_.take();
       start_stream(*c, when, now, nullptr);
     }
     // Frames of a connection go out together: a connection is flushed when the loop moves on.
@@ -663,35 +655,18 @@ void H2Worker::run() {
     close_socket(c, false);  // initialises the stream slots
     open_socket(c, now);
   }
-  std::uint64_t next_sweep = now + kSweepNs;
+  schedule_.start(now);
   for (;;) {
     now = monotonic_ns();
-    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
-    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
-                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
-      stopping_ = true;
-      if (stop_.load(std::memory_order_relaxed))
-        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
-    }
-    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
-    if (now >= next_sweep) {
-      sweep(now);
-      next_sweep = now + kSweepNs;
-    }
-    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
-    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
-      // As in the HTTP/1.1 worker: sleep until shortly before the next send, then poll.
-      const std::uint64_t due = intended_ns(plan_, next_k_);
-      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
-    }
-    const std::uint64_t wait = wake > now ? wake - now : 0;
-    const timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    const int n = connector_.wait(ts);
+    if (schedule_.open_loop() && !schedule_.stopping()) dispatch_due(now);
+    if (!schedule_.keep_running(now, in_flight_)) break;
+    if (schedule_.sweep_due(now)) sweep(now);
+    const int n = connector_.wait(schedule_.wait_for(now, !available_.empty()));
     for (int i = 0; i < n; ++i) handle_event(connector_.event(i));
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
-  stopping_ = true;
+  schedule_.stop();
   for (Connection& c : conns_) {
     for (Stream& s : c.streams)
       if (s.id != 0) fail_request(s.tmpl, s.measured, ErrorClass::kTimeout, now);
@@ -699,11 +674,7 @@ void H2Worker::run() {
   }
   for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, ErrorClass::kTimeout, now);
   retries_.clear();
-  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
-    const std::uint64_t expected =
-        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
-    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
-  }
+  stats_.missed = schedule_.missed(stats_.issued);
 }
 
 }  // namespace gatebench::load

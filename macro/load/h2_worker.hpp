@@ -19,6 +19,7 @@
 #include "macro/load/load_thread.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
+#include "macro/load/schedule.hpp"
 #include "macro/load/stats.hpp"
 #include "macro/load/url.hpp"
 #include "macro/load/worker_plan.hpp"
@@ -107,7 +108,6 @@ class H2Worker final : public LoadThread {
   static void* mem_calloc(std::size_t n, std::size_t size, void* user);
   static void* mem_realloc(void* ptr, std::size_t size, void* user);
 
-  bool can_issue(std::uint64_t now) const;
   std::uint32_t capacity(const Connection& c) const;
   bool has_room(const Connection& c) const;
   // Starts a new request (retry == nullptr) or sends `retry` again, on a free stream of c.
@@ -149,6 +149,7 @@ class H2Worker final : public LoadThread {
   const H2Requests& h2_requests_;
   WorkerPlan plan_;
   const std::atomic<bool>& stop_;
+  Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;
   fixtures::Rng rng_;
@@ -160,13 +161,9 @@ class H2Worker final : public LoadThread {
   std::vector<Connection> conns_;
   std::vector<std::uint32_t> available_;  // open loop: connections with a free stream
   std::vector<Retry> retries_;            // reserved for every stream of the thread
-  std::uint64_t next_k_ = 0;              // open loop: next schedule slot
-  std::uint64_t issued_measured_ = 0;
-  std::size_t in_flight_ = 0;  // requests started and not finished (retries included)
-  bool stopping_ = false;
+  std::size_t in_flight_ = 0;             // requests started and not finished (retries included)
   bool fatal_ = false;
   bool ran_batch_ = false;
-  std::uint64_t hard_end_ns_ = 0;
 };
 
 }  // namespace gatebench::load

@@ -54,6 +54,7 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
       requests_(requests),
       plan_(plan),
       stop_(stop),
+      schedule_(plan_, options.timeout_ns, stop),
       rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), false),
       conns_(static_cast<std::size_t>(plan.connections)) {
@@ -73,18 +74,12 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
     }
   }
   stats_.templates.resize(requests_.size());
-  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
   if (plan_.rate > 0) available_.reserve(conns_.size());
 }
 
 Worker::~Worker() {
   for (Connection& c : conns_) close_socket(c, false);
   if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
-}
-
-bool Worker::can_issue(std::uint64_t now) const {
-  if (stopping_ || now >= plan_.measure_end_ns) return false;
-  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
 }
 
 void Worker::close_socket(Connection& c, bool clean) {
@@ -161,7 +156,7 @@ void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now
   c.parser.reset(requests_.templates()[c.tmpl].head);
   in_flight_ += 1;
   if (c.measured) {
-    issued_measured_ += 1;
+    schedule_.count_measured();
     stats_.issued += 1;
     if (plan_.rate > 0) stats_.send_lag.record(now - start);
   }
@@ -285,15 +280,8 @@ void Worker::complete_request(Connection& c) {
   } else {
     close_socket(c, true);
   }
-  if (plan_.rate > 0 && plan_.rebase_pace && !rebased_) {
-    // The next slot is due one interval from now at the earliest: the backlog of slots that fell
-    // due while the first connection was set up moves behind this response (HTTP/1.1 workers; an
-    // HTTP/2 run keeps its schedule).
-    rebased_ = true;
-    const auto next = now + static_cast<std::uint64_t>(1e9 / plan_.rate);
-    const std::uint64_t due = intended(next_k_);
-    if (next > due) shift_ns_ += next - due;
-  }
+  // HTTP/1.1 only so far: an HTTP/2 run keeps its schedule.
+  schedule_.on_response(now);
   after_request(c, now);
 }
 
@@ -321,7 +309,7 @@ void Worker::after_request(Connection& c, std::uint64_t now) {
   if (plan_.rate > 0) {
     make_available(c);
     dispatch_due(now);
-  } else if (can_issue(now)) {
+  } else if (schedule_.can_issue(now)) {
     begin_request(c, now, now);
   }
 }
@@ -333,18 +321,14 @@ void Worker::make_available(Connection& c) {
 }
 
 void Worker::dispatch_due(std::uint64_t now) {
-  while (!available_.empty() && !stopping_) {
-    const std::uint64_t when = intended(next_k_);
-    if (when > now) return;
-    if (when >= plan_.measure_end_ns) return;
-    if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
-      return;
+  std::uint64_t when = 0;
+  while (!available_.empty() && schedule_.due(now, when)) {
     Connection& c = conns_[available_.back()];
     available_.pop_back();
     c.available = false;
     // Backing off after a failed connect: the sweep offers it again when the pause is over.
     if (c.t.phase == Phase::kBackoff) continue;
-    next_k_ += 1;
+    schedule_.take();
     begin_request(c, when, now);
   }
 }
@@ -386,7 +370,7 @@ void Worker::close_idle(Connection& c, bool garbage) {
   close_socket(c, false);
   const std::uint64_t now = monotonic_ns();
   if (garbage) count_error(ErrorClass::kProtocol, now);
-  if (plan_.rate == 0 && can_issue(now)) begin_request(c, now, now);
+  if (plan_.rate == 0 && schedule_.can_issue(now)) begin_request(c, now, now);
 }
 
 void Worker::arm_recv(Connection& c) {
@@ -422,7 +406,7 @@ void Worker::on_ring_completion(std::uint64_t key, int res, bool more) {
     // An operation of a socket already closed.
     if (c.ring_ops == 0 && c.t.phase == Phase::kDraining) {
       c.t.phase = Phase::kClosed;
-      if (c.has_request || !stopping_) open_socket(c, monotonic_ns());
+      if (c.has_request || !schedule_.stopping()) open_socket(c, monotonic_ns());
     }
     return;
   }
@@ -491,7 +475,7 @@ void Worker::poll_once(const timespec& timeout) {
 
 void Worker::drain_ring(std::uint64_t until_ns) {
   // Every socket is closed, so what comes in is stale and only counts down; nothing reopens.
-  stopping_ = true;
+  schedule_.stop();
   auto pending = [this] {
     for (const Connection& c : conns_) {
       if (c.ring_ops > 0) return true;
@@ -548,37 +532,19 @@ void Worker::run() {
     }
   } else {
     for (Connection& c : conns_) {
-      if (!can_issue(now)) break;
+      if (!schedule_.can_issue(now)) break;
       begin_request(c, now, now);
     }
   }
-  std::uint64_t next_sweep = now + kSweepNs;
+  schedule_.start(now);
   for (;;) {
     now = monotonic_ns();
     // Slots that fell due before the end still go out if a connection is free, even when the
     // loop wakes after the end.
-    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
-    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
-                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
-      stopping_ = true;
-      if (stop_.load(std::memory_order_relaxed))
-        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
-    }
-    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
-    if (now >= next_sweep) {
-      sweep(now);
-      next_sweep = now + kSweepNs;
-    }
-    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
-    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
-      // Timer wake-ups arrive some microseconds late, and open-loop latency counts every one of
-      // them: sleep until shortly before the next send is due, then poll until it is.
-      const std::uint64_t due = intended(next_k_);
-      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
-    }
-    const std::uint64_t wait = wake > now ? wake - now : 0;
-    timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    poll_once(ts);
+    if (schedule_.open_loop() && !schedule_.stopping()) dispatch_due(now);
+    if (!schedule_.keep_running(now, in_flight_)) break;
+    if (schedule_.sweep_due(now)) sweep(now);
+    poll_once(schedule_.wait_for(now, !available_.empty()));
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
@@ -589,12 +555,7 @@ void Worker::run() {
     close_socket(c, false);
   }
   if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
-  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
-    // Slots whose intended time fell in the window but that were never sent.
-    const std::uint64_t expected =
-        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
-    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
-  }
+  stats_.missed = schedule_.missed(stats_.issued);
 }
 
 }  // namespace gatebench::load

@@ -16,6 +16,7 @@
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/response_parser.hpp"
+#include "macro/load/schedule.hpp"
 #include "macro/load/stats.hpp"
 #include "macro/load/uring.hpp"
 #include "macro/load/url.hpp"
@@ -59,7 +60,6 @@ class Worker final : public LoadThread {
     ResponseParser parser;
   };
 
-  bool can_issue(std::uint64_t now) const;
   void begin_request(Connection& c, std::uint64_t start, std::uint64_t now);
   void open_socket(Connection& c, std::uint64_t now);
   void on_connected(Connection& c, std::uint64_t now);
@@ -86,10 +86,6 @@ class Worker final : public LoadThread {
   void sweep(std::uint64_t now);
   void dispatch_due(std::uint64_t now);
   void make_available(Connection& c);
-  std::uint64_t intended(std::uint64_t k) const { return intended_ns(plan_, k) + shift_ns_; }
-  // --rebase-pace: how far the schedule moved at the first response.
-  std::uint64_t shift_ns_ = 0;
-  bool rebased_ = false;
   void count_error(ErrorClass error, std::uint64_t now) { record_error(stats_, plan_, error, now); }
   // Waits for and handles what the ring or epoll report, until `timeout` at the latest.
   void poll_once(const timespec& timeout);
@@ -106,6 +102,7 @@ class Worker final : public LoadThread {
   const RequestSet& requests_;
   WorkerPlan plan_;
   const std::atomic<bool>& stop_;
+  Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;
   fixtures::Rng rng_;
@@ -115,12 +112,8 @@ class Worker final : public LoadThread {
   // After conns_: destroyed first, so no ring operation outlives the buffers it writes.
   std::unique_ptr<Uring> ring_;
   std::vector<std::uint32_t> available_;  // open loop: connections without a request
-  std::uint64_t next_k_ = 0;              // open loop: next schedule slot
-  std::uint64_t issued_measured_ = 0;
   std::size_t in_flight_ = 0;
-  bool stopping_ = false;
   bool ran_batch_ = false;
-  std::uint64_t hard_end_ns_ = 0;
 };
 
 }  // namespace gatebench::load
