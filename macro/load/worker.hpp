@@ -1,6 +1,7 @@
 // One load thread: its own connections, event loop (io_uring for plain-HTTP traffic, epoll for
 // connects, TLS and the fallback), TLS context and statistics. Nothing is shared with other
-// workers while running except the stop flag and a progress counter.
+// workers while running except the stop flag and a progress counter. The exchange is in
+// worker.cpp, the connections' set-up and upkeep in worker_connections.cpp.
 #pragma once
 
 #include <time.h>
@@ -41,6 +42,7 @@ class Worker final : public LoadThread {
  private:
   // What an open connection is doing (its transport's phase is kOpen).
   enum class Exchange : std::uint8_t { kIdle, kWriting, kReading };
+  static constexpr std::size_t kBufferBytes = 32768;  // per connection, for responses
   struct Connection {
     Transport t;
     Exchange exchange = Exchange::kIdle;
