@@ -1,7 +1,8 @@
 // One HTTP/2 load thread: its own connections (each an nghttp2 client session fed from and
 // drained to the socket by this loop: nghttp2 frames and parses, it does no I/O), its epoll set,
 // TLS context and statistics. The same window, budget, closed and open loops and error classes as
-// the HTTP/1.1 worker (docs/load.md, "HTTP/2").
+// the HTTP/1.1 worker (docs/load.md, "HTTP/2"). The streams and frames are in h2_worker.cpp, the
+// connections' set-up and upkeep in h2_connections.cpp.
 #pragma once
 
 #include <nghttp2/nghttp2.h>
@@ -67,6 +68,10 @@ class H2Worker final : public LoadThread {
     std::uint64_t start_ns = 0;
     std::uint64_t deadline_ns = 0;
   };
+  static constexpr std::size_t kInBytes = 32768;
+  // Frames of a loop turn are gathered in `out` and written in one call (nghttp2 hands them out
+  // one frame at a time).
+  static constexpr std::size_t kOutBytes = 65536;
   struct Connection {
     H2Worker* owner = nullptr;
     // Its deadline_ns, once open: the server's SETTINGS.
