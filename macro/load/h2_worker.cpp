@@ -100,6 +100,7 @@ void H2Worker::finish_stream(Connection& c, Stream& s, std::uint32_t error_code)
     return;
   }
   in_flight_ -= 1;
+  schedule_.on_response(now);
   if (done.measured) {
     record_response(stats_, plan_, requests_, done.tmpl, done.status, done.start_ns, done.sent_ns,
                     now);

@@ -182,7 +182,6 @@ void Worker::complete_request(Connection& c) {
   } else {
     close_socket(c, true);
   }
-  // HTTP/1.1 only so far: an HTTP/2 run keeps its schedule.
   schedule_.on_response(now);
   after_request(c, now);
 }
