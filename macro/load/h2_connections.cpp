@@ -22,11 +22,9 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
                    const H2Requests& h2_requests, const WorkerPlan& plan,
                    const std::atomic<bool>& stop)
     : options_(options),
-      target_(target),
       requests_(requests),
       h2_requests_(h2_requests),
       plan_(plan),
-      stop_(stop),
       schedule_(plan_, options.timeout_ns, stop),
       rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), true),

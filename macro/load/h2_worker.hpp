@@ -149,11 +149,9 @@ class H2Worker final : public LoadThread {
   Connection* pick_available();
 
   const Options& options_;
-  const Target& target_;
   const RequestSet& requests_;
   const H2Requests& h2_requests_;
   WorkerPlan plan_;
-  const std::atomic<bool>& stop_;
   Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;

@@ -103,7 +103,6 @@ class Worker final : public LoadThread {
   const Target& target_;
   const RequestSet& requests_;
   WorkerPlan plan_;
-  const std::atomic<bool>& stop_;
   Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;

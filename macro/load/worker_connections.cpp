@@ -29,7 +29,6 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
       target_(target),
       requests_(requests),
       plan_(plan),
-      stop_(stop),
       schedule_(plan_, options.timeout_ns, stop),
       rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), false),
