@@ -1,109 +1,23 @@
+// HTTP/2 streams (h2_worker.hpp): requests started on free stream slots and finished, sent again
+// after REFUSED_STREAM or GOAWAY, nghttp2's callbacks, the frames' way to and from the socket,
+// the open-loop dispatch and the loop that drives it all. Connections are set up and looked after
+// in h2_connections.cpp.
 #include "macro/load/h2_worker.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <iterator>
-#include <stdexcept>
 #include <string_view>
 
 #include "macro/load/socket_io.hpp"
 
 namespace gatebench::load {
-namespace {
-
-constexpr std::size_t kInBytes = 32768;
-// Frames of a loop turn are gathered here and written in one call (nghttp2 hands them out one
-// frame at a time).
-constexpr std::size_t kOutBytes = 65536;
-constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
-constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
-// Windows large enough that flow control never paces a benchmark response (h2load's default
-// window is 2^30 - 1 too).
-constexpr std::int32_t kWindow = (1 << 30) - 1;
-
-std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
-  return (static_cast<std::uint64_t>(generation) << 32) | index;
-}
-
-}  // namespace
-
-H2Worker::H2Worker(const Options& options, const Target& target, const RequestSet& requests,
-                   const H2Requests& h2_requests, const WorkerPlan& plan,
-                   const std::atomic<bool>& stop)
-    : options_(options),
-      target_(target),
-      requests_(requests),
-      h2_requests_(h2_requests),
-      plan_(plan),
-      stop_(stop),
-      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
-      conns_(static_cast<std::size_t>(plan.connections)) {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0)
-    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  if (target_.tls)
-    tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size(), true);
-  mem_ = nghttp2_mem{this, &mem_malloc, &mem_free, &mem_calloc, &mem_realloc};
-  nghttp2_session_callbacks* cbs = nullptr;
-  if (nghttp2_session_callbacks_new(&cbs) != 0)
-    throw std::runtime_error("nghttp2_session_callbacks_new failed");
-  callbacks_.reset(cbs);
-  nghttp2_session_callbacks_set_on_header_callback(cbs, &on_header);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, &on_frame_recv);
-  nghttp2_session_callbacks_set_on_frame_not_send_callback(cbs, &on_frame_not_send);
-  nghttp2_session_callbacks_set_on_stream_close_callback(cbs, &on_stream_close);
-  const auto streams = static_cast<std::size_t>(options_.streams);
-  for (Connection& c : conns_) {
-    c.owner = this;
-    c.streams.resize(streams);
-    c.free.reserve(streams);
-    c.in = std::make_unique<std::uint8_t[]>(kInBytes);
-    c.out = std::make_unique<std::uint8_t[]>(kOutBytes);
-  }
-  events_.resize(conns_.size() + 1);
-  retries_.reserve(conns_.size() * streams);
-  stats_.templates.resize(requests_.size());
-  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
-  if (plan_.rate > 0) available_.reserve(conns_.size());
-}
-
-H2Worker::~H2Worker() {
-  for (Connection& c : conns_) close_socket(c, false);
-  if (epoll_fd_ >= 0) close(epoll_fd_);
-}
-
-// Counting allocator: what libnghttp2 allocates per request is reported (h2.nghttp2_allocations).
-void* H2Worker::mem_malloc(std::size_t size, void* user) {
-  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
-  return std::malloc(size);
-}
-void H2Worker::mem_free(void* ptr, void*) {
-  std::free(ptr);
-}
-void* H2Worker::mem_calloc(std::size_t n, std::size_t size, void* user) {
-  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
-  return std::calloc(n, size);
-}
-void* H2Worker::mem_realloc(void* ptr, std::size_t size, void* user) {
-  static_cast<H2Worker*>(user)->stats_.h2.nghttp2_allocations += 1;
-  return std::realloc(ptr, size);
-}
-
-bool H2Worker::can_issue(std::uint64_t now) const {
-  if (stopping_ || now >= plan_.measure_end_ns) return false;
-  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
-}
 
 std::uint32_t H2Worker::capacity(const Connection& c) const {
   return std::min(static_cast<std::uint32_t>(options_.streams), c.server_max);
 }
 
 bool H2Worker::has_room(const Connection& c) const {
-  return c.state == State::kOpen && c.ready && !c.goaway && c.active < capacity(c) &&
+  return c.t.phase == Phase::kOpen && c.ready && !c.goaway && c.active < capacity(c) &&
          !c.free.empty();
 }
 
@@ -131,7 +45,7 @@ void H2Worker::start_stream(Connection& c, std::uint64_t start, std::uint64_t no
     s.deadline_ns = now + options_.timeout_ns;
     in_flight_ += 1;
     if (s.measured) {
-      issued_measured_ += 1;
+      schedule_.count_measured();
       stats_.issued += 1;
       if (plan_.rate > 0) stats_.send_lag.record(now - start);
     }
@@ -186,6 +100,7 @@ void H2Worker::finish_stream(Connection& c, Stream& s, std::uint32_t error_code)
     return;
   }
   in_flight_ -= 1;
+  schedule_.on_response(now);
   if (done.measured) {
     record_response(stats_, plan_, requests_, done.tmpl, done.status, done.start_ns, done.sent_ns,
                     now);
@@ -291,173 +206,6 @@ ssize_t H2Worker::read_body(nghttp2_session*, std::int32_t, std::uint8_t* buf, s
   return static_cast<ssize_t>(n);
 }
 
-void H2Worker::set_events(Connection& c, std::uint32_t events) {
-  if (c.events == events) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
-  c.events = events;
-}
-
-void H2Worker::close_socket(Connection& c, bool clean) {
-  c.closing = true;
-  c.session.reset();
-  c.closing = false;
-  if (c.ssl) {
-    end_tls(c.ssl.get(), clean && tls_->resume());
-    c.ssl.reset();
-  }
-  if (c.fd >= 0) close(c.fd);
-  c.fd = -1;
-  c.events = 0;
-  c.generation += 1;
-  c.state = State::kClosed;
-  c.ready = false;
-  c.goaway = false;
-  c.fresh = true;
-  c.active = 0;
-  c.measured_active = 0;
-  c.server_max = 0xffffffffu;
-  c.out_off = c.out_len = 0;
-  c.spill = nullptr;
-  c.spill_len = 0;
-  c.free.clear();
-  for (std::uint32_t i = static_cast<std::uint32_t>(c.streams.size()); i-- > 0;) {
-    c.streams[i].id = 0;
-    c.free.push_back(i);
-  }
-}
-
-void H2Worker::fail_connection(Connection& c, ErrorClass error, bool backoff) {
-  const std::uint64_t now = monotonic_ns();
-  if (c.active == 0) {
-    record_error(stats_, plan_, error, now);
-  } else {
-    for (Stream& s : c.streams)
-      if (s.id != 0) fail_request(s.tmpl, s.measured, error, now);
-  }
-  close_socket(c, false);
-  if (backoff && !fatal_) {
-    c.state = State::kBackoff;
-    c.retry_ns = now + kBackoffNs;
-    return;
-  }
-  reopen(c, now);
-}
-
-void H2Worker::not_h2(Connection& c, const std::string& why) {
-  if (stats_.h2.not_h2.empty()) stats_.h2.not_h2 = why;
-  fatal_ = true;
-  stopping_ = true;
-  const ErrorClass error = c.ssl ? ErrorClass::kTls : ErrorClass::kProtocol;
-  fail_connection(c, error, false);
-  // Every connection would meet the same server: the run ends here.
-  for (Connection& other : conns_) {
-    if (other.state != State::kClosed && other.state != State::kBackoff)
-      fail_connection(other, error, false);
-    other.state = State::kClosed;
-  }
-  const std::uint64_t now = monotonic_ns();
-  for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, error, now);
-  retries_.clear();
-}
-
-void H2Worker::reopen(Connection& c, std::uint64_t now) {
-  if (fatal_ || (stopping_ && retries_.empty())) return;
-  open_socket(c, now);
-}
-
-void H2Worker::open_socket(Connection& c, std::uint64_t now) {
-  c.fd = open_connecting_socket(target_);
-  if (c.fd < 0) {
-    fail_connection(c, ErrorClass::kConnect, true);
-    return;
-  }
-  c.state = State::kConnecting;
-  c.deadline_ns = now + options_.timeout_ns;
-  epoll_event ev{};
-  ev.events = EPOLLOUT;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
-  c.events = EPOLLOUT;
-}
-
-void H2Worker::on_connected(Connection& c, std::uint64_t now) {
-  if (!connect_succeeded(c.fd)) {
-    fail_connection(c, ErrorClass::kConnect, true);
-    return;
-  }
-  if (now >= plan_.measure_start_ns) stats_.connects += 1;
-  if (tls_) {
-    c.ssl = tls_->open(c.fd, static_cast<std::size_t>(&c - conns_.data()));
-    if (!c.ssl) {
-      fail_connection(c, ErrorClass::kTls, true);
-      return;
-    }
-    c.state = State::kHandshaking;
-    continue_handshake(c);
-    return;
-  }
-  start_session(c);
-}
-
-void H2Worker::continue_handshake(Connection& c) {
-  switch (handshake_step(c.ssl.get())) {
-    case Handshake::kDone:
-      break;
-    case Handshake::kWantRead:
-      set_events(c, EPOLLIN);
-      return;
-    case Handshake::kWantWrite:
-      set_events(c, EPOLLOUT);
-      return;
-    case Handshake::kNoApplicationProtocol:
-      // The usual answer of a server without HTTP/2 on this port (nginx, for one).
-      not_h2(c,
-             "the server refused ALPN h2 (alert no_application_protocol): no HTTP/2 on this "
-             "port");
-      return;
-    case Handshake::kFailed:
-      fail_connection(c, ErrorClass::kTls, true);
-      return;
-  }
-  record_handshake(stats_, plan_, SSL_session_reused(c.ssl.get()) != 0, monotonic_ns());
-  std::string selected;
-  if (!TlsClient::alpn_is_h2(c.ssl.get(), selected)) {
-    not_h2(c, "the server did not select h2 by ALPN (selected: " + selected + ")");
-    return;
-  }
-  start_session(c);
-  // Records that came with the last handshake read (read-ahead) are already in OpenSSL's
-  // buffer, where no epoll event will announce them.
-  const std::uint32_t generation = c.generation;
-  if (c.state == State::kOpen && SSL_has_pending(c.ssl.get())) {
-    on_readable(c);
-    if (c.generation == generation && c.state == State::kOpen) service(c, monotonic_ns());
-  }
-}
-
-void H2Worker::start_session(Connection& c) {
-  nghttp2_session* session = nullptr;
-  if (nghttp2_session_client_new3(&session, callbacks_.get(), &c, nullptr, &mem_) != 0) {
-    fail_connection(c, ErrorClass::kProtocol, true);
-    return;
-  }
-  c.session.reset(session);
-  // No server push; stream and connection windows that never pace a response.
-  const nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-                                             {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kWindow}};
-  nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
-  nghttp2_session_set_local_window_size(session, NGHTTP2_FLAG_NONE, 0, kWindow);
-  c.state = State::kOpen;
-  // Until the server's SETTINGS arrive (its first frame) no request goes out, so that its
-  // stream limit is known before the first one.
-  c.deadline_ns = monotonic_ns() + options_.timeout_ns;
-  set_events(c, EPOLLIN);
-  flush(c);
-}
-
 bool H2Worker::flush(Connection& c) {
   for (;;) {
     // Gather frames until the buffer is full or nghttp2 has nothing more.
@@ -481,10 +229,10 @@ bool H2Worker::flush(Connection& c) {
     }
     if (c.out_off == c.out_len) break;
     const IoResult r =
-        write_some(c.fd, c.ssl.get(), c.out.get() + c.out_off, c.out_len - c.out_off);
+        write_some(c.t.fd, c.t.ssl.get(), c.out.get() + c.out_off, c.out_len - c.out_off);
     if (r.status == IoStatus::kWouldBlock || r.status == IoStatus::kWantOther) {
       // Reads go on while the socket is full: the server's frames still have to be taken.
-      set_events(c, EPOLLIN | EPOLLOUT);
+      connector_.watch(c.t, EPOLLIN | EPOLLOUT);
       return true;
     }
     if (r.status != IoStatus::kDone) {
@@ -496,14 +244,14 @@ bool H2Worker::flush(Connection& c) {
     c.out_off += r.bytes;
     if (c.out_off == c.out_len) c.out_off = c.out_len = 0;
   }
-  set_events(c, EPOLLIN);
+  connector_.watch(c.t, EPOLLIN);
   return true;
 }
 
 void H2Worker::on_readable(Connection& c) {
-  const std::uint32_t generation = c.generation;
+  const std::uint32_t generation = c.t.generation;
   for (;;) {
-    const IoResult r = read_some(c.fd, c.ssl.get(), c.in.get(), kInBytes);
+    const IoResult r = read_some(c.t.fd, c.t.ssl.get(), c.in.get(), kInBytes);
     switch (r.status) {
       case IoStatus::kDone:
       case IoStatus::kEof:
@@ -511,7 +259,7 @@ void H2Worker::on_readable(Connection& c) {
       case IoStatus::kWouldBlock:
         return;
       case IoStatus::kWantOther:
-        set_events(c, EPOLLIN | EPOLLOUT);
+        connector_.watch(c.t, EPOLLIN | EPOLLOUT);
         return;
       default:
         fail_connection(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kRead,
@@ -532,7 +280,7 @@ void H2Worker::on_readable(Connection& c) {
     }
     if (c.fresh) {
       c.fresh = false;
-      if (!c.ssl &&
+      if (!c.t.ssl &&
           std::string_view(reinterpret_cast<const char*>(c.in.get()), n).starts_with("HTTP/1.")) {
         not_h2(c,
                "the server answered the HTTP/2 connection preface in HTTP/1.1: no h2c with "
@@ -546,9 +294,9 @@ void H2Worker::on_readable(Connection& c) {
       fail_connection(c, ErrorClass::kProtocol, false);
       return;
     }
-    if (c.generation != generation) return;
+    if (c.t.generation != generation) return;
     // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
-    if (!c.ssl && n < kInBytes) return;
+    if (!c.t.ssl && n < kInBytes) return;
   }
 }
 
@@ -558,7 +306,7 @@ void H2Worker::refill(Connection& c, std::uint64_t now) {
       const Retry r = retries_.back();
       retries_.pop_back();
       start_stream(c, r.start_ns, now, &r);
-    } else if (plan_.rate == 0 && can_issue(now)) {
+    } else if (plan_.rate == 0 && schedule_.can_issue(now)) {
       start_stream(c, now, now, nullptr);
     } else {
       break;
@@ -568,10 +316,10 @@ void H2Worker::refill(Connection& c, std::uint64_t now) {
 }
 
 void H2Worker::service(Connection& c, std::uint64_t now) {
-  if (c.state != State::kOpen) return;
+  if (c.t.phase != Phase::kOpen) return;
   if (c.ready && !c.goaway) refill(c, now);
   if (plan_.rate > 0) dispatch_due(now);
-  if (c.state != State::kOpen) return;
+  if (c.t.phase != Phase::kOpen) return;
   if (!flush(c)) return;
   // Retired by the server (GOAWAY) and nothing left in flight, or a session that is over.
   const bool done = (c.goaway && c.active == 0) || (!nghttp2_session_want_read(c.session.get()) &&
@@ -601,7 +349,8 @@ H2Worker::Connection* H2Worker::pick_available() {
 void H2Worker::dispatch_due(std::uint64_t now) {
   std::uint32_t touched_gen = 0;
   Connection* touched = nullptr;
-  while (!stopping_ || !retries_.empty()) {
+  std::uint64_t when = 0;
+  while (!schedule_.stopping() || !retries_.empty()) {
     Connection* c = pick_available();
     if (c == nullptr) break;
     if (!retries_.empty()) {
@@ -609,91 +358,36 @@ void H2Worker::dispatch_due(std::uint64_t now) {
       retries_.pop_back();
       start_stream(*c, r.start_ns, now, &r);
     } else {
-      if (stopping_) break;
-      const std::uint64_t when = intended_ns(plan_, next_k_);
-      if (when > now || when >= plan_.measure_end_ns) break;
-      if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
-        break;
-      next_k_ += 1;
+      if (!schedule_.due(now, when)) break;
+      schedule_.take();
       start_stream(*c, when, now, nullptr);
     }
     // Frames of a connection go out together: a connection is flushed when the loop moves on.
-    if (touched != nullptr && touched != c && touched->generation == touched_gen &&
-        touched->state == State::kOpen)
+    if (touched != nullptr && touched != c && touched->t.generation == touched_gen &&
+        touched->t.phase == Phase::kOpen)
       flush(*touched);
     touched = c;
-    touched_gen = c->generation;
+    touched_gen = c->t.generation;
   }
-  if (touched != nullptr && touched->generation == touched_gen && touched->state == State::kOpen)
+  if (touched != nullptr && touched->t.generation == touched_gen &&
+      touched->t.phase == Phase::kOpen)
     flush(*touched);
 }
 
-void H2Worker::sweep(std::uint64_t now) {
-  for (Connection& c : conns_) {
-    switch (c.state) {
-      case State::kBackoff:
-        if (now >= c.retry_ns) {
-          c.state = State::kClosed;
-          reopen(c, now);
-        }
-        break;
-      case State::kConnecting:
-      case State::kHandshaking:
-        if (now >= c.deadline_ns)
-          fail_connection(
-              c, c.state == State::kConnecting ? ErrorClass::kConnect : ErrorClass::kTls, true);
-        break;
-      case State::kOpen: {
-        if (!c.ready) {
-          if (now >= c.deadline_ns) fail_connection(c, ErrorClass::kTimeout, true);
-          break;
-        }
-        bool cancelled = false;
-        for (Stream& s : c.streams) {
-          if (s.id == 0 || now < s.deadline_ns) continue;
-          // The stream is given up, not the connection: the server may still serve the others.
-          nghttp2_submit_rst_stream(c.session.get(), NGHTTP2_FLAG_NONE, s.id, NGHTTP2_CANCEL);
-          // Its frames and close may still come; they no longer find this slot.
-          nghttp2_session_set_stream_user_data(c.session.get(), s.id, nullptr);
-          const Stream done = s;
-          release(c, s);
-          fail_request(done.tmpl, done.measured, ErrorClass::kTimeout, now);
-          cancelled = true;
-        }
-        if (cancelled) service(c, now);
-        break;
-      }
-      case State::kClosed:
-        break;
-    }
-  }
-  // Requests waiting to be sent again time out like any other.
-  for (std::size_t i = 0; i < retries_.size();) {
-    if (now < retries_[i].deadline_ns) {
-      ++i;
-      continue;
-    }
-    fail_request(retries_[i].tmpl, retries_[i].measured, ErrorClass::kTimeout, now);
-    retries_[i] = retries_.back();
-    retries_.pop_back();
-  }
-}
-
 void H2Worker::handle_event(const epoll_event& ev) {
-  const auto index = static_cast<std::uint32_t>(ev.data.u64 & 0xffffffffu);
-  const auto generation = static_cast<std::uint32_t>(ev.data.u64 >> 32);
-  Connection& c = conns_[index];
-  if (c.generation != generation || c.fd < 0) return;
-  switch (c.state) {
-    case State::kConnecting:
+  const std::uint32_t generation = event_generation(ev.data.u64);
+  Connection& c = conns_[event_index(ev.data.u64)];
+  if (c.t.generation != generation || c.t.fd < 0) return;
+  switch (c.t.phase) {
+    case Phase::kConnecting:
       on_connected(c, monotonic_ns());
       break;
-    case State::kHandshaking:
+    case Phase::kHandshaking:
       continue_handshake(c);
       break;
-    case State::kOpen:
+    case Phase::kOpen:
       if (ev.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) on_readable(c);
-      if (c.generation != generation || c.state != State::kOpen) break;
+      if (c.t.generation != generation || c.t.phase != Phase::kOpen) break;
       service(c, monotonic_ns());
       break;
     default:
@@ -710,35 +404,18 @@ void H2Worker::run() {
     close_socket(c, false);  // initialises the stream slots
     open_socket(c, now);
   }
-  std::uint64_t next_sweep = now + kSweepNs;
+  schedule_.start(now);
   for (;;) {
     now = monotonic_ns();
-    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
-    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
-                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
-      stopping_ = true;
-      if (stop_.load(std::memory_order_relaxed))
-        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
-    }
-    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
-    if (now >= next_sweep) {
-      sweep(now);
-      next_sweep = now + kSweepNs;
-    }
-    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
-    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
-      // As in the HTTP/1.1 worker: sleep until shortly before the next send, then poll.
-      const std::uint64_t due = intended_ns(plan_, next_k_);
-      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
-    }
-    const std::uint64_t wait = wake > now ? wake - now : 0;
-    const timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    const int n = wait_epoll(epoll_fd_, events_, ts, precise_wait_);
-    for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)]);
+    if (schedule_.open_loop() && !schedule_.stopping()) dispatch_due(now);
+    if (!schedule_.keep_running(now, in_flight_)) break;
+    if (schedule_.sweep_due(now)) sweep(now);
+    const int n = connector_.wait(schedule_.wait_for(now, !available_.empty()));
+    for (int i = 0; i < n; ++i) handle_event(connector_.event(i));
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
-  stopping_ = true;
+  schedule_.stop();
   for (Connection& c : conns_) {
     for (Stream& s : c.streams)
       if (s.id != 0) fail_request(s.tmpl, s.measured, ErrorClass::kTimeout, now);
@@ -746,11 +423,7 @@ void H2Worker::run() {
   }
   for (const Retry& r : retries_) fail_request(r.tmpl, r.measured, ErrorClass::kTimeout, now);
   retries_.clear();
-  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
-    const std::uint64_t expected =
-        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
-    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
-  }
+  stats_.missed = schedule_.missed(stats_.issued);
 }
 
 }  // namespace gatebench::load

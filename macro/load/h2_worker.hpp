@@ -1,11 +1,11 @@
 // One HTTP/2 load thread: its own connections (each an nghttp2 client session fed from and
 // drained to the socket by this loop: nghttp2 frames and parses, it does no I/O), its epoll set,
 // TLS context and statistics. The same window, budget, closed and open loops and error classes as
-// the HTTP/1.1 worker (docs/load.md, "HTTP/2").
+// the HTTP/1.1 worker (docs/load.md, "HTTP/2"). The streams and frames are in h2_worker.cpp, the
+// connections' set-up and upkeep in h2_connections.cpp.
 #pragma once
 
 #include <nghttp2/nghttp2.h>
-#include <openssl/ssl.h>
 #include <sys/epoll.h>
 
 #include <atomic>
@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
+#include "macro/load/connection.hpp"
 #include "macro/load/h2_requests.hpp"
 #include "macro/load/load_thread.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
+#include "macro/load/schedule.hpp"
 #include "macro/load/stats.hpp"
-#include "macro/load/tls_client.hpp"
 #include "macro/load/url.hpp"
 #include "macro/load/worker_plan.hpp"
 
@@ -46,7 +47,6 @@ class H2Worker final : public LoadThread {
   bool ran_batch() const override { return ran_batch_; }
 
  private:
-  enum class State : std::uint8_t { kClosed, kBackoff, kConnecting, kHandshaking, kOpen };
   // A request in flight on a stream; slots are fixed per connection (--streams of them), so a
   // request costs no allocation of ours.
   struct Stream {
@@ -68,12 +68,14 @@ class H2Worker final : public LoadThread {
     std::uint64_t start_ns = 0;
     std::uint64_t deadline_ns = 0;
   };
+  static constexpr std::size_t kInBytes = 32768;
+  // Frames of a loop turn are gathered in `out` and written in one call (nghttp2 hands them out
+  // one frame at a time).
+  static constexpr std::size_t kOutBytes = 65536;
   struct Connection {
     H2Worker* owner = nullptr;
-    int fd = -1;
-    std::uint32_t generation = 0;  // tells stale epoll events of a previous socket apart
-    State state = State::kClosed;
-    std::uint32_t events = 0;
+    // Its deadline_ns, once open: the server's SETTINGS.
+    Transport t;
     bool ready = false;      // the server's SETTINGS arrived: requests may go out
     bool goaway = false;     // the server sent GOAWAY: no new streams on this connection
     bool fresh = true;       // nothing received yet (an HTTP/1.1 answer to h2c shows here)
@@ -82,10 +84,7 @@ class H2Worker final : public LoadThread {
     std::uint32_t active = 0;
     std::uint32_t measured_active = 0;
     std::uint32_t server_max = 0xffffffffu;  // SETTINGS_MAX_CONCURRENT_STREAMS (unlimited)
-    std::uint64_t deadline_ns = 0;           // connect, handshake, the server's SETTINGS
-    std::uint64_t retry_ns = 0;
     std::unique_ptr<nghttp2_session, H2Deleter> session;
-    std::unique_ptr<SSL, SslDeleter> ssl;
     std::vector<Stream> streams;
     std::vector<std::uint32_t> free;  // indices of free stream slots
     std::unique_ptr<std::uint8_t[]> in;
@@ -114,7 +113,6 @@ class H2Worker final : public LoadThread {
   static void* mem_calloc(std::size_t n, std::size_t size, void* user);
   static void* mem_realloc(void* ptr, std::size_t size, void* user);
 
-  bool can_issue(std::uint64_t now) const;
   std::uint32_t capacity(const Connection& c) const;
   bool has_room(const Connection& c) const;
   // Starts a new request (retry == nullptr) or sends `retry` again, on a free stream of c.
@@ -127,6 +125,9 @@ class H2Worker final : public LoadThread {
   void open_socket(Connection& c, std::uint64_t now);
   void on_connected(Connection& c, std::uint64_t now);
   void continue_handshake(Connection& c);
+  // A set-up step's outcome: the session starts (after ALPN said h2), or the connection waits or
+  // fails.
+  void after_set_up(Connection& c, SetUp step);
   void start_session(Connection& c);
   void on_readable(Connection& c);
   // Hands nghttp2's frames to the socket; false when the connection was closed.
@@ -141,7 +142,6 @@ class H2Worker final : public LoadThread {
   void not_h2(Connection& c, const std::string& why);
   void close_socket(Connection& c, bool clean);
   void reopen(Connection& c, std::uint64_t now);
-  void set_events(Connection& c, std::uint32_t events);
   void handle_event(const epoll_event& ev);
   void sweep(std::uint64_t now);
   void dispatch_due(std::uint64_t now);
@@ -149,31 +149,24 @@ class H2Worker final : public LoadThread {
   Connection* pick_available();
 
   const Options& options_;
-  const Target& target_;
   const RequestSet& requests_;
   const H2Requests& h2_requests_;
   WorkerPlan plan_;
-  const std::atomic<bool>& stop_;
+  Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;
   fixtures::Rng rng_;
-  std::unique_ptr<TlsClient> tls_;
-  int epoll_fd_ = -1;
   nghttp2_mem mem_{};
   std::unique_ptr<nghttp2_session_callbacks, H2Deleter> callbacks_;
+  // Before conns_: sockets and TLS sessions close before their epoll set and TLS context.
+  Connector connector_;
   // After mem_ and callbacks_: sessions are deleted first.
   std::vector<Connection> conns_;
-  std::vector<epoll_event> events_;
   std::vector<std::uint32_t> available_;  // open loop: connections with a free stream
   std::vector<Retry> retries_;            // reserved for every stream of the thread
-  std::uint64_t next_k_ = 0;              // open loop: next schedule slot
-  std::uint64_t issued_measured_ = 0;
-  std::size_t in_flight_ = 0;  // requests started and not finished (retries included)
-  bool stopping_ = false;
+  std::size_t in_flight_ = 0;             // requests started and not finished (retries included)
   bool fatal_ = false;
-  bool precise_wait_ = true;
   bool ran_batch_ = false;
-  std::uint64_t hard_end_ns_ = 0;
 };
 
 }  // namespace gatebench::load

@@ -77,7 +77,7 @@ HTTP/1.1 and HTTP/2 load generator for gatebench (wrk-compatible options where w
       --rebase-pace        with --rate and --requests-total: start the schedule again one
                            interval after the first response (each thread its own), so
                            requests that fell due while the first connection was set up are
-                           not sent back to back (HTTP/1.1; an HTTP/2 run keeps its schedule)
+                           not sent back to back (HTTP/1.1 and HTTP/2)
       --spin D|auto        open loop: poll instead of sleeping for the last D before a
                            due send, as timer wake-ups come tens of microseconds late
                            (0: always sleep); auto (default): 50us when there are fewer

@@ -1,32 +1,20 @@
+// The HTTP/1.1 exchange (worker.hpp): a request written, its response read and parsed, the next
+// one started or scheduled, over the ring or epoll; and the loop that drives it. Connections are
+// set up and looked after in worker_connections.cpp.
 #include "macro/load/worker.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <openssl/err.h>
 #include <poll.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 
 #include "macro/load/socket_io.hpp"
 
 namespace gatebench::load {
 namespace {
-
-constexpr std::size_t kBufferBytes = 32768;
-constexpr std::uint64_t kSweepNs = 2'000'000;     // timeout and back-off resolution
-constexpr std::uint64_t kBackoffNs = 10'000'000;  // after a failed connect or handshake
-
-std::uint64_t make_key(std::uint32_t index, std::uint32_t generation) {
-  return (static_cast<std::uint64_t>(generation) << 32) | index;
-}
 
 // Ring completions: the operation in the top two bits, then 30 bits of the socket's generation
 // (enough to tell a previous socket of the slot apart), then the connection index.
@@ -48,159 +36,15 @@ std::uint32_t ring_generation(std::uint64_t key) {
   return static_cast<std::uint32_t>(key >> 32) & kRingGenMask;
 }
 
-// A send and a receive per connection, and the epoll watch (the kernel rounds up to a power of
-// two and clamps to its largest ring).
-unsigned ring_entries(std::size_t connections) {
-  return static_cast<unsigned>(2 * connections + 16);
-}
-
 }  // namespace
 
-Worker::Worker(const Options& options, const Target& target, const RequestSet& requests,
-               const WorkerPlan& plan, const std::atomic<bool>& stop)
-    : options_(options),
-      target_(target),
-      requests_(requests),
-      plan_(plan),
-      stop_(stop),
-      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
-      conns_(static_cast<std::size_t>(plan.connections)) {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0)
-    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  if (target_.tls) tls_ = std::make_unique<TlsClient>(target_, options_.tls_resume, conns_.size());
-  for (Connection& c : conns_) {
-    c.buf = std::make_unique<char[]>(kBufferBytes);
-    if (!options_.count_header.empty())
-      c.parser.count_field(options_.count_header, &stats_.header_counts);
-  }
-  events_.resize(conns_.size() + 1);
-  if (!target_.tls && options_.io != "epoll") {
-    ring_ = std::make_unique<Uring>(ring_entries(conns_.size()));
-    if (!ring_->ok()) {
-      ring_.reset();
-      if (options_.io == "uring")
-        throw std::runtime_error(
-            "--io uring: the kernel refused io_uring (use --io auto or epoll)");
-    }
-  }
-  stats_.templates.resize(requests_.size());
-  hard_end_ns_ = plan_.measure_end_ns + options_.timeout_ns;
-  if (plan_.rate > 0) available_.reserve(conns_.size());
-}
-
-Worker::~Worker() {
-  for (Connection& c : conns_) close_socket(c, false);
-  if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
-  if (epoll_fd_ >= 0) close(epoll_fd_);
-}
-
-bool Worker::can_issue(std::uint64_t now) const {
-  if (stopping_ || now >= plan_.measure_end_ns) return false;
-  return plan_.budget == 0 || now < plan_.measure_start_ns || issued_measured_ < plan_.budget;
-}
-
-void Worker::set_events(Connection& c, std::uint32_t events) {
-  if (c.events == events) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
-  c.events = events;
-}
-
 void Worker::close_socket(Connection& c, bool clean) {
-  if (c.ssl) {
-    end_tls(c.ssl.get(), clean && tls_->resume());
-    c.ssl.reset();
-  }
-  if (c.fd >= 0) {
-    // Ring operations hold the socket open past close(); shutting it down ends them now.
-    if (c.on_ring) shutdown(c.fd, SHUT_RDWR);
-    close(c.fd);
-  }
-  c.fd = -1;
-  c.events = 0;
+  // Ring operations hold the socket open past close(); shutting it down ends them now.
+  connector_.close(c.t, clean, c.on_ring);
   c.on_ring = false;
   c.recv_armed = false;
   c.send_armed = false;
   c.buf_len = 0;
-  c.generation += 1;
-  c.state = State::kClosed;
-}
-
-void Worker::open_socket(Connection& c, std::uint64_t now) {
-  if (c.ring_ops > 0) {
-    // The old socket's receive may still land in c.buf: reopen when its completion is in.
-    c.state = State::kDraining;
-    return;
-  }
-  c.fd = open_connecting_socket(target_);
-  if (c.fd < 0) {
-    fail(c, ErrorClass::kConnect, true);
-    return;
-  }
-  c.state = State::kConnecting;
-  if (!c.has_request) c.deadline_ns = now + options_.timeout_ns;
-  epoll_event ev{};
-  ev.events = EPOLLOUT;
-  ev.data.u64 = make_key(static_cast<std::uint32_t>(&c - conns_.data()), c.generation);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c.fd, &ev);
-  c.events = EPOLLOUT;
-}
-
-void Worker::on_connected(Connection& c, std::uint64_t now) {
-  if (!connect_succeeded(c.fd)) {
-    fail(c, ErrorClass::kConnect, true);
-    return;
-  }
-  if (now >= plan_.measure_start_ns) stats_.connects += 1;
-  if (tls_) {
-    c.ssl = tls_->open(c.fd, static_cast<std::size_t>(&c - conns_.data()));
-    if (!c.ssl) {
-      fail(c, ErrorClass::kTls, true);
-      return;
-    }
-    c.state = State::kHandshaking;
-    continue_handshake(c);
-    return;
-  }
-  if (ring_) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
-    c.events = 0;
-    c.on_ring = true;
-    // A receive stays armed while the socket is open: it takes the response, and on an idle
-    // connection it notices the server closing, as EPOLLIN does on the epoll path.
-    arm_recv(c);
-  }
-  on_ready(c);
-}
-
-void Worker::continue_handshake(Connection& c) {
-  switch (handshake_step(c.ssl.get())) {
-    case Handshake::kDone:
-      record_handshake(stats_, plan_, SSL_session_reused(c.ssl.get()) != 0, monotonic_ns());
-      on_ready(c);
-      break;
-    case Handshake::kWantRead:
-      set_events(c, EPOLLIN);
-      break;
-    case Handshake::kWantWrite:
-      set_events(c, EPOLLOUT);
-      break;
-    default:
-      fail(c, ErrorClass::kTls, true);
-      break;
-  }
-}
-
-void Worker::on_ready(Connection& c) {
-  if (c.has_request) {
-    do_write(c);
-  } else {
-    c.state = State::kIdle;
-    if (!c.on_ring) set_events(c, EPOLLIN);
-  }
 }
 
 void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now) {
@@ -210,34 +54,28 @@ void Worker::begin_request(Connection& c, std::uint64_t start, std::uint64_t now
   c.measured = start >= plan_.measure_start_ns && start < plan_.measure_end_ns;
   c.has_request = true;
   c.write_off = 0;
-  c.deadline_ns = now + options_.timeout_ns;
+  c.t.deadline_ns = now + options_.timeout_ns;
   c.parser.reset(requests_.templates()[c.tmpl].head);
   in_flight_ += 1;
   if (c.measured) {
-    issued_measured_ += 1;
+    schedule_.count_measured();
     stats_.issued += 1;
     if (plan_.rate > 0) stats_.send_lag.record(now - start);
   }
-  switch (c.state) {
-    case State::kClosed:
-      open_socket(c, now);
-      break;
-    case State::kIdle:
-      do_write(c);
-      break;
-    default:  // connecting or handshaking: the request goes out when the connection is ready
-      break;
-  }
+  // Connecting or handshaking: the request goes out when the connection is ready.
+  if (c.t.phase == Phase::kClosed)
+    open_socket(c, now);
+  else if (c.t.phase == Phase::kOpen && c.exchange == Exchange::kIdle)
+    do_write(c);
 }
 
 void Worker::do_write(Connection& c) {
   const std::string& wire = requests_.templates()[c.tmpl].wire;
-  c.state = State::kWriting;
+  c.exchange = Exchange::kWriting;
   if (c.on_ring) {
     if (c.send_armed) return;
-    if (!ring_->send(
-            c.fd, wire.data() + c.write_off, wire.size() - c.write_off,
-            ring_key(kOpSend, static_cast<std::uint32_t>(&c - conns_.data()), c.generation))) {
+    if (!ring_->send(c.t.fd, wire.data() + c.write_off, wire.size() - c.write_off,
+                     ring_key(kOpSend, c.t.index, c.t.generation))) {
       fail(c, ErrorClass::kWrite, false);
       return;
     }
@@ -247,15 +85,15 @@ void Worker::do_write(Connection& c) {
   }
   while (c.write_off < wire.size()) {
     const IoResult r =
-        write_some(c.fd, c.ssl.get(), wire.data() + c.write_off, wire.size() - c.write_off);
+        write_some(c.t.fd, c.t.ssl.get(), wire.data() + c.write_off, wire.size() - c.write_off);
     switch (r.status) {
       case IoStatus::kDone:
         break;
       case IoStatus::kWouldBlock:
-        set_events(c, EPOLLOUT);
+        connector_.watch(c.t, EPOLLOUT);
         return;
       case IoStatus::kWantOther:
-        set_events(c, EPOLLIN);
+        connector_.watch(c.t, EPOLLIN);
         return;
       default:
         fail(c, r.status == IoStatus::kTlsFailed ? ErrorClass::kTls : ErrorClass::kWrite, false);
@@ -264,21 +102,21 @@ void Worker::do_write(Connection& c) {
     c.write_off += r.bytes;
     if (c.measured) stats_.bytes_written += r.bytes;
   }
-  c.state = State::kReading;
-  set_events(c, EPOLLIN);
+  c.exchange = Exchange::kReading;
+  connector_.watch(c.t, EPOLLIN);
 }
 
 void Worker::on_readable(Connection& c) {
   for (;;) {
     const std::size_t space = kBufferBytes - c.buf_len;
-    const IoResult r = read_some(c.fd, c.ssl.get(), c.buf.get() + c.buf_len, space);
+    const IoResult r = read_some(c.t.fd, c.t.ssl.get(), c.buf.get() + c.buf_len, space);
     switch (r.status) {
       case IoStatus::kDone:
         break;
       case IoStatus::kWouldBlock:
         return;
       case IoStatus::kWantOther:
-        set_events(c, EPOLLIN | EPOLLOUT);
+        connector_.watch(c.t, EPOLLIN | EPOLLOUT);
         return;
       case IoStatus::kEof:
         end_of_stream(c);
@@ -291,7 +129,7 @@ void Worker::on_readable(Connection& c) {
     c.buf_len += r.bytes;
     if (!process_input(c)) return;
     // Plain sockets: a short read means the socket is drained; TLS may hold decrypted bytes.
-    if (!c.ssl && r.bytes < space) return;
+    if (!c.t.ssl && r.bytes < space) return;
   }
 }
 
@@ -339,20 +177,12 @@ void Worker::complete_request(Connection& c) {
   }
   // A response that came before the whole request went out (a send is still queued): the
   // connection cannot carry the next request.
-  if (c.fd >= 0 && c.parser.keep_alive() && !options_.close && !c.send_armed) {
-    c.state = State::kIdle;
+  if (c.t.fd >= 0 && c.parser.keep_alive() && !options_.close && !c.send_armed) {
+    c.exchange = Exchange::kIdle;
   } else {
     close_socket(c, true);
   }
-  if (plan_.rate > 0 && plan_.rebase_pace && !rebased_) {
-    // The next slot is due one interval from now at the earliest: the backlog of slots that fell
-    // due while the first connection was set up moves behind this response (HTTP/1.1 workers; an
-    // HTTP/2 run keeps its schedule).
-    rebased_ = true;
-    const auto next = now + static_cast<std::uint64_t>(1e9 / plan_.rate);
-    const std::uint64_t due = intended(next_k_);
-    if (next > due) shift_ns_ += next - due;
-  }
+  schedule_.on_response(now);
   after_request(c, now);
 }
 
@@ -370,8 +200,7 @@ void Worker::fail(Connection& c, ErrorClass error, bool backoff) {
   }
   close_socket(c, false);
   if (backoff) {
-    c.state = State::kBackoff;
-    c.retry_ns = now + kBackoffNs;
+    Connector::back_off(c.t, now);
     return;
   }
   after_request(c, now);
@@ -381,7 +210,7 @@ void Worker::after_request(Connection& c, std::uint64_t now) {
   if (plan_.rate > 0) {
     make_available(c);
     dispatch_due(now);
-  } else if (can_issue(now)) {
+  } else if (schedule_.can_issue(now)) {
     begin_request(c, now, now);
   }
 }
@@ -393,71 +222,24 @@ void Worker::make_available(Connection& c) {
 }
 
 void Worker::dispatch_due(std::uint64_t now) {
-  while (!available_.empty() && !stopping_) {
-    const std::uint64_t when = intended(next_k_);
-    if (when > now) return;
-    if (when >= plan_.measure_end_ns) return;
-    if (plan_.budget != 0 && when >= plan_.measure_start_ns && issued_measured_ >= plan_.budget)
-      return;
+  std::uint64_t when = 0;
+  while (!available_.empty() && schedule_.due(now, when)) {
     Connection& c = conns_[available_.back()];
     available_.pop_back();
     c.available = false;
     // Backing off after a failed connect: the sweep offers it again when the pause is over.
-    if (c.state == State::kBackoff) continue;
-    next_k_ += 1;
+    if (c.t.phase == Phase::kBackoff) continue;
+    schedule_.take();
     begin_request(c, when, now);
   }
 }
 
-void Worker::sweep(std::uint64_t now) {
-  for (Connection& c : conns_) {
-    if (c.state == State::kBackoff) {
-      if (now >= c.retry_ns) {
-        c.state = State::kClosed;
-        after_request(c, now);
-      }
-      continue;
-    }
-    if (now < c.deadline_ns) continue;
-    if (c.has_request || c.state == State::kConnecting || c.state == State::kHandshaking) {
-      const ErrorClass e = c.state == State::kConnecting    ? ErrorClass::kConnect
-                           : c.state == State::kHandshaking ? ErrorClass::kTls
-                                                            : ErrorClass::kTimeout;
-      fail(c, e, e != ErrorClass::kTimeout);
-    }
-  }
-}
-
-void Worker::on_idle_event(Connection& c) {
-  // No request is outstanding: the server closed (or reset) an idle keep-alive connection, or
-  // sent bytes nobody asked for.
-  char probe[256];
-  ssize_t n;
-  if (c.ssl)
-    n = SSL_read(c.ssl.get(), probe, sizeof probe);
-  else
-    n = read(c.fd, probe, sizeof probe);
-  if (c.ssl) ERR_clear_error();
-  if (n < 0 && !c.ssl && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-  if (n < 0 && c.ssl && SSL_get_error(c.ssl.get(), static_cast<int>(n)) == SSL_ERROR_WANT_READ)
-    return;
-  close_idle(c, n > 0);
-}
-
-void Worker::close_idle(Connection& c, bool garbage) {
-  close_socket(c, false);
-  const std::uint64_t now = monotonic_ns();
-  if (garbage) count_error(ErrorClass::kProtocol, now);
-  if (plan_.rate == 0 && can_issue(now)) begin_request(c, now, now);
-}
-
 void Worker::arm_recv(Connection& c) {
-  if (c.recv_armed || c.fd < 0) return;
+  if (c.recv_armed || c.t.fd < 0) return;
   const std::size_t space = kBufferBytes - c.buf_len;
-  const auto index = static_cast<std::uint32_t>(&c - conns_.data());
   // The parser consumes what it can, so the buffer is never full while it waits for more.
-  if (space == 0 ||
-      !ring_->recv(c.fd, c.buf.get() + c.buf_len, space, ring_key(kOpRecv, index, c.generation))) {
+  if (space == 0 || !ring_->recv(c.t.fd, c.buf.get() + c.buf_len, space,
+                                 ring_key(kOpRecv, c.t.index, c.t.generation))) {
     fail(c, c.has_request ? ErrorClass::kProtocol : ErrorClass::kRead, false);
     return;
   }
@@ -468,24 +250,24 @@ void Worker::arm_recv(Connection& c) {
 void Worker::arm_epoll_watch() {
   // Connects, TLS and idle epoll connections report through the epoll descriptor, which the
   // ring watches, so one wait covers both.
-  ring_->poll_multishot(epoll_fd_, POLLIN, ring_key(kOpEpoll, 0, 0));
+  ring_->poll_multishot(connector_.epoll_fd(), POLLIN, ring_key(kOpEpoll, 0, 0));
 }
 
 void Worker::on_ring_completion(std::uint64_t key, int res, bool more) {
   const RingOp op = ring_op(key);
   if (op == kOpEpoll) {
-    const int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), 0);
-    for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
+    const int n = connector_.poll();
+    for (int i = 0; i < n; ++i) handle_event(connector_.event(i).data.u64);
     if (!more) arm_epoll_watch();
     return;
   }
   Connection& c = conns_[ring_index(key)];
   c.ring_ops -= 1;
-  if (ring_generation(key) != (c.generation & kRingGenMask) || !c.on_ring) {
+  if (ring_generation(key) != (c.t.generation & kRingGenMask) || !c.on_ring) {
     // An operation of a socket already closed.
-    if (c.ring_ops == 0 && c.state == State::kDraining) {
-      c.state = State::kClosed;
-      if (c.has_request || !stopping_) open_socket(c, monotonic_ns());
+    if (c.ring_ops == 0 && c.t.phase == Phase::kDraining) {
+      c.t.phase = Phase::kClosed;
+      if (c.has_request || !schedule_.stopping()) open_socket(c, monotonic_ns());
     }
     return;
   }
@@ -509,8 +291,8 @@ void Worker::on_ring_send(Connection& c, int res) {
   if (c.measured) stats_.bytes_written += static_cast<std::uint64_t>(res);
   if (c.write_off < requests_.templates()[c.tmpl].wire.size()) {
     do_write(c);
-  } else if (c.state == State::kWriting) {
-    c.state = State::kReading;
+  } else if (c.exchange == Exchange::kWriting) {
+    c.exchange = Exchange::kReading;
   }
 }
 
@@ -534,11 +316,11 @@ void Worker::on_ring_recv(Connection& c, int res) {
   }
   if (c.measured) stats_.bytes_read += static_cast<std::uint64_t>(res);
   c.buf_len += static_cast<std::size_t>(res);
-  const std::uint32_t generation = c.generation;
+  const std::uint32_t generation = c.t.generation;
   process_input(c);
   // Still the same socket (the response may have completed and the next request started on
   // it): keep a receive armed.
-  if (c.generation == generation && c.on_ring) arm_recv(c);
+  if (c.t.generation == generation && c.on_ring) arm_recv(c);
 }
 
 void Worker::poll_once(const timespec& timeout) {
@@ -548,47 +330,35 @@ void Worker::poll_once(const timespec& timeout) {
     });
     return;
   }
-  const int n = wait_epoll(epoll_fd_, events_, timeout, precise_wait_);
-  for (int i = 0; i < n; ++i) handle_event(events_[static_cast<std::size_t>(i)].data.u64);
-}
-
-void Worker::drain_ring(std::uint64_t until_ns) {
-  // Every socket is closed, so what comes in is stale and only counts down; nothing reopens.
-  stopping_ = true;
-  auto pending = [this] {
-    for (const Connection& c : conns_) {
-      if (c.ring_ops > 0) return true;
-    }
-    return false;
-  };
-  while (pending() && monotonic_ns() < until_ns) {
-    poll_once(timespec{0, 10'000'000});
-  }
+  const int n = connector_.wait(timeout);
+  for (int i = 0; i < n; ++i) handle_event(connector_.event(i).data.u64);
 }
 
 void Worker::handle_event(std::uint64_t data) {
-  const auto index = static_cast<std::uint32_t>(data & 0xffffffffu);
-  const auto generation = static_cast<std::uint32_t>(data >> 32);
-  Connection& c = conns_[index];
-  if (c.generation != generation || c.fd < 0) return;
-  switch (c.state) {
-    case State::kConnecting:
+  Connection& c = conns_[event_index(data)];
+  if (c.t.generation != event_generation(data) || c.t.fd < 0) return;
+  switch (c.t.phase) {
+    case Phase::kConnecting:
       on_connected(c, monotonic_ns());
-      break;
-    case State::kHandshaking:
+      return;
+    case Phase::kHandshaking:
       continue_handshake(c);
-      break;
-    case State::kWriting:
-      do_write(c);
-      break;
-    case State::kReading:
-      if (c.events & EPOLLOUT) set_events(c, EPOLLIN);
-      on_readable(c);
-      break;
-    case State::kIdle:
-      on_idle_event(c);
+      return;
+    case Phase::kOpen:
       break;
     default:
+      return;
+  }
+  switch (c.exchange) {
+    case Exchange::kWriting:
+      do_write(c);
+      break;
+    case Exchange::kReading:
+      if (c.t.events & EPOLLOUT) connector_.watch(c.t, EPOLLIN);
+      on_readable(c);
+      break;
+    case Exchange::kIdle:
+      on_idle_event(c);
       break;
   }
 }
@@ -609,57 +379,30 @@ void Worker::run() {
     }
   } else {
     for (Connection& c : conns_) {
-      if (!can_issue(now)) break;
+      if (!schedule_.can_issue(now)) break;
       begin_request(c, now, now);
     }
   }
-  std::uint64_t next_sweep = now + kSweepNs;
+  schedule_.start(now);
   for (;;) {
     now = monotonic_ns();
     // Slots that fell due before the end still go out if a connection is free, even when the
     // loop wakes after the end.
-    if (plan_.rate > 0 && !stopping_) dispatch_due(now);
-    if (!stopping_ && (now >= plan_.measure_end_ns || stop_.load(std::memory_order_relaxed) ||
-                       (plan_.budget != 0 && issued_measured_ >= plan_.budget))) {
-      stopping_ = true;
-      if (stop_.load(std::memory_order_relaxed))
-        hard_end_ns_ = std::min(hard_end_ns_, now + options_.timeout_ns);
-    }
-    if (stopping_ && (in_flight_ == 0 || now >= hard_end_ns_)) break;
-    if (now >= next_sweep) {
-      sweep(now);
-      next_sweep = now + kSweepNs;
-    }
-    std::uint64_t wake = std::min(next_sweep, stopping_ ? hard_end_ns_ : plan_.measure_end_ns);
-    if (plan_.rate > 0 && !stopping_ && !available_.empty()) {
-      // Timer wake-ups arrive some microseconds late, and open-loop latency counts every one of
-      // them: sleep until shortly before the next send is due, then poll until it is.
-      const std::uint64_t due = intended(next_k_);
-      wake = std::min(wake, due > now + plan_.spin_ns ? due - plan_.spin_ns : now);
-    }
-    const std::uint64_t wait = wake > now ? wake - now : 0;
-    timespec ts{static_cast<time_t>(wait / kSecondNs), static_cast<long>(wait % kSecondNs)};
-    poll_once(ts);
+    if (schedule_.open_loop() && !schedule_.stopping()) dispatch_due(now);
+    if (!schedule_.keep_running(now, in_flight_)) break;
+    if (schedule_.sweep_due(now)) sweep(now);
+    poll_once(schedule_.wait_for(now, !available_.empty()));
   }
   // Whatever is still outstanding ran out of time.
   now = monotonic_ns();
   for (Connection& c : conns_) {
     if (c.has_request) {
-      fail(c,
-           c.state == State::kConnecting    ? ErrorClass::kConnect
-           : c.state == State::kHandshaking ? ErrorClass::kTls
-                                            : ErrorClass::kTimeout,
-           true);
+      fail(c, overdue_error(c.t.phase), true);
     }
     close_socket(c, false);
   }
   if (ring_) drain_ring(monotonic_ns() + 1'000'000'000);
-  if (plan_.rate > 0 && plan_.budget == 0 && !stop_.load(std::memory_order_relaxed)) {
-    // Slots whose intended time fell in the window but that were never sent.
-    const std::uint64_t expected =
-        first_slot_at(plan_, plan_.measure_end_ns) - first_slot_at(plan_, plan_.measure_start_ns);
-    stats_.missed = expected > stats_.issued ? expected - stats_.issued : 0;
-  }
+  stats_.missed = schedule_.missed(stats_.issued);
 }
 
 }  // namespace gatebench::load

@@ -1,10 +1,9 @@
 // One load thread: its own connections, event loop (io_uring for plain-HTTP traffic, epoll for
 // connects, TLS and the fallback), TLS context and statistics. Nothing is shared with other
-// workers while running except the stop flag and a progress counter.
+// workers while running except the stop flag and a progress counter. The exchange is in
+// worker.cpp, the connections' set-up and upkeep in worker_connections.cpp.
 #pragma once
 
-#include <openssl/ssl.h>
-#include <sys/epoll.h>
 #include <time.h>
 
 #include <atomic>
@@ -13,12 +12,13 @@
 #include <vector>
 
 #include "fixtures/rng.hpp"
+#include "macro/load/connection.hpp"
 #include "macro/load/load_thread.hpp"
 #include "macro/load/options.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/response_parser.hpp"
+#include "macro/load/schedule.hpp"
 #include "macro/load/stats.hpp"
-#include "macro/load/tls_client.hpp"
 #include "macro/load/uring.hpp"
 #include "macro/load/url.hpp"
 #include "macro/load/worker_plan.hpp"
@@ -40,21 +40,12 @@ class Worker final : public LoadThread {
   bool ran_batch() const override { return ran_batch_; }
 
  private:
-  enum class State : std::uint8_t {
-    kClosed,
-    kBackoff,
-    kConnecting,
-    kHandshaking,
-    kWriting,
-    kReading,
-    kIdle,
-    kDraining  // closed, but ring operations of the old socket may still write its buffer
-  };
+  // What an open connection is doing (its transport's phase is kOpen).
+  enum class Exchange : std::uint8_t { kIdle, kWriting, kReading };
+  static constexpr std::size_t kBufferBytes = 32768;  // per connection, for responses
   struct Connection {
-    int fd = -1;
-    std::uint32_t generation = 0;  // tells stale epoll events of a previous socket apart
-    State state = State::kClosed;
-    std::uint32_t events = 0;
+    Transport t;
+    Exchange exchange = Exchange::kIdle;
     bool has_request = false;
     bool measured = false;
     bool available = false;  // open loop: listed in available_
@@ -67,18 +58,16 @@ class Worker final : public LoadThread {
     std::size_t buf_len = 0;
     std::uint64_t start_ns = 0;  // intended (open loop) or actual (closed loop) start
     std::uint64_t sent_ns = 0;   // when the request was handed to the connection
-    std::uint64_t deadline_ns = 0;
-    std::uint64_t retry_ns = 0;
     std::unique_ptr<char[]> buf;
-    std::unique_ptr<SSL, SslDeleter> ssl;
     ResponseParser parser;
   };
 
-  bool can_issue(std::uint64_t now) const;
   void begin_request(Connection& c, std::uint64_t start, std::uint64_t now);
   void open_socket(Connection& c, std::uint64_t now);
   void on_connected(Connection& c, std::uint64_t now);
   void continue_handshake(Connection& c);
+  // A set-up step's outcome: the connection is ready, waits, or failed.
+  void after_set_up(Connection& c, SetUp step);
   void on_ready(Connection& c);
   void do_write(Connection& c);
   void on_readable(Connection& c);
@@ -94,16 +83,11 @@ class Worker final : public LoadThread {
   void fail(Connection& c, ErrorClass error, bool backoff);
   void after_request(Connection& c, std::uint64_t now);
   void close_socket(Connection& c, bool clean);
-  void set_events(Connection& c, std::uint32_t events);
   // Every event is handled by the connection's state (errors surface in read/write/SO_ERROR).
   void handle_event(std::uint64_t data);
   void sweep(std::uint64_t now);
   void dispatch_due(std::uint64_t now);
   void make_available(Connection& c);
-  std::uint64_t intended(std::uint64_t k) const { return intended_ns(plan_, k) + shift_ns_; }
-  // --rebase-pace: how far the schedule moved at the first response.
-  std::uint64_t shift_ns_ = 0;
-  bool rebased_ = false;
   void count_error(ErrorClass error, std::uint64_t now) { record_error(stats_, plan_, error, now); }
   // Waits for and handles what the ring or epoll report, until `timeout` at the latest.
   void poll_once(const timespec& timeout);
@@ -119,24 +103,18 @@ class Worker final : public LoadThread {
   const Target& target_;
   const RequestSet& requests_;
   WorkerPlan plan_;
-  const std::atomic<bool>& stop_;
+  Schedule schedule_;
   std::atomic<std::uint64_t> progress_{0};
   Stats stats_;
   fixtures::Rng rng_;
-  std::unique_ptr<TlsClient> tls_;
-  int epoll_fd_ = -1;
+  // Before conns_: sockets and TLS sessions close before their epoll set and TLS context.
+  Connector connector_;
   std::vector<Connection> conns_;
-  std::vector<epoll_event> events_;
   // After conns_: destroyed first, so no ring operation outlives the buffers it writes.
   std::unique_ptr<Uring> ring_;
   std::vector<std::uint32_t> available_;  // open loop: connections without a request
-  std::uint64_t next_k_ = 0;              // open loop: next schedule slot
-  std::uint64_t issued_measured_ = 0;
   std::size_t in_flight_ = 0;
-  bool stopping_ = false;
-  bool precise_wait_ = true;
   bool ran_batch_ = false;
-  std::uint64_t hard_end_ns_ = 0;
 };
 
 }  // namespace gatebench::load

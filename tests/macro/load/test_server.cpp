@@ -12,7 +12,6 @@
 #include <string_view>
 
 namespace gatebench::load::testing {
-namespace {
 
 bool send_all(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -22,6 +21,8 @@ bool send_all(int fd, std::string_view data) {
   }
   return true;
 }
+
+namespace {
 
 void reset_close(int fd) {
   linger l{1, 0};
@@ -60,29 +61,21 @@ std::uint16_t closed_port() {
   return port;
 }
 
-TestServer::TestServer(Behaviour behaviour) : behaviour_(behaviour) {
+Acceptor::Acceptor(std::function<void(int fd)> serve) : serve_(std::move(serve)) {
   listen_fd_ = listen_loopback(port_);
-  acceptor_ = std::thread([this] { accept_loop(); });
+  thread_ = std::thread([this] { accept_loop(); });
 }
 
-TestServer::~TestServer() {
-  stop();
-}
-
-std::string TestServer::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
-}
-
-void TestServer::stop() {
+void Acceptor::stop() {
   if (stopping_.exchange(true)) return;
-  acceptor_.join();
+  thread_.join();
   close(listen_fd_);
   std::lock_guard lock(mutex_);
   for (auto& t : workers_) t.join();
   workers_.clear();
 }
 
-void TestServer::accept_loop() {
+void Acceptor::accept_loop() {
   while (!stopping_.load()) {
     pollfd p{listen_fd_, POLLIN, 0};
     if (poll(&p, 1, 20) <= 0) continue;
@@ -90,8 +83,19 @@ void TestServer::accept_loop() {
     if (fd < 0) continue;
     connections_ += 1;
     std::lock_guard lock(mutex_);
-    workers_.emplace_back([this, fd] { serve(fd); });
+    workers_.emplace_back([this, fd] { serve_(fd); });
   }
+}
+
+TestServer::TestServer(Behaviour behaviour)
+    : behaviour_(behaviour), acceptor_([this](int fd) { serve(fd); }) {}
+
+TestServer::~TestServer() {
+  stop();
+}
+
+std::string TestServer::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + path;
 }
 
 void TestServer::serve(int fd) {
@@ -115,7 +119,7 @@ void TestServer::serve(int fd) {
         if (in.size() >= need) break;
       }
       pollfd p{fd, POLLIN, 0};
-      if (stopping_.load()) {
+      if (acceptor_.stopping()) {
         close(fd);
         return;
       }
@@ -160,7 +164,7 @@ void TestServer::serve(int fd) {
         keep = false;
         break;
       case Behaviour::kHang:
-        while (!stopping_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        while (!acceptor_.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         keep = false;
         break;
       case Behaviour::kReset:
