@@ -321,10 +321,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-std::string detect_text(const Options& o, std::size_t scenario_runs) {
+std::string detect_text(const Options& o, std::size_t scenario_runs, double estimate_s) {
   const auto& p = o.detect_plan;
-  const double per_round = o.warmup_s + o.duration_s + common::kRoundOverheadSeconds;
-  const double seconds = static_cast<double>(scenario_runs) * o.rounds * per_round;
+  const double seconds = estimate_s;
+  // The mean of one scenario run (a search takes longer than a closed-loop run).
+  const double per_round =
+      scenario_runs > 0 && o.rounds > 0
+          ? estimate_s / (static_cast<double>(scenario_runs) * static_cast<double>(o.rounds))
+          : 0.0;
   const bool lowered = p.line < common::kDefaultCpuLine - 1e-9;
   char text[768];
   std::snprintf(
