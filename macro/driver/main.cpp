@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -347,7 +348,6 @@ std::optional<int> read_setup(const std::vector<std::string>& args, RunSetup& se
       for (const auto& s : all) std::printf("%-34s %s\n", s.name.c_str(), s.description.c_str());
       return 0;
     }
-    if (o.detect > 0) std::cout << detect_text(o, selected.size()) << std::flush;
     check_cpus_exist(o.cpus, online_cpus());
     setup.layout = make_cpu_layout(online_cpus(), o.cpus);
     Toolbox tools(o.bin_dir);
@@ -392,13 +392,13 @@ double plan_estimate_s(const ScenarioPlan& plan, const Options& options) {
   shape.containers = options.runtime != "process" ||
                      std::any_of(plan.services.begin(), plan.services.end(),
                                  [](const ServicePlan& s) { return !s.image.empty(); });
-  shape.measured_runs = plan.load.mode == LoadMode::search ? kEstimatedSearchRuns : 1;
+  shape.measured_runs = plan.load.mode == LoadMode::search ? kSearchRuns : 1;
   return estimated_run_s(shape, options.warmup_s, options.duration_s);
 }
 
-// The whole run's: every round of every plan.
+// The whole run's: every round of every plan, and the driver's own set-up and report.
 double run_estimate_s(const RunSetup& setup) {
-  double total = 0;
+  double total = kDriverOverheadS;
   for (const auto& round : setup.rounds)
     for (const auto& plan : round) total += plan_estimate_s(plan, *setup.options);
   return total;
@@ -437,7 +437,7 @@ void print_dry_run(const RunSetup& setup, const std::string& load_tool) {
       load_tool.c_str(), options.connections, options.warmup_s, options.duration_s, options.rounds,
       static_cast<unsigned long long>(options.seed));
   // gatebench run reads this line for its own estimate (tools/src/command_run.cpp).
-  std::printf("  estimated %.0f s (%s): %zu scenarios x %d rounds\n", run_estimate_s(setup),
+  std::printf("  estimated %.1f s (%s): %zu scenarios x %d rounds\n", run_estimate_s(setup),
               gatebench::common::duration_text(run_estimate_s(setup)).c_str(), rounds[0].size(),
               options.rounds);
   for (int r = 1; r <= options.rounds; ++r) {
@@ -524,10 +524,13 @@ int sweep_after_rounds(std::optional<RemoteHosts>& remote, const RunSetup& setup
 }
 
 int run(const std::vector<std::string>& args) {
+  const auto start = std::chrono::steady_clock::now();
   RunSetup setup;
   if (const auto done = read_setup(args, setup)) return *done;
   const Options& options = *setup.options;
   const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
+  if (options.detect > 0)
+    std::cout << detect_text(options, setup.rounds[0].size(), run_estimate_s(setup)) << std::flush;
   if (options.dry_run) {
     print_dry_run(setup, load_tool);
     return 0;
@@ -573,7 +576,7 @@ int run(const std::vector<std::string>& args) {
   const double estimate_s = run_estimate_s(setup);
   std::cerr << "gatebench-macro: " << names.size() << " scenarios x " << options.rounds
             << " rounds, estimated " << gatebench::common::duration_text(estimate_s) << "\n";
-  progress.plan_run(estimate_s);
+  progress.plan_run(estimate_s, start);
   const std::vector<ScenarioResult> results = run_rounds(setup, context);
   int exit_code = sweep_after_rounds(remote, setup, context, env);
 

@@ -44,23 +44,46 @@ LoadFanout::LoadFanout(RemoteHosts& remote, const ScenarioPlan& plan, const Load
                        const std::string& out_dir, const std::string& label, double duration_s,
                        std::optional<double> rate)
     : remote_(remote), label_(label) {
-  const fs::path dir(plan.run_dir);
-  const auto hosts = remote.placement().load_hosts();
-  const int n = static_cast<int>(hosts.size());
+  const int n = static_cast<int>(remote.placement().load_hosts().size());
   if (load.connections < n)
     throw Outcome{Status::failed, std::to_string(load.connections) + " connections for " +
                                       std::to_string(n) + " load hosts"};
+  const int64_t margin_ms = add_parts(plan, load, out_dir);
+
+  // One instant for every host, on the wall clock they share; the same instant on this
+  // machine's monotonic clock, on which the driver samples.
+  const uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+  const uint64_t start_ms = real / 1'000'000 + static_cast<uint64_t>(margin_ms);
+  start_mono_ns_ = mono + (start_ms * 1'000'000 - real);
+  const std::string start_at = remote.dry_run() ? "<unix-ms>" : std::to_string(start_ms);
+  for (int i = 0; i < n; ++i) {
+    Part& p = parts_[static_cast<std::size_t>(i)];
+    LoadPlan mine = load;
+    mine.connections = share(load.connections, i, n);
+    std::optional<double> my_rate;
+    // Split as gatebench-load splits its rate over threads: by connections.
+    if (rate) my_rate = *rate * mine.connections / load.connections;
+    if (p.host->kind == HostKind::local)
+      spawn_local(p, plan, mine, load, duration_s, my_rate, start_at);
+    else
+      start_remote(p, plan, std::move(mine), load, duration_s, my_rate, start_at);
+  }
+}
+
+int64_t LoadFanout::add_parts(const ScenarioPlan& plan, const LoadPlan& load,
+                              const std::string& out_dir) {
+  const fs::path dir(plan.run_dir);
   int64_t margin_ms = kStartMarginMs;
-  for (const Host* host : hosts) {
+  for (const Host* host : remote_.placement().load_hosts()) {
     Part p;
     p.host = host;
-    p.json_path = (dir / file_name(label, *host, ".json")).string();
-    p.stderr_path = (dir / file_name(label, *host, ".stderr")).string();
+    p.json_path = (dir / file_name(label_, *host, ".json")).string();
+    p.stderr_path = (dir / file_name(label_, *host, ".stderr")).string();
     if (host->kind == HostKind::ssh) {
-      p.ssh_log = (dir / file_name(label, *host, ".ssh")).string();
-      p.remote_dir = remote.remote_dir(*host, plan.run_dir, out_dir);
+      p.ssh_log = (dir / file_name(label_, *host, ".ssh")).string();
+      p.remote_dir = remote_.remote_dir(*host, plan.run_dir, out_dir);
       try {
-        SshHost& ssh = remote.ready(*host);
+        SshHost& ssh = remote_.ready(*host);
         const auto before = std::chrono::steady_clock::now();
         ssh.run("mkdir -p " + shell_join(p.remote_dir, {}), 15s);
         const auto setup = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -76,57 +99,51 @@ LoadFanout::LoadFanout(RemoteHosts& remote, const ScenarioPlan& plan, const Load
     }
     parts_.push_back(std::move(p));
   }
+  return margin_ms;
+}
 
-  // One instant for every host, on the wall clock they share; the same instant on this
-  // machine's monotonic clock, on which the driver samples.
-  const uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
-  const uint64_t start_ms = real / 1'000'000 + static_cast<uint64_t>(margin_ms);
-  start_mono_ns_ = mono + (start_ms * 1'000'000 - real);
-  const std::string start_at = remote.dry_run() ? "<unix-ms>" : std::to_string(start_ms);
-  for (int i = 0; i < n; ++i) {
-    Part& p = parts_[static_cast<std::size_t>(i)];
-    LoadPlan mine = load;
-    mine.connections = share(load.connections, i, n);
-    std::optional<double> my_rate;
-    // Split as gatebench-load splits its rate over threads: by connections.
-    if (rate) my_rate = *rate * mine.connections / load.connections;
-    if (p.host->kind == HostKind::local) {
-      if (remote.dry_run()) continue;
-      SpawnSpec child;
-      child.exe = load.exe;
-      child.args = mine.args(duration_s, my_rate, p.json_path, "");
-      add_start_at(child.args, start_at);
-      child.out = Stream::to_file((dir / file_name(label, *p.host, ".txt")).string());
-      child.err = Stream::to_file(p.stderr_path);
-      child.cwd = plan.run_dir;
-      child.cpus = load.cpus.cpus;
-      write_text((dir / file_name(label, *p.host, ".cmd")).string(),
-                 shell_join(child.exe, child.args) + "\n");
-      try {
-        p.process = ChildProcess::spawn(child);
-      } catch (const SpawnError& e) {
-        throw Outcome{Status::failed, "load on " + p.host->name + ": " + e.what()};
-      }
-      continue;
-    }
-    mine.exe = remote.remote_load_exe(*p.host);
-    if (!load.requests_path.empty())
-      mine.requests_path = p.remote_dir + "/" + fs::path(load.requests_path).filename().string();
-    RemoteCommand command;
-    command.exe = mine.exe;
-    command.args = mine.args(duration_s, my_rate, p.remote_dir + "/load-" + label + ".json", "");
-    add_start_at(command.args, start_at);
-    command.cwd = p.remote_dir;
-    command.stdout_path = p.remote_dir + "/load-" + label + ".txt";
-    command.stderr_path = p.remote_dir + "/load-" + label + ".stderr";
-    if (!remote.dry_run())
-      write_text((dir / file_name(label, *p.host, ".cmd")).string(),
-                 "on " + p.host->name + ": " + shell_join(command.exe, command.args) + "\n");
-    try {
-      p.process = remote.ready(*p.host).start(command, p.ssh_log);
-    } catch (const RemoteError& e) {
-      throw Outcome{Status::failed, std::string("load on ") + e.what()};
-    }
+void LoadFanout::spawn_local(Part& p, const ScenarioPlan& plan, const LoadPlan& mine,
+                             const LoadPlan& load, double duration_s, std::optional<double> rate,
+                             const std::string& start_at) {
+  if (remote_.dry_run()) return;
+  const fs::path dir(plan.run_dir);
+  SpawnSpec child;
+  child.exe = load.exe;
+  child.args = mine.args(duration_s, rate, p.json_path, "");
+  add_start_at(child.args, start_at);
+  child.out = Stream::to_file((dir / file_name(label_, *p.host, ".txt")).string());
+  child.err = Stream::to_file(p.stderr_path);
+  child.cwd = plan.run_dir;
+  child.cpus = load.cpus.cpus;
+  write_text((dir / file_name(label_, *p.host, ".cmd")).string(),
+             shell_join(child.exe, child.args) + "\n");
+  try {
+    p.process = ChildProcess::spawn(child);
+  } catch (const SpawnError& e) {
+    throw Outcome{Status::failed, "load on " + p.host->name + ": " + e.what()};
+  }
+}
+
+void LoadFanout::start_remote(Part& p, const ScenarioPlan& plan, LoadPlan mine,
+                              const LoadPlan& load, double duration_s, std::optional<double> rate,
+                              const std::string& start_at) {
+  mine.exe = remote_.remote_load_exe(*p.host);
+  if (!load.requests_path.empty())
+    mine.requests_path = p.remote_dir + "/" + fs::path(load.requests_path).filename().string();
+  RemoteCommand command;
+  command.exe = mine.exe;
+  command.args = mine.args(duration_s, rate, p.remote_dir + "/load-" + label_ + ".json", "");
+  add_start_at(command.args, start_at);
+  command.cwd = p.remote_dir;
+  command.stdout_path = p.remote_dir + "/load-" + label_ + ".txt";
+  command.stderr_path = p.remote_dir + "/load-" + label_ + ".stderr";
+  if (!remote_.dry_run())
+    write_text((fs::path(plan.run_dir) / file_name(label_, *p.host, ".cmd")).string(),
+               "on " + p.host->name + ": " + shell_join(command.exe, command.args) + "\n");
+  try {
+    p.process = remote_.ready(*p.host).start(command, p.ssh_log);
+  } catch (const RemoteError& e) {
+    throw Outcome{Status::failed, std::string("load on ") + e.what()};
   }
 }
 

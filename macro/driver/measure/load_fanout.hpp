@@ -68,6 +68,16 @@ class LoadFanout {
     std::optional<int> status;
   };
 
+  // Each load host's part (an ssh host's run directory made there, the request mix copied);
+  // the start margin in ms, widened by the slowest host's set-up.
+  int64_t add_parts(const ScenarioPlan& plan, const LoadPlan& load, const std::string& out_dir);
+  // Starts the generator of a part here (nothing in a dry run) or over ssh, with its share
+  // `mine` of the load, at `start_at`.
+  void spawn_local(Part& p, const ScenarioPlan& plan, const LoadPlan& mine, const LoadPlan& load,
+                   double duration_s, std::optional<double> rate, const std::string& start_at);
+  void start_remote(Part& p, const ScenarioPlan& plan, LoadPlan mine, const LoadPlan& load,
+                    double duration_s, std::optional<double> rate, const std::string& start_at);
+
   RemoteHosts& remote_;
   std::string label_;
   std::vector<Part> parts_;

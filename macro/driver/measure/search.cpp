@@ -29,10 +29,12 @@ SearchOutcome search_max_throughput(const MeasureFn& measure, double slo_p99_us,
            m.load.rps >= 0.95 * offered;
   };
   double lo = 0, hi = capacity.load.rps, offered = capacity.load.rps;
-  for (int i = 1; i <= kSearchRates; ++i) {
+  int runs_left = kSearchRuns - 1;
+  for (int i = 1; runs_left > 0; ++i) {
     const std::string label = "search-" + std::to_string(i);
     bool pass = false;
-    for (int attempt = 0; attempt < kSearchAttempts && !pass; ++attempt) {
+    for (int attempt = 0; attempt < kSearchAttempts && !pass && runs_left > 0; ++attempt) {
+      --runs_left;
       progress.phase("search: " + std::to_string(static_cast<long long>(offered)) + " req/s" +
                          (attempt > 0 ? " (again)" : ""),
                      step_s);
@@ -52,7 +54,6 @@ SearchOutcome search_max_throughput(const MeasureFn& measure, double slo_p99_us,
       hi = offered;
     }
     if (pass && i == 1) break;  // the closed-loop capacity itself meets the objective
-    if (hi - lo <= 0.05 * hi) break;
     offered = (lo + hi) / 2;
   }
   return out;

@@ -21,9 +21,10 @@ struct SearchOutcome {
 
 // A step passes when it has no errors, its p99 is within `slo_p99_us` and it achieved at least
 // 95% of the offered rate. A failing step is measured once more before it bounds the search, so
-// one stall of a shared machine does not cut the bracket; both runs are in `steps`. Stops when
-// the bracket is narrower than 5% of its top, after 8 rates, or at once when the capacity itself
-// passes. Throws Outcome failed when the closed-loop run completes nothing.
+// one stall of a shared machine does not cut the bracket; both runs are in `steps`. Measures
+// exactly kSearchRuns load runs (plan.hpp), the capacity run included, so its time is known
+// before it starts; only when the capacity itself passes does it stop after two. Throws Outcome
+// failed when the closed-loop run completes nothing.
 SearchOutcome search_max_throughput(const MeasureFn& measure, double slo_p99_us, Progress& progress,
                                     double step_s);
 

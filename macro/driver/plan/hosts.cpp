@@ -185,53 +185,45 @@ std::vector<const Host*> Placement::hosts_of_kind(HostKind kind) const {
   return out;
 }
 
-Placement make_placement(const HostsFile* file, const std::string& spec) {
-  Placement p;
-  if (file != nullptr) {
-    p.hosts = file->hosts;
-  } else {
-    p.hosts["local"] = Host{"local", HostKind::local, "", "", 22, "", {}, "", "", ""};
+namespace {
+
+// One ROLE=HOST[+HOST...] item of --place into p.roles. Throws UsageError.
+void place_item(Placement& p, const HostsFile* file, const std::string& item) {
+  const auto eq = item.find('=');
+  if (eq == std::string::npos) throw UsageError("--place: expected ROLE=HOST, got '" + item + "'");
+  const std::string role = item.substr(0, eq);
+  if (std::find_if(std::begin(kPlaceRoles), std::end(kPlaceRoles),
+                   [&](const char* r) { return role == r; }) == std::end(kPlaceRoles))
+    throw UsageError("--place: unknown role '" + role +
+                     "' (expected load, backend, gateway or control)");
+  if (p.roles.contains(role)) throw UsageError("--place: " + role + " is placed twice");
+  std::vector<std::string> list;
+  const std::string names = item.substr(eq + 1);
+  for (std::size_t s = 0; s <= names.size();) {
+    std::size_t plus = names.find('+', s);
+    if (plus == std::string::npos) plus = names.size();
+    const std::string name = names.substr(s, plus - s);
+    s = plus + 1;
+    if (!p.hosts.contains(name))
+      throw UsageError("--place: " + role + "=" + names + ": no host '" + name + "' in " +
+                       file->path);
+    if (std::find(list.begin(), list.end(), name) != list.end())
+      throw UsageError("--place: " + role + "=" + names + ": '" + name + "' twice");
+    list.push_back(name);
   }
-  if (!spec.empty() && file == nullptr) throw UsageError("--place: needs --hosts FILE");
-  for (std::size_t start = 0; start < spec.size();) {
-    std::size_t comma = spec.find(',', start);
-    if (comma == std::string::npos) comma = spec.size();
-    const std::string item = spec.substr(start, comma - start);
-    start = comma + 1;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos)
-      throw UsageError("--place: expected ROLE=HOST, got '" + item + "'");
-    const std::string role = item.substr(0, eq);
-    if (std::find_if(std::begin(kPlaceRoles), std::end(kPlaceRoles),
-                     [&](const char* r) { return role == r; }) == std::end(kPlaceRoles))
-      throw UsageError("--place: unknown role '" + role +
-                       "' (expected load, backend, gateway or control)");
-    if (p.roles.contains(role)) throw UsageError("--place: " + role + " is placed twice");
-    std::vector<std::string> list;
-    const std::string names = item.substr(eq + 1);
-    for (std::size_t s = 0; s <= names.size();) {
-      std::size_t plus = names.find('+', s);
-      if (plus == std::string::npos) plus = names.size();
-      const std::string name = names.substr(s, plus - s);
-      s = plus + 1;
-      if (!p.hosts.contains(name))
-        throw UsageError("--place: " + role + "=" + names + ": no host '" + name + "' in " +
-                         file->path);
-      if (std::find(list.begin(), list.end(), name) != list.end())
-        throw UsageError("--place: " + role + "=" + names + ": '" + name + "' twice");
-      list.push_back(name);
-    }
-    if (role == "load")
-      for (const auto& name : list)
-        if (p.hosts.at(name).kind == HostKind::podman)
-          throw UsageError("--place: load=" + names + ": '" + name +
-                           "' is a container engine (kind podman); the load runs on local or ssh "
-                           "hosts");
-    if (list.size() > 1 && role != "load")
-      throw UsageError("--place: " + role + "=" + names + ": only the load runs on several hosts");
-    p.roles[role] = list;
-  }
-  // Unplaced roles run here: the file's only local host, or the one named "local".
+  if (role == "load")
+    for (const auto& name : list)
+      if (p.hosts.at(name).kind == HostKind::podman)
+        throw UsageError("--place: load=" + names + ": '" + name +
+                         "' is a container engine (kind podman); the load runs on local or ssh "
+                         "hosts");
+  if (list.size() > 1 && role != "load")
+    throw UsageError("--place: " + role + "=" + names + ": only the load runs on several hosts");
+  p.roles[role] = list;
+}
+
+// Unplaced roles run here: the file's only local host, or the one named "local".
+void place_the_rest_here(Placement& p, const HostsFile* file) {
   std::string here;
   for (const auto& [name, h] : p.hosts)
     if (h.kind == HostKind::local && (here.empty() || name == "local")) here = name;
@@ -244,6 +236,10 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
                        " has " + (here.empty() ? "no local host" : "several local hosts") + ")");
     p.roles[role] = {here};
   }
+}
+
+// Every host another role reaches has its address in the hosts file.
+void check_addresses(const Placement& p, const HostsFile* file) {
   if (p.remote_load()) {
     // The load connects to the services from another machine: to their host's address.
     for (const char* role : {"gateway", "backend"}) {
@@ -264,6 +260,26 @@ Placement make_placement(const HostsFile* file, const std::string& spec) {
                          "/address: missing; roles on other hosts reach the " + role + " there");
     }
   }
+}
+
+}  // namespace
+
+Placement make_placement(const HostsFile* file, const std::string& spec) {
+  Placement p;
+  if (file != nullptr) {
+    p.hosts = file->hosts;
+  } else {
+    p.hosts["local"] = Host{"local", HostKind::local, "", "", 22, "", {}, "", "", ""};
+  }
+  if (!spec.empty() && file == nullptr) throw UsageError("--place: needs --hosts FILE");
+  for (std::size_t start = 0; start < spec.size();) {
+    std::size_t comma = spec.find(',', start);
+    if (comma == std::string::npos) comma = spec.size();
+    place_item(p, file, spec.substr(start, comma - start));
+    start = comma + 1;
+  }
+  place_the_rest_here(p, file);
+  check_addresses(p, file);
   return p;
 }
 

@@ -135,47 +135,47 @@ void set_detect(const common::CommandLine& line, Options& o) {
   o.rounds = static_cast<int>(o.detect_plan.rounds);
 }
 
-}  // namespace
-
-std::optional<Options> parse_options(const std::vector<std::string>& args) {
+// The command line's options, each a value or a flag.
+common::CommandLine command_line(const std::vector<std::string>& args) {
   using common::flag_option;
   using common::value_option;
-  const common::CommandLine line(args, {value_option("scenarios"),
-                                        flag_option("list"),
-                                        value_option("duration"),
-                                        value_option("warmup"),
-                                        value_option("connections"),
-                                        value_option("threads"),
-                                        value_option("rounds"),
-                                        value_option("seed"),
-                                        value_option("max-error-rate"),
-                                        flag_option("quick"),
-                                        value_option("rate"),
-                                        value_option("slo-p99"),
-                                        flag_option("dry-run"),
-                                        value_option("out"),
-                                        value_option("runtime"),
-                                        value_option("load"),
-                                        value_option("scenario-dir"),
-                                        value_option("bin-dir"),
-                                        value_option("port-offset"),
-                                        value_option("load-cpus"),
-                                        value_option("backend-cpus"),
-                                        value_option("gateway-cpus"),
-                                        value_option("sample-interval"),
-                                        value_option("instructions"),
-                                        value_option("instructions-method"),
-                                        value_option("hosts"),
-                                        value_option("place"),
-                                        value_option("target"),
-                                        value_option("workloads"),
-                                        value_option("detect"),
-                                        value_option("gateway-wrapper"),
-                                        value_option("print-scenario"),
-                                        flag_option("help", 'h')});
-  if (line.flag("help")) return std::nullopt;
-  line.expect_no_positionals();
-  Options o;
+  return common::CommandLine(args, {value_option("scenarios"),
+                                    flag_option("list"),
+                                    value_option("duration"),
+                                    value_option("warmup"),
+                                    value_option("connections"),
+                                    value_option("threads"),
+                                    value_option("rounds"),
+                                    value_option("seed"),
+                                    value_option("max-error-rate"),
+                                    flag_option("quick"),
+                                    value_option("rate"),
+                                    value_option("slo-p99"),
+                                    flag_option("dry-run"),
+                                    value_option("out"),
+                                    value_option("runtime"),
+                                    value_option("load"),
+                                    value_option("scenario-dir"),
+                                    value_option("bin-dir"),
+                                    value_option("port-offset"),
+                                    value_option("load-cpus"),
+                                    value_option("backend-cpus"),
+                                    value_option("gateway-cpus"),
+                                    value_option("sample-interval"),
+                                    value_option("instructions"),
+                                    value_option("instructions-method"),
+                                    value_option("hosts"),
+                                    value_option("place"),
+                                    value_option("target"),
+                                    value_option("workloads"),
+                                    value_option("detect"),
+                                    value_option("gateway-wrapper"),
+                                    value_option("print-scenario"),
+                                    flag_option("help", 'h')});
+}
+
+// $GATEBENCH_LOAD_CPUS, $GATEBENCH_BACKEND_CPUS, $GATEBENCH_GATEWAY_CPUS (the options win).
+void read_cpu_env(Options& o) {
   for (const char* name :
        {"GATEBENCH_LOAD_CPUS", "GATEBENCH_BACKEND_CPUS", "GATEBENCH_GATEWAY_CPUS"}) {
     const char* value = std::getenv(name);
@@ -186,6 +186,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (n == "GATEBENCH_BACKEND_CPUS") o.cpus.backend = set;
     if (n == "GATEBENCH_GATEWAY_CPUS") o.cpus.gateway = set;
   }
+}
+
+// What is measured and how: the scenarios, the times, the load and the rounds.
+void read_measure_options(const common::CommandLine& line, Options& o) {
   if (auto list = line.value("scenarios")) {
     o.scenarios = comma_list(*list);
     if (o.scenarios.empty()) throw UsageError("--scenarios: expected names separated by commas");
@@ -219,6 +223,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (*slo <= 0) throw UsageError("--slo-p99: must be positive");
     o.slo_p99_us = *slo * 1e6;
   }
+}
+
+// Where the run goes and what it runs with: output, runtime, generator, binaries, CPUs.
+void read_run_options(const common::CommandLine& line, Options& o) {
   o.dry_run = line.flag("dry-run");
   o.out_dir = line.value_or("out", o.out_dir);
   if (o.out_dir.empty()) throw UsageError("--out: needs a directory");
@@ -234,6 +242,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (*interval < 0.01) throw UsageError("--sample-interval: must be at least 10ms");
     o.sample_interval_s = *interval;
   }
+}
+
+// The counting mode (--instructions) and the other hosts (--hosts, --place).
+void read_instructions_and_hosts(const common::CommandLine& line, Options& o) {
   o.instructions = static_cast<uint64_t>(line.integer("instructions", 1, 100'000'000).value_or(0));
   if (o.instructions > 0 && line.given("load") && o.load != "gatebench")
     throw UsageError("--instructions: needs --load gatebench (exact request counts)");
@@ -251,6 +263,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
   if (!o.hosts_file.empty() &&
       (o.instructions > 0 || (o.runtime != "process" && o.runtime != "kube")))
     throw UsageError("--hosts: only with --runtime process or kube and without --instructions");
+}
+
+// Targets and their workloads, --detect, the gateway's wrapper, --print-scenario.
+void read_targets_and_extras(const common::CommandLine& line, Options& o) {
   o.targets = line.values("target");
   for (const auto& t : o.targets)
     if (t.empty()) throw UsageError("--target: needs a target file or name");
@@ -276,21 +292,43 @@ std::optional<Options> parse_options(const std::vector<std::string>& args) {
     if (name->empty()) throw UsageError("--print-scenario: needs a scenario name");
     o.print_scenario = *name;
   }
-  if (o.quick) {
-    // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
-    // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.
-    if (!line.given("duration")) o.duration_s = 2;
-    if (!line.given("warmup")) o.warmup_s = 1;
-    if (!line.given("connections")) o.connections = 16;
-    if (!line.given("rounds") && !line.given("detect")) o.rounds = 3;
-  }
+}
+
+// --quick: the CI's short rounds, where no explicit value says otherwise.
+void apply_quick(const common::CommandLine& line, Options& o) {
+  if (!o.quick) return;
+  // CI: seconds per scenario, but explicit values still win. The warm-up stays: the first
+  // second of a fresh proxy is connection and upstream-pool set-up, not its steady state.
+  if (!line.given("duration")) o.duration_s = 2;
+  if (!line.given("warmup")) o.warmup_s = 1;
+  if (!line.given("connections")) o.connections = 16;
+  if (!line.given("rounds") && !line.given("detect")) o.rounds = 3;
+}
+
+}  // namespace
+
+std::optional<Options> parse_options(const std::vector<std::string>& args) {
+  const common::CommandLine line = command_line(args);
+  if (line.flag("help")) return std::nullopt;
+  line.expect_no_positionals();
+  Options o;
+  read_cpu_env(o);
+  read_measure_options(line, o);
+  read_run_options(line, o);
+  read_instructions_and_hosts(line, o);
+  read_targets_and_extras(line, o);
+  apply_quick(line, o);
   return o;
 }
 
-std::string detect_text(const Options& o, std::size_t scenario_runs) {
+std::string detect_text(const Options& o, std::size_t scenario_runs, double estimate_s) {
   const auto& p = o.detect_plan;
-  const double per_round = o.warmup_s + o.duration_s + common::kRoundOverheadSeconds;
-  const double seconds = static_cast<double>(scenario_runs) * o.rounds * per_round;
+  const double seconds = estimate_s;
+  // The mean of one scenario run (a search takes longer than a closed-loop run).
+  const double per_round =
+      scenario_runs > 0 && o.rounds > 0
+          ? estimate_s / (static_cast<double>(scenario_runs) * static_cast<double>(o.rounds))
+          : 0.0;
   const bool lowered = p.line < common::kDefaultCpuLine - 1e-9;
   char text[768];
   std::snprintf(

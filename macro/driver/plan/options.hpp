@@ -64,7 +64,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args);
 std::string help_text();
 
 // What --detect chose, for `scenario_runs` scenarios (baselines included) per round: the rounds,
-// the line for compare, and the time the run will take.
-std::string detect_text(const Options& o, std::size_t scenario_runs);
+// the line for compare, and the time the run will take (`estimate_s`, the run's estimate from
+// its plans, as the dry run and the run print it).
+std::string detect_text(const Options& o, std::size_t scenario_runs, double estimate_s);
 
 }  // namespace gatebench::macro

@@ -226,248 +226,323 @@ void use_image(const ServiceSpec& spec, const std::string& file, const Options& 
   }
 }
 
+// What every plan of one make_plans call shares.
+struct PlanInputs {
+  const Options& options;
+  const CpuLayout& layout;
+  const Toolbox& tools;
+  const std::string& configs_dir;
+  const std::string& out_dir;
+  const Placement* placement;
+  std::string load_tool;
+};
+
+// The tools a scenario needs, found here; the reasons of those that are not, each once, in the
+// order they were asked for (the plan's skip reason).
+class ToolNeeds {
+ public:
+  explicit ToolNeeds(const Toolbox& tools) : tools_(tools) {}
+
+  // The tool's path, or "" when it is missing (its reason is kept).
+  std::string need(const std::string& tool) {
+    const bool path = !tool.empty() && tool.front() == '/';
+    auto exe = path ? (fs::exists(tool) ? std::optional<std::string>(tool) : std::nullopt)
+                    : tools_.find(tool);
+    if (!exe) {
+      std::string reason = path ? tool + " not installed" : Toolbox::missing_reason(tool);
+      if (std::find(missing_.begin(), missing_.end(), reason) == missing_.end()) {
+        missing_.push_back(reason);
+      }
+      return "";
+    }
+    return *exe;
+  }
+  const std::vector<std::string>& missing() const { return missing_; }
+
+ private:
+  const Toolbox& tools_;
+  std::vector<std::string> missing_;
+};
+
+// The plan's run directory and ports, and the variables every template of the scenario sees
+// (as the load and the controller see them; each service adds its own host's addresses).
+Variables scenario_vars(const Scenario& s, const PlanInputs& in, ScenarioPlan& plan) {
+  plan.run_dir = (fs::absolute(in.out_dir) / safe_dir_name(s.name)).lexically_normal().string();
+  Variables vars;
+  vars["run_dir"] = plan.run_dir;
+  vars["configs"] = fs::absolute(in.configs_dir).lexically_normal().string();
+  vars["scenario"] = s.name;
+  // Services run as the driver's user; nginx is told so (its workers would otherwise run as
+  // nobody, who cannot reach a run directory under a private --out).
+  vars["service_user"] = driver_user();
+  for (const auto& [name, port] : s.ports) {
+    int shifted = port + in.options.port_offset;
+    if (shifted < 1024 || shifted > 65535) {
+      throw ScenarioError(s.file + ": " + common::pointer_token("ports") +
+                          common::pointer_token(name) + ": " + std::to_string(port) + " + offset " +
+                          std::to_string(in.options.port_offset) + " is outside 1024-65535");
+    }
+    plan.ports[name] = shifted;
+    vars["port." + name] = std::to_string(shifted);
+  }
+  add_address_vars(vars, in.placement, "load");
+  for (Role role : {Role::load, Role::backend, Role::gateway}) {
+    vars["cpus." + std::string(role_name(role))] = in.layout.of(role).to_string();
+    vars["workers." + std::string(role_name(role))] = std::to_string(in.layout.usable(role));
+  }
+  return vars;
+}
+
+// The prepare steps with their paths in the run directory; their outputs become variables
+// (tls.cert, tls.key, a cookie's placeholder) before the steps' own headers are rendered.
+void plan_prepare(const Scenario& s, ScenarioPlan& plan, Variables& vars) {
+  for (size_t i = 0; i < s.prepare.size(); ++i) {
+    PrepareStep step = s.prepare[i];
+    for (auto& [key, path] : step.params) path = (fs::path(plan.run_dir) / path).string();
+    if (step.step == "tls-cert") {
+      vars["tls.cert"] = step.params["cert"];
+      vars["tls.key"] = step.params["key"];
+    }
+    if (step.step == "cookies") {
+      // Known only after the prepare step ran: a visible placeholder until then (dry run).
+      vars["cookie." + step.cookie] = "<" + step.cookie + " cookie from prepare>";
+    }
+    plan.prepare.push_back(step);
+  }
+  for (size_t i = 0; i < plan.prepare.size(); ++i) {
+    for (size_t h = 0; h < plan.prepare[i].headers.size(); ++h) {
+      plan.prepare[i].headers[h] =
+          render(plan.prepare[i].headers[h], vars, s.file,
+                 "prepare[" + std::to_string(i) + "].headers[" + std::to_string(h) + "]");
+    }
+  }
+}
+
+// Where the service runs (an ssh host, a podman host, a local image or a local process) and the
+// executable it starts; on an ssh host its variables become that host's paths.
+void place_service(const Scenario& s, const ServiceSpec& spec, const ScenarioPlan& plan,
+                   const PlanInputs& in, ToolNeeds& tools, Variables& svars, ServicePlan& service) {
+  const Host* on = in.placement != nullptr ? &in.placement->host_of(place_role(spec)) : nullptr;
+  if (!spec.image.empty() && on != nullptr && on->kind != HostKind::local)
+    throw ScenarioError(s.file + ": " + spec.image_at + ": an image runs on this machine's " +
+                        "engine only, not placed on " + on->name);
+  if (on != nullptr && on->kind == HostKind::ssh) {
+    // Rendered for the host it runs on: its run directory and configs there.
+    service.host = on->name;
+    service.host_kind = HostKind::ssh;
+    service.address = on->address;
+    const std::string session = on->workdir + "/" + session_name();
+    service.remote_dir =
+        session + "/" + fs::path(in.out_dir).filename().string() + "/" + safe_dir_name(s.name);
+    svars["run_dir"] = service.remote_dir;
+    // The ssh login (ssh's own default, this user's name, when the host names none).
+    if (!on->user.empty()) svars["service_user"] = on->user;
+    svars["configs"] = session + "/configs";
+    for (const char* v : {"tls.cert", "tls.key"})
+      if (svars.contains(v)) svars[v] = service.remote_path(svars[v], plan.run_dir);
+    service.copy_binary = own_binary(spec.binary);
+    // A system binary is looked up on its host when the service starts.
+    service.exe = service.copy_binary ? tools.need(spec.binary) : spec.binary;
+  } else if (on != nullptr && on->kind == HostKind::podman) {
+    // An image of this machine's binary, run with this machine's paths (copied in).
+    service.host = on->name;
+    service.host_kind = HostKind::podman;
+    service.address = on->address;
+    service.exe = tools.need(spec.binary);
+  } else if (!spec.image.empty()) {
+    use_image(spec, s.file, in.options, in.tools, service);
+  } else {
+    service.exe = tools.need(spec.binary);
+  }
+}
+
+// Service `i` of the scenario: where it runs, its arguments, environment and configs rendered
+// for its host, its paths in the run directory, its readiness probe and CPUs.
+ServicePlan plan_service(const Scenario& s, size_t i, const ScenarioPlan& plan,
+                         const Variables& vars, const PlanInputs& in, ToolNeeds& tools) {
+  const ServiceSpec& spec = s.services[i];
+  const std::string field = "/services/" + std::to_string(i);
+  Variables svars = vars;
+  add_address_vars(svars, in.placement, place_role(spec));
+  if (!spec.templates.empty()) svars["configs"] = spec.templates;
+  ServicePlan service;
+  service.name = spec.name;
+  service.role = spec.role;
+  service.sample = spec.sample;
+  service.binary = spec.binary;
+  place_service(s, spec, plan, in, tools, svars, service);
+  for (size_t a = 0; a < spec.args.size(); ++a) {
+    service.args.push_back(
+        render(spec.args[a], svars, s.file, field + "/args/" + std::to_string(a)));
+  }
+  for (const auto& [name, value] : spec.env) {
+    service.env[name] = render(value, svars, s.file, field + "/env" + common::pointer_token(name));
+  }
+  const std::string& templates = spec.templates.empty() ? in.configs_dir : spec.templates;
+  for (size_t c = 0; c < spec.configs.size(); ++c) {
+    const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
+    std::string text = read_template(templates, spec.configs[c].template_name, s.file, cfield);
+    service.configs.emplace_back(
+        (fs::path(plan.run_dir) / spec.configs[c].output).string(),
+        render(text, svars, s.file, cfield + " " + spec.configs[c].template_name));
+  }
+  for (const auto& dir : spec.dirs) service.dirs.push_back((fs::path(plan.run_dir) / dir).string());
+  for (const auto& file : spec.discard) {
+    service.discard.push_back((fs::path(plan.run_dir) / file).string());
+  }
+  service.ready_port = plan.ports.at(spec.ready.port);
+  service.ready_http = spec.ready.http_path;
+  service.ready_timeout_s = spec.ready.timeout_s;
+  // The CPU layout is this machine's: a service on another host runs unpinned there. A Pod
+  // has no CPU set (a cluster pins through its kubelet's CPU manager, not the manifest).
+  if (service.host.empty() && in.options.runtime != "kube") service.cpus = in.layout.of(spec.role);
+  service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
+  service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
+  return service;
+}
+
+// The load generator's URL as it reaches the target: one on another host than the target uses
+// the target host's address.
+std::string load_url(const Scenario& s, const ScenarioPlan& plan, const Placement* placement) {
+  const LoadSpec& ls = s.load;
+  std::string host = ls.host;
+  if (placement != nullptr && (host == "127.0.0.1" || host == "localhost")) {
+    const Host& target = placement->host_of(load_target_role(s));
+    if (placement->remote_load() || target.name != placement->host_of("load").name)
+      host = target.address;
+  }
+  return ls.scheme + "://" + host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
+}
+
+// The load of the scenario: the generator, its URL, headers and request mix rendered, its mode,
+// connections, CPUs and threads.
+void plan_load(const Scenario& s, const PlanInputs& in, const Variables& vars, ToolNeeds& tools,
+               ScenarioPlan& plan) {
+  const Options& options = in.options;
+  LoadPlan& load = plan.load;
+  const LoadSpec& ls = s.load;
+  load.tool = in.load_tool;
+  load.exe = tools.need(in.load_tool);
+  load.fanout = in.placement != nullptr &&
+                (in.placement->remote_load() || in.placement->roles.at("load").size() > 1);
+  load.url = load_url(s, plan, in.placement);
+  for (size_t h = 0; h < ls.headers.size(); ++h) {
+    load.headers.push_back(
+        render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
+    load.header_templates.push_back(ls.headers[h]);
+  }
+  load.close = ls.close;
+  load.tls_resume = ls.tls_resume;
+  load.http2 = ls.http2;
+  load.streams = ls.streams;
+  if (s.cache) load.count_header = s.cache->status_header;
+  load.mode = ls.mode;
+  load.rate = options.rate > 0 ? options.rate : ls.rate;
+  load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
+  if (!ls.requests.empty()) {
+    std::string text = read_template(in.configs_dir, ls.requests, s.file, "load.requests");
+    load.requests_content = render(text, vars, s.file, "load.requests " + ls.requests);
+    load.requests_template = text;
+    load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
+  }
+  // A request count's connections are part of its method: --quick keeps them.
+  load.connections = ls.connections > 0 && (!options.quick || ls.requests_total > 0)
+                         ? ls.connections
+                         : options.connections;
+  load.requests_total = ls.requests_total;
+  load.cpus = in.layout.of(Role::load);
+  // --threads first, then the scenario's own, then one per load CPU.
+  load.threads = options.threads > 0 ? options.threads
+                 : ls.threads > 0    ? ls.threads
+                                     : std::max(1, load.cpus.count());
+}
+
+// Why the chosen load generator cannot run the scenario, or "".
+std::string load_tool_cannot(const Scenario& s, const std::string& load_tool,
+                             const Toolbox& tools) {
+  const LoadSpec& ls = s.load;
+  if (load_tool != "gatebench-load" && ls.requests_total > 0)
+    return load_tool + " cannot send an exact request count (needs --load gatebench)";
+  if (load_tool == "wrk" && ls.http2) return "wrk cannot speak HTTP/2 (needs --load gatebench)";
+  if (load_tool == "wrk" && ls.mode != LoadMode::closed)
+    return "wrk cannot hold a fixed request rate (needs --load gatebench)";
+  if (load_tool == "wrk" && !ls.requests.empty())
+    return "wrk cannot send a request mix (needs --load gatebench)";
+  if (load_tool == "wrk" && s.cache)
+    return "wrk cannot count the cache's status header for the hit ratio (needs --load gatebench)";
+  if (load_tool == "h2load") return h2load_cannot(s);
+  if (load_tool != "gatebench-load") return "";
+  const auto caps = tools.capabilities(load_tool);
+  if (!caps)
+    return "gatebench-load --capabilities printed no " +
+           std::string(common::kLoadCapabilitiesSchema) +
+           " (a gatebench-load older than this driver? rebuild it)";
+  if (ls.mode != LoadMode::closed && !caps->has("rate")) return "gatebench-load has no --rate";
+  if (!ls.requests.empty() && !caps->has("requests")) return "gatebench-load has no --requests";
+  if (ls.http2 && !caps->has("h2")) return "gatebench-load has no --h2";
+  if (s.cache && !caps->has("count-header")) return "gatebench-load has no --count-header";
+  return "";
+}
+
+// Why the runtime cannot run any scenario here, or "".
+std::string runtime_cannot(const Options& options, const Toolbox& tools) {
+  if (options.runtime == "docker") return "runtime docker is not supported yet (podman is)";
+  if ((options.runtime == "podman" || options.runtime == "kube") && !tools.find("podman"))
+    return "podman not installed";
+  if (options.runtime == "kube" && !tools.find("catatonit"))
+    return "catatonit not installed (podman kube play's pause process)";
+  return "";
+}
+
+// What decides before anything starts that the scenario is skipped: it is unavailable, a tool
+// is missing, the load generator or the runtime cannot run it. "" when it runs.
+std::string skip_reason(const Scenario& s, const PlanInputs& in, const ToolNeeds& tools) {
+  std::string reason;
+  if (!s.unavailable.empty()) {
+    reason = s.unavailable;
+  } else if (!tools.missing().empty()) {
+    for (const auto& m : tools.missing()) reason += (reason.empty() ? "" : "; ") + m;
+  } else {
+    reason = load_tool_cannot(s, in.load_tool, in.tools);
+  }
+  if (reason.empty()) reason = runtime_cannot(in.options, in.tools);
+  return reason;
+}
+
+ScenarioPlan make_plan(const Scenario& s, const PlanInputs& in) {
+  ScenarioPlan plan;
+  plan.scenario = s;
+  Variables vars = scenario_vars(s, in, plan);
+  plan_prepare(s, plan, vars);
+  ToolNeeds tools(in.tools);
+  for (const auto& tool : s.requires_tools) tools.need(tool);
+  for (const auto& step : s.prepare) {
+    if (step.step == "tls-cert") tools.need("openssl");
+  }
+  for (size_t i = 0; i < s.services.size(); ++i)
+    plan.services.push_back(plan_service(s, i, plan, vars, in, tools));
+  plan_load(s, in, vars, tools, plan);
+  plan.target_cpus = in.layout.usable(s.target_role());
+  plan.vars = vars;
+  plan.skip_reason = skip_reason(s, in, tools);
+  return plan;
+}
+
 }  // namespace
 
 std::vector<ScenarioPlan> make_plans(const std::vector<Scenario>& selected, const Options& options,
                                      const CpuLayout& layout, const Toolbox& tools,
                                      const std::string& configs_dir, const std::string& out_dir,
                                      const Placement* placement) {
+  const PlanInputs in{options,
+                      layout,
+                      tools,
+                      configs_dir,
+                      out_dir,
+                      placement,
+                      options.load == "gatebench" ? "gatebench-load" : options.load};
   std::vector<ScenarioPlan> plans;
-  const std::string load_tool = options.load == "gatebench" ? "gatebench-load" : options.load;
-  for (const Scenario& s : selected) {
-    ScenarioPlan plan;
-    plan.scenario = s;
-    plan.run_dir = (fs::absolute(out_dir) / safe_dir_name(s.name)).lexically_normal().string();
-    Variables vars;
-    vars["run_dir"] = plan.run_dir;
-    vars["configs"] = fs::absolute(configs_dir).lexically_normal().string();
-    vars["scenario"] = s.name;
-    // Services run as the driver's user; nginx is told so (its workers would otherwise run as
-    // nobody, who cannot reach a run directory under a private --out).
-    vars["service_user"] = driver_user();
-    for (const auto& [name, port] : s.ports) {
-      int shifted = port + options.port_offset;
-      if (shifted < 1024 || shifted > 65535) {
-        throw ScenarioError(s.file + ": " + common::pointer_token("ports") +
-                            common::pointer_token(name) + ": " + std::to_string(port) +
-                            " + offset " + std::to_string(options.port_offset) +
-                            " is outside 1024-65535");
-      }
-      plan.ports[name] = shifted;
-      vars["port." + name] = std::to_string(shifted);
-    }
-    // The load's and the controller's view; each service renders with its own host's below.
-    add_address_vars(vars, placement, "load");
-    for (Role role : {Role::load, Role::backend, Role::gateway}) {
-      vars["cpus." + std::string(role_name(role))] = layout.of(role).to_string();
-      vars["workers." + std::string(role_name(role))] = std::to_string(layout.usable(role));
-    }
-    for (size_t i = 0; i < s.prepare.size(); ++i) {
-      PrepareStep step = s.prepare[i];
-      for (auto& [key, path] : step.params) path = (fs::path(plan.run_dir) / path).string();
-      if (step.step == "tls-cert") {
-        vars["tls.cert"] = step.params["cert"];
-        vars["tls.key"] = step.params["key"];
-      }
-      if (step.step == "cookies") {
-        // Known only after the prepare step ran: a visible placeholder until then (dry run).
-        vars["cookie." + step.cookie] = "<" + step.cookie + " cookie from prepare>";
-      }
-      plan.prepare.push_back(step);
-    }
-    for (size_t i = 0; i < plan.prepare.size(); ++i) {
-      for (size_t h = 0; h < plan.prepare[i].headers.size(); ++h) {
-        plan.prepare[i].headers[h] =
-            render(plan.prepare[i].headers[h], vars, s.file,
-                   "prepare[" + std::to_string(i) + "].headers[" + std::to_string(h) + "]");
-      }
-    }
-
-    std::vector<std::string> missing;
-    auto need = [&](const std::string& tool) -> std::string {
-      const bool path = !tool.empty() && tool.front() == '/';
-      auto exe = path ? (fs::exists(tool) ? std::optional<std::string>(tool) : std::nullopt)
-                      : tools.find(tool);
-      if (!exe) {
-        std::string reason = path ? tool + " not installed" : Toolbox::missing_reason(tool);
-        if (std::find(missing.begin(), missing.end(), reason) == missing.end()) {
-          missing.push_back(reason);
-        }
-        return "";
-      }
-      return *exe;
-    };
-    for (const auto& tool : s.requires_tools) need(tool);
-    for (const auto& step : s.prepare) {
-      if (step.step == "tls-cert") need("openssl");
-    }
-
-    for (size_t i = 0; i < s.services.size(); ++i) {
-      const ServiceSpec& spec = s.services[i];
-      const std::string field = "/services/" + std::to_string(i);
-      Variables svars = vars;
-      add_address_vars(svars, placement, place_role(spec));
-      if (!spec.templates.empty()) svars["configs"] = spec.templates;
-      ServicePlan service;
-      service.name = spec.name;
-      service.role = spec.role;
-      service.sample = spec.sample;
-      service.binary = spec.binary;
-      const Host* on = placement != nullptr ? &placement->host_of(place_role(spec)) : nullptr;
-      if (!spec.image.empty() && on != nullptr && on->kind != HostKind::local)
-        throw ScenarioError(s.file + ": " + spec.image_at + ": an image runs on this machine's " +
-                            "engine only, not placed on " + on->name);
-      if (on != nullptr && on->kind == HostKind::ssh) {
-        // Rendered for the host it runs on: its run directory and configs there.
-        service.host = on->name;
-        service.host_kind = HostKind::ssh;
-        service.address = on->address;
-        const std::string session = on->workdir + "/" + session_name();
-        service.remote_dir =
-            session + "/" + fs::path(out_dir).filename().string() + "/" + safe_dir_name(s.name);
-        svars["run_dir"] = service.remote_dir;
-        // The ssh login (ssh's own default, this user's name, when the host names none).
-        if (!on->user.empty()) svars["service_user"] = on->user;
-        svars["configs"] = session + "/configs";
-        for (const char* v : {"tls.cert", "tls.key"})
-          if (svars.contains(v)) svars[v] = service.remote_path(svars[v], plan.run_dir);
-        service.copy_binary = own_binary(spec.binary);
-        // A system binary is looked up on its host when the service starts.
-        service.exe = service.copy_binary ? need(spec.binary) : spec.binary;
-      } else if (on != nullptr && on->kind == HostKind::podman) {
-        // An image of this machine's binary, run with this machine's paths (copied in).
-        service.host = on->name;
-        service.host_kind = HostKind::podman;
-        service.address = on->address;
-        service.exe = need(spec.binary);
-      } else if (!spec.image.empty()) {
-        use_image(spec, s.file, options, tools, service);
-      } else {
-        service.exe = need(spec.binary);
-      }
-      for (size_t a = 0; a < spec.args.size(); ++a) {
-        service.args.push_back(
-            render(spec.args[a], svars, s.file, field + "/args/" + std::to_string(a)));
-      }
-      for (const auto& [name, value] : spec.env) {
-        service.env[name] =
-            render(value, svars, s.file, field + "/env" + common::pointer_token(name));
-      }
-      const std::string& templates = spec.templates.empty() ? configs_dir : spec.templates;
-      for (size_t c = 0; c < spec.configs.size(); ++c) {
-        const std::string cfield = field + "/configs/" + std::to_string(c) + "/template";
-        std::string text = read_template(templates, spec.configs[c].template_name, s.file, cfield);
-        service.configs.emplace_back(
-            (fs::path(plan.run_dir) / spec.configs[c].output).string(),
-            render(text, svars, s.file, cfield + " " + spec.configs[c].template_name));
-      }
-      for (const auto& dir : spec.dirs)
-        service.dirs.push_back((fs::path(plan.run_dir) / dir).string());
-      for (const auto& file : spec.discard) {
-        service.discard.push_back((fs::path(plan.run_dir) / file).string());
-      }
-      service.ready_port = plan.ports.at(spec.ready.port);
-      service.ready_http = spec.ready.http_path;
-      service.ready_timeout_s = spec.ready.timeout_s;
-      // The CPU layout is this machine's: a service on another host runs unpinned there. A Pod
-      // has no CPU set (a cluster pins through its kubelet's CPU manager, not the manifest).
-      if (service.host.empty() && options.runtime != "kube") service.cpus = layout.of(spec.role);
-      service.stdout_path = (fs::path(plan.run_dir) / (spec.name + ".stdout")).string();
-      service.stderr_path = (fs::path(plan.run_dir) / (spec.name + ".stderr")).string();
-      plan.services.push_back(std::move(service));
-    }
-
-    LoadPlan& load = plan.load;
-    const LoadSpec& ls = s.load;
-    load.tool = load_tool;
-    load.exe = need(load_tool);
-    load.fanout = placement != nullptr &&
-                  (placement->remote_load() || placement->roles.at("load").size() > 1);
-    std::string host = ls.host;
-    // A generator on another host than the target reaches it at its host's address.
-    if (placement != nullptr && (host == "127.0.0.1" || host == "localhost")) {
-      const Host& target = placement->host_of(load_target_role(s));
-      if (placement->remote_load() || target.name != placement->host_of("load").name)
-        host = target.address;
-    }
-    load.url = ls.scheme + "://" + host + ":" + std::to_string(plan.ports.at(ls.port)) + ls.path;
-    for (size_t h = 0; h < ls.headers.size(); ++h) {
-      load.headers.push_back(
-          render(ls.headers[h], vars, s.file, "load.headers[" + std::to_string(h) + "]"));
-      load.header_templates.push_back(ls.headers[h]);
-    }
-    load.close = ls.close;
-    load.tls_resume = ls.tls_resume;
-    load.http2 = ls.http2;
-    load.streams = ls.streams;
-    if (s.cache) load.count_header = s.cache->status_header;
-    load.mode = ls.mode;
-    load.rate = options.rate > 0 ? options.rate : ls.rate;
-    load.slo_p99_us = options.slo_p99_us > 0 ? options.slo_p99_us : ls.slo_p99_us;
-    if (!ls.requests.empty()) {
-      std::string text = read_template(configs_dir, ls.requests, s.file, "load.requests");
-      load.requests_content = render(text, vars, s.file, "load.requests " + ls.requests);
-      load.requests_template = text;
-      load.requests_path = (fs::path(plan.run_dir) / fs::path(ls.requests).filename()).string();
-    }
-    // A request count's connections are part of its method: --quick keeps them.
-    load.connections = ls.connections > 0 && (!options.quick || ls.requests_total > 0)
-                           ? ls.connections
-                           : options.connections;
-    load.requests_total = ls.requests_total;
-    load.cpus = layout.of(Role::load);
-    // --threads first, then the scenario's own, then one per load CPU.
-    load.threads = options.threads > 0 ? options.threads
-                   : ls.threads > 0    ? ls.threads
-                                       : std::max(1, load.cpus.count());
-    plan.target_cpus = layout.usable(s.target_role());
-    plan.vars = vars;
-
-    // What the chosen load generator cannot do decides before anything starts.
-    if (!s.unavailable.empty()) {
-      plan.skip_reason = s.unavailable;
-    } else if (!missing.empty()) {
-      for (const auto& m : missing) plan.skip_reason += (plan.skip_reason.empty() ? "" : "; ") + m;
-    } else if (load_tool != "gatebench-load" && ls.requests_total > 0) {
-      plan.skip_reason = load_tool + " cannot send an exact request count (needs --load gatebench)";
-    } else if (load_tool == "wrk" && ls.http2) {
-      plan.skip_reason = "wrk cannot speak HTTP/2 (needs --load gatebench)";
-    } else if (load_tool == "wrk" && ls.mode != LoadMode::closed) {
-      plan.skip_reason = "wrk cannot hold a fixed request rate (needs --load gatebench)";
-    } else if (load_tool == "wrk" && !ls.requests.empty()) {
-      plan.skip_reason = "wrk cannot send a request mix (needs --load gatebench)";
-    } else if (load_tool == "wrk" && s.cache) {
-      plan.skip_reason =
-          "wrk cannot count the cache's status header for the hit ratio (needs --load gatebench)";
-    } else if (load_tool == "h2load") {
-      plan.skip_reason = h2load_cannot(s);
-    } else if (load_tool == "gatebench-load") {
-      const auto caps = tools.capabilities(load_tool);
-      if (!caps) {
-        plan.skip_reason = "gatebench-load --capabilities printed no " +
-                           std::string(common::kLoadCapabilitiesSchema) +
-                           " (a gatebench-load older than this driver? rebuild it)";
-      } else if (ls.mode != LoadMode::closed && !caps->has("rate")) {
-        plan.skip_reason = "gatebench-load has no --rate";
-      } else if (!ls.requests.empty() && !caps->has("requests")) {
-        plan.skip_reason = "gatebench-load has no --requests";
-      } else if (ls.http2 && !caps->has("h2")) {
-        plan.skip_reason = "gatebench-load has no --h2";
-      } else if (s.cache && !caps->has("count-header")) {
-        plan.skip_reason = "gatebench-load has no --count-header";
-      }
-    }
-    if (plan.skip_reason.empty() && options.runtime == "docker") {
-      plan.skip_reason = "runtime docker is not supported yet (podman is)";
-    } else if (plan.skip_reason.empty() &&
-               (options.runtime == "podman" || options.runtime == "kube") &&
-               !tools.find("podman")) {
-      plan.skip_reason = "podman not installed";
-    } else if (plan.skip_reason.empty() && options.runtime == "kube" && !tools.find("catatonit")) {
-      plan.skip_reason = "catatonit not installed (podman kube play's pause process)";
-    }
-    plans.push_back(std::move(plan));
-  }
+  for (const Scenario& s : selected) plans.push_back(make_plan(s, in));
   return plans;
 }
 

@@ -296,7 +296,10 @@ ServiceSpec parse_service_spec(const JsonField& f, const std::map<std::string, i
   return parse_service(f, ports);
 }
 
-std::vector<Scenario> load_scenarios(const std::string& dir) {
+namespace {
+
+// The scenario files of `dir` (names.json aside), sorted by name.
+std::vector<fs::path> scenario_files(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw ScenarioError(dir + ": not a directory of scenario files");
   std::vector<fs::path> files;
@@ -307,7 +310,61 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ScenarioError(dir + ": no scenario files (*.json)");
+  return files;
+}
 
+// One expansion of an "over" file `name`: the base scenario `base_name` (its object `merged`
+// starts as) under the file's load, named <name>/<base_name>.
+Scenario expand_over(const JsonField& f, const json& object, const std::string& name,
+                     const std::vector<std::string>& over, const std::string& base_name,
+                     json merged) {
+  merged["name"] = name + "/" + base_name;
+  merged["description"] = f.child("description").string() + " (" + base_name + ")";
+  merged["order"] = int_or(f, "order", 100, 0, 100000);
+  merged["load"].update(object.at("load"));
+  // A derived scenario compares with the same derivation of the nginx baseline.
+  merged["baseline"] = name + "/nginx-baseline";
+  // Its latency baseline is the same derivation of the base's, when the file expands that
+  // one too; a plain scenario's latency under another load would compare nothing.
+  if (merged.contains("latency_baseline") && merged["latency_baseline"].is_string()) {
+    const std::string latency = merged["latency_baseline"].get<std::string>();
+    if (std::find(over.begin(), over.end(), latency) != over.end())
+      merged["latency_baseline"] = name + "/" + latency;
+    else
+      merged.erase("latency_baseline");
+  }
+  // The expansions' error budget: the file's, else the base's.
+  if (object.contains("max_error_rate")) merged["max_error_rate"] = object["max_error_rate"];
+  const std::string file = f.file();
+  Scenario s = parse_object(merged, file + " (over " + base_name + ")");
+  s.file = file;
+  s.group = name;
+  return s;
+}
+
+// Every expansion of one "over" file, over the plain scenarios and named pairs.
+void expand_over_file(const fs::path& path, const json& object,
+                      const std::map<std::string, json>& plain, std::vector<Scenario>& out) {
+  const std::string file = path.string();
+  const JsonField f(object, file);
+  f.allow_only({"name", "description", "order", "over", "load", "max_error_rate"});
+  std::vector<std::string> over = f.child("over").strings();
+  if (over.empty()) f.child("over").fail("expected a non-empty array of scenario names");
+  object_at(f, "load");
+  const std::string name = f.child("name").string();
+  for (size_t i = 0; i < over.size(); ++i) {
+    auto base = plain.find(over[i]);
+    if (base == plain.end()) {
+      f.child("over").at(i).fail("no scenario named '" + over[i] + "'");
+    }
+    out.push_back(expand_over(f, object, name, over, over[i], base->second));
+  }
+}
+
+}  // namespace
+
+std::vector<Scenario> load_scenarios(const std::string& dir) {
+  const std::vector<fs::path> files = scenario_files(dir);
   // Plain scenarios first, so "over" files can refer to any of them.
   std::map<std::string, json> plain;
   std::vector<std::pair<fs::path, json>> derived;
@@ -339,43 +396,7 @@ std::vector<Scenario> load_scenarios(const std::string& dir) {
     plain[named.pair.name] = std::move(named.object);
     out.push_back(std::move(named.scenario));
   }
-  for (const auto& [path, object] : derived) {
-    const std::string file = path.string();
-    const JsonField f(object, file);
-    f.allow_only({"name", "description", "order", "over", "load", "max_error_rate"});
-    std::vector<std::string> over = f.child("over").strings();
-    if (over.empty()) f.child("over").fail("expected a non-empty array of scenario names");
-    object_at(f, "load");
-    const std::string name = f.child("name").string();
-    for (size_t i = 0; i < over.size(); ++i) {
-      auto base = plain.find(over[i]);
-      if (base == plain.end()) {
-        f.child("over").at(i).fail("no scenario named '" + over[i] + "'");
-      }
-      json merged = base->second;
-      merged["name"] = name + "/" + over[i];
-      merged["description"] = f.child("description").string() + " (" + over[i] + ")";
-      merged["order"] = int_or(f, "order", 100, 0, 100000);
-      merged["load"].update(object.at("load"));
-      // A derived scenario compares with the same derivation of the nginx baseline.
-      merged["baseline"] = name + "/nginx-baseline";
-      // Its latency baseline is the same derivation of the base's, when the file expands that
-      // one too; a plain scenario's latency under another load would compare nothing.
-      if (merged.contains("latency_baseline") && merged["latency_baseline"].is_string()) {
-        const std::string latency = merged["latency_baseline"].get<std::string>();
-        if (std::find(over.begin(), over.end(), latency) != over.end())
-          merged["latency_baseline"] = name + "/" + latency;
-        else
-          merged.erase("latency_baseline");
-      }
-      // The expansions' error budget: the file's, else the base's.
-      if (object.contains("max_error_rate")) merged["max_error_rate"] = object["max_error_rate"];
-      Scenario s = parse_object(merged, file + " (over " + over[i] + ")");
-      s.file = file;
-      s.group = name;
-      out.push_back(std::move(s));
-    }
-  }
+  for (const auto& [path, object] : derived) expand_over_file(path, object, plain, out);
   std::stable_sort(out.begin(), out.end(), [](const Scenario& a, const Scenario& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });

@@ -179,104 +179,286 @@ std::string target_file(const std::string& name_or_file) {
   return file.string();
 }
 
-Target load_target(const std::string& file, const std::vector<Workload>& workloads,
-                   const std::string& scenario_dir) {
-  const json doc = common::read_json_file(file);
-  const JsonField root(doc, file);
-  root.expect_object();
-  root.allow_only({"name", "description", "service", "templates", "ports", "prepare", "companions",
-                   "features", "use", "binary", "image", "mount", "args", "env", "configs", "dirs",
-                   "discard", "ready"});
-  Target t;
-  t.file = file;
-  t.name = root.child("name").string();
-  if (!is_name(t.name)) root.child("name").fail("expected a target name [a-z0-9_-]+");
-  t.description = root.child("description").string();
+namespace {
 
-  // Templates beside the target file unless it names another directory (relative to the file):
-  // a user's target needs nothing copied into the checkout.
-  const fs::path base = fs::absolute(file).parent_path();
-  fs::path templates_path = (base / root.string_or("templates", ".")).lexically_normal();
+// One target file read into a Target (load_target): what every feature shares (the templates,
+// the ports, the target's own service, its companions and prepare steps), then each feature's
+// offer. Holds JsonFields that point into its document: never copied.
+class TargetReader {
+ public:
+  TargetReader(const std::string& file, const std::string& scenario_dir)
+      : file_(file),
+        doc_(common::read_json_file(file)),
+        root_(doc_, file),
+        blocks_dir_(fs::path(scenario_dir) / "services"),
+        shipped_configs_(
+            fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string()) {}
+  TargetReader(const TargetReader&) = delete;
+  TargetReader& operator=(const TargetReader&) = delete;
+
+  Target read(const std::vector<Workload>& workloads);
+
+ private:
+  void read_templates();
+  void read_main_service();
+  void read_image();
+  json read_companions(const JsonField& list);
+  Target::Offer read_offer(const std::string& feature, const std::vector<Workload>& workloads);
+  void read_offer_fields(const JsonField& fe, Target::Offer& offer) const;
+  std::string first_workload_port(const JsonField& fe, const std::string& feature,
+                                  const Target::Offer& offer,
+                                  const std::vector<Workload>& workloads) const;
+  json feature_service(const JsonField& fe);
+  void check_feature_files(const JsonField& fe, const std::string& feature, const json& service,
+                           const json& companions, const std::map<std::string, int>& ports) const;
+
+  const std::string file_;
+  const json doc_;
+  const JsonField root_;
+  const fs::path blocks_dir_;
+  const std::string shipped_configs_;
+  // Empty for the shipped configs directory, so a shipped target's expansions are the shipped
+  // scenario files' services field for field.
+  std::string own_templates_;
+  std::map<std::string, json> blocks_;
+  json ports_ = json::object();
+  json main_ = json::object();
+  json companions_ = json::array();
+  json prepare_ = json::array();
+};
+
+// Templates beside the target file unless it names another directory (relative to the file):
+// a user's target needs nothing copied into the checkout.
+void TargetReader::read_templates() {
+  const fs::path base = fs::absolute(file_).parent_path();
+  fs::path templates_path = (base / root_.string_or("templates", ".")).lexically_normal();
   if (!templates_path.has_filename()) templates_path = templates_path.parent_path();  // "dir/"
   const std::string templates = templates_path.string();
   std::error_code ec;
-  if (!fs::is_directory(templates, ec)) root.child("templates").fail("no directory " + templates);
-  const std::string shipped_configs =
-      fs::absolute(fs::path(scenario_dir) / "configs").lexically_normal().string();
-  auto same_dir = [](const std::string& a, const std::string& b) {
-    std::error_code e;
-    return fs::equivalent(a, b, e);
-  };
-  // Left empty for the shipped configs directory, so a shipped target's expansions are the
-  // shipped scenario files' services field for field.
-  const std::string own_templates = same_dir(templates, shipped_configs) ? "" : templates;
+  if (!fs::is_directory(templates, ec)) root_.child("templates").fail("no directory " + templates);
+  if (!fs::equivalent(templates, shipped_configs_, ec)) own_templates_ = templates;
+}
 
-  json ports = json::object();
-  ports[kBackendPort] = kBackendPortNumber;
-  read_ports(root.child("ports"), ports);
-
-  const fs::path blocks_dir = fs::path(scenario_dir) / "services";
-  std::map<std::string, json> blocks;
-  json main = json::object();
-  if (root.has("use")) {
-    main = resolve_block(json{{"use", doc["use"]}}, root.child("use"), blocks_dir, blocks);
+// The target's own service: a shipped block ("use") or its own name, measured as the gateway.
+void TargetReader::read_main_service() {
+  if (root_.has("use")) {
+    main_ = resolve_block(json{{"use", doc_["use"]}}, root_.child("use"), blocks_dir_, blocks_);
   } else {
-    main["name"] = root.string_or("service", t.name);
-    if (!is_name(main["name"].get<std::string>()))
-      root.child("service").fail("expected a service name [a-z0-9_-]+");
-    if (!own_templates.empty()) main["templates"] = own_templates;
+    main_["name"] = root_.string_or("service", doc_.at("name").get<std::string>());
+    if (!is_name(main_["name"].get<std::string>()))
+      root_.child("service").fail("expected a service name [a-z0-9_-]+");
+    if (!own_templates_.empty()) main_["templates"] = own_templates_;
   }
-  main["role"] = "gateway";  // the target is what is measured
-  apply_service_fields(main, doc);
-  // An image is the whole program: it replaces a shipped block's binary ("use" + "image").
-  if (root.has("image")) {
-    if (root.has("binary"))
-      root.child("image").fail("expected either \"binary\" or \"image\", not both");
-    if (!is_image_reference(root.child("image").string()))
-      root.child("image").fail("expected a local image name or ID (localhost/mygw:1, 3f2a...)");
-    main.erase("binary");
-    main["image"] = doc["image"];
-    if (root.has("mount")) {
-      if (!is_container_dir(root.child("mount").string()))
-        root.child("mount").fail(
-            "expected an absolute directory inside the image, such as /etc/mygw");
-      main["mount"] = doc["mount"];
-    }
-  } else if (root.has("mount")) {
-    root.child("mount").fail("only with \"image\" (a directory inside it)");
-  }
-  if (!main.contains("binary") && !main.contains("image"))
-    root.child("binary").fail(
+  main_["role"] = "gateway";  // the target is what is measured
+  apply_service_fields(main_, doc_);
+  read_image();
+  if (!main_.contains("binary") && !main_.contains("image"))
+    root_.child("binary").fail(
         "missing (expected the target's executable, e.g. lighttpd, or a local \"image\")");
+}
 
-  // The target's companions, or a feature's in their place.
-  auto read_companions = [&](const JsonField& list) {
-    json out = json::array();
-    list.expect_array();
-    for (size_t i = 0; i < list.size(); ++i) {
-      const JsonField entry = list.at(i);
-      entry.expect_object();
-      json c = entry.json();
-      if (c.contains("use")) {
-        c = resolve_block(c, entry.child("use"), blocks_dir, blocks);
-      } else if (!own_templates.empty()) {
-        c["templates"] = own_templates;
-      }
-      out.push_back(std::move(c));
-    }
-    return out;
-  };
-  const json companions =
-      root.has("companions") ? read_companions(root.child("companions")) : json::array();
-  json prepare = json::array();
-  if (root.has("prepare")) {
-    root.child("prepare").expect_array();
-    for (const auto& step : doc["prepare"]) prepare.push_back(normalized_step(step));
+// An image is the whole program: it replaces a shipped block's binary ("use" + "image").
+void TargetReader::read_image() {
+  if (!root_.has("image")) {
+    if (root_.has("mount"))
+      root_.child("mount").fail("only with \"image\" (a directory inside it)");
+    return;
   }
+  if (root_.has("binary"))
+    root_.child("image").fail("expected either \"binary\" or \"image\", not both");
+  if (!is_image_reference(root_.child("image").string()))
+    root_.child("image").fail("expected a local image name or ID (localhost/mygw:1, 3f2a...)");
+  main_.erase("binary");
+  main_["image"] = doc_["image"];
+  if (root_.has("mount")) {
+    if (!is_container_dir(root_.child("mount").string()))
+      root_.child("mount").fail(
+          "expected an absolute directory inside the image, such as /etc/mygw");
+    main_["mount"] = doc_["mount"];
+  }
+}
 
+// The target's companions, or a feature's in their place.
+json TargetReader::read_companions(const JsonField& list) {
+  json out = json::array();
+  list.expect_array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const JsonField entry = list.at(i);
+    entry.expect_object();
+    json c = entry.json();
+    if (c.contains("use")) {
+      c = resolve_block(c, entry.child("use"), blocks_dir_, blocks_);
+    } else if (!own_templates_.empty()) {
+      c["templates"] = own_templates_;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The offer's ports, headers, path and port.
+void TargetReader::read_offer_fields(const JsonField& fe, Target::Offer& offer) const {
+  offer.ports = ports_;
+  if (fe.has("ports")) read_ports(fe.child("ports"), offer.ports);
+  const std::map<std::string, int> port_names = port_map(offer.ports);
+  offer.headers = fe.child("headers").strings();
+  for (size_t i = 0; i < offer.headers.size(); ++i) {
+    if (offer.headers[i].find(':') == std::string::npos)
+      fe.child("headers").at(i).fail("expected 'Name: value'");
+  }
+  offer.path = fe.string_or("path", "");
+  if (fe.has("path") && (offer.path.empty() || offer.path.front() != '/'))
+    fe.child("path").fail("expected a path starting with /");
+  if (fe.has("port")) {
+    offer.port = fe.child("port").string();
+    if (!port_names.contains(offer.port))
+      fe.child("port").fail("'" + offer.port + "' is not in ports");
+  }
+}
+
+// What each workload of this feature needs: its port, and the fields it names. Returns the
+// first workload's port (the service's readiness probe when it names none).
+std::string TargetReader::first_workload_port(const JsonField& fe, const std::string& feature,
+                                              const Target::Offer& offer,
+                                              const std::vector<Workload>& workloads) const {
+  const std::map<std::string, int> port_names = port_map(offer.ports);
+  std::string first_port;
+  for (const Workload& w : workloads) {
+    if (w.feature != feature) continue;
+    const std::string role = w.load["port"].get<std::string>();
+    const std::string port = offer.port.empty() ? role : offer.port;
+    if (!port_names.contains(port)) {
+      fe.fail("workload '" + w.name + "' connects to the target's " + role +
+              " port: name one in \"port\" or add \"" + role + "\" to /ports");
+    }
+    if (first_port.empty()) first_port = port;
+    for (const auto& [field, why] : w.needs) {
+      if (!fe.has(field))
+        fe.fail("missing \"" + field + "\": workload '" + w.name + "' needs " + why);
+    }
+  }
+  return first_port;
+}
+
+// A feature served by another shipped block (nginx's ModSecurity build) starts from that
+// block, without the target's own service fields.
+json TargetReader::feature_service(const JsonField& fe) {
+  json service = main_;
+  if (fe.has("use")) {
+    service = resolve_block(json{{"use", fe.json()["use"]}}, fe.child("use"), blocks_dir_, blocks_);
+    service["role"] = "gateway";
+  }
+  apply_service_fields(service, fe.json());
+  return service;
+}
+
+// The feature's service and companions checked as the scenario loader checks a service, at
+// their pointers, and every template there now: nothing starts before the whole run is known to
+// be good.
+void TargetReader::check_feature_files(const JsonField& fe, const std::string& feature,
+                                       const json& service, const json& companions,
+                                       const std::map<std::string, int>& ports) const {
+  json view = doc_;
+  view["features"][feature] = service;
+  parse_service_spec(JsonField(view, file_).child("features").child(feature), ports);
+  const std::string dir = service.value("templates", shipped_configs_);
+  const JsonField configs = fe.has("configs")      ? fe.child("configs")
+                            : fe.has("use")        ? fe.child("use")
+                            : root_.has("configs") ? root_.child("configs")
+                                                   : root_.child("use");
+  if (service.contains("configs")) {
+    std::error_code ec;
+    for (size_t i = 0; i < service["configs"].size(); ++i) {
+      const std::string name = service["configs"][i]["template"].get<std::string>();
+      if (!fs::is_regular_file(fs::path(dir) / name, ec)) {
+        const JsonField at = configs.json().is_array() ? configs.at(i).child("template") : configs;
+        at.fail("template '" + name + "' not found in " + dir);
+      }
+    }
+  }
+  for (size_t i = 0; i < companions.size(); ++i) {
+    json cview = doc_;
+    json& at =
+        fe.has("companions") ? cview["features"][feature]["companions"] : cview["companions"];
+    at[i] = companions[i];
+    const JsonField list =
+        fe.has("companions")
+            ? JsonField(cview, file_).child("features").child(feature).child("companions")
+            : JsonField(cview, file_).child("companions");
+    parse_service_spec(list.at(i), ports);
+  }
+}
+
+Target::Offer TargetReader::read_offer(const std::string& feature,
+                                       const std::vector<Workload>& workloads) {
+  const JsonField fe = root_.child("features").child(feature);
+  fe.allow_only({"port", "ports", "headers", "path", "prepare", "configs", "args", "env", "dirs",
+                 "discard", "ready", "use", "companions", "requires", "max_error_rate", "cache"});
+  Target::Offer offer;
+  read_offer_fields(fe, offer);
+  const std::string first_port = first_workload_port(fe, feature, offer, workloads);
+  json service = feature_service(fe);
+  offer.requires_tools = fe.child("requires").strings();
+  for (size_t i = 0; i < offer.requires_tools.size(); ++i) {
+    const std::string& r = offer.requires_tools[i];
+    if (!is_name(r) && (r.empty() || r.front() != '/'))
+      fe.child("requires").at(i).fail("expected a tool name or an absolute path");
+  }
+  if (fe.has("max_error_rate")) {
+    offer.max_error_rate = fe.number_or("max_error_rate", 0, 0, 1);
+  }
+  if (fe.has("cache")) {
+    const JsonField cache = fe.child("cache");
+    cache.expect_object();
+    cache.allow_only({"status_header", "hit_values"});
+    cache.child("status_header").string();
+    if (cache.child("hit_values").strings().empty())
+      cache.child("hit_values").fail("expected the header values that are hits");
+    offer.cache = cache.json();
+  }
+  const json feature_companions =
+      fe.has("companions") ? read_companions(fe.child("companions")) : companions_;
+  // A TCP connect to the load's port, unless the target says how it is ready.
+  if (!service.contains("ready")) service["ready"] = json{{"port", first_port}};
+  check_feature_files(fe, feature, service, feature_companions, port_map(offer.ports));
+  json backend =
+      resolve_block(json{{"use", "backend"}},
+                    JsonField(json{{"use", "backend"}}, file_).child("use"), blocks_dir_, blocks_);
+  offer.services = feature_companions;
+  offer.services.push_back(std::move(backend));
+  offer.services.push_back(std::move(service));
+  // A feature's steps replace the target's, as its service fields do: the gateway's decision
+  // API has no TLS listener, so it skips the certificate every other gateway feature needs.
+  offer.prepare = fe.has("prepare") ? json::array() : prepare_;
+  if (fe.has("prepare")) {
+    fe.child("prepare").expect_array();
+    for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));
+  }
+  return offer;
+}
+
+Target TargetReader::read(const std::vector<Workload>& workloads) {
+  root_.expect_object();
+  root_.allow_only({"name", "description", "service", "templates", "ports", "prepare", "companions",
+                    "features", "use", "binary", "image", "mount", "args", "env", "configs", "dirs",
+                    "discard", "ready"});
+  Target t;
+  t.file = file_;
+  t.name = root_.child("name").string();
+  if (!is_name(t.name)) root_.child("name").fail("expected a target name [a-z0-9_-]+");
+  t.description = root_.child("description").string();
+  read_templates();
+  ports_[kBackendPort] = kBackendPortNumber;
+  read_ports(root_.child("ports"), ports_);
+  read_main_service();
+  if (root_.has("companions")) companions_ = read_companions(root_.child("companions"));
+  if (root_.has("prepare")) {
+    root_.child("prepare").expect_array();
+    for (const auto& step : doc_["prepare"]) prepare_.push_back(normalized_step(step));
+  }
   std::set<std::string> known;
   for (const Workload& w : workloads) known.insert(w.feature);
-  const JsonField features = root.child("features");
+  const JsonField features = root_.child("features");
   features.expect_object();
   if (features.size() == 0) features.fail("expected at least one feature (" + join(known) + ")");
   for (const std::string& feature : features.keys()) {
@@ -284,120 +466,16 @@ Target load_target(const std::string& file, const std::vector<Workload>& workloa
     fe.expect_object();
     if (!known.contains(feature))
       fe.fail("no workload needs feature '" + feature + "' (features: " + join(known) + ")");
-    fe.allow_only({"port", "ports", "headers", "path", "prepare", "configs", "args", "env", "dirs",
-                   "discard", "ready", "use", "companions", "requires", "max_error_rate", "cache"});
-    Target::Offer offer;
-    offer.ports = ports;
-    if (fe.has("ports")) read_ports(fe.child("ports"), offer.ports);
-    const std::map<std::string, int> port_names = port_map(offer.ports);
-    offer.headers = fe.child("headers").strings();
-    for (size_t i = 0; i < offer.headers.size(); ++i) {
-      if (offer.headers[i].find(':') == std::string::npos)
-        fe.child("headers").at(i).fail("expected 'Name: value'");
-    }
-    offer.path = fe.string_or("path", "");
-    if (fe.has("path") && (offer.path.empty() || offer.path.front() != '/'))
-      fe.child("path").fail("expected a path starting with /");
-    if (fe.has("port")) {
-      offer.port = fe.child("port").string();
-      if (!port_names.contains(offer.port))
-        fe.child("port").fail("'" + offer.port + "' is not in ports");
-    }
-
-    // What each workload of this feature needs: its port, and the fields it names.
-    std::string first_port;
-    for (const Workload& w : workloads) {
-      if (w.feature != feature) continue;
-      const std::string role = w.load["port"].get<std::string>();
-      const std::string port = offer.port.empty() ? role : offer.port;
-      if (!port_names.contains(port)) {
-        fe.fail("workload '" + w.name + "' connects to the target's " + role +
-                " port: name one in \"port\" or add \"" + role + "\" to /ports");
-      }
-      if (first_port.empty()) first_port = port;
-      for (const auto& [field, why] : w.needs) {
-        if (!fe.has(field))
-          fe.fail("missing \"" + field + "\": workload '" + w.name + "' needs " + why);
-      }
-    }
-
-    // A feature served by another shipped block (nginx's ModSecurity build) starts from that
-    // block, without the target's own service fields.
-    json service = main;
-    if (fe.has("use")) {
-      service = resolve_block(json{{"use", fe.json()["use"]}}, fe.child("use"), blocks_dir, blocks);
-      service["role"] = "gateway";
-    }
-    apply_service_fields(service, fe.json());
-    offer.requires_tools = fe.child("requires").strings();
-    for (size_t i = 0; i < offer.requires_tools.size(); ++i) {
-      const std::string& r = offer.requires_tools[i];
-      if (!is_name(r) && (r.empty() || r.front() != '/'))
-        fe.child("requires").at(i).fail("expected a tool name or an absolute path");
-    }
-    if (fe.has("max_error_rate")) {
-      offer.max_error_rate = fe.number_or("max_error_rate", 0, 0, 1);
-    }
-    if (fe.has("cache")) {
-      const JsonField cache = fe.child("cache");
-      cache.expect_object();
-      cache.allow_only({"status_header", "hit_values"});
-      cache.child("status_header").string();
-      if (cache.child("hit_values").strings().empty())
-        cache.child("hit_values").fail("expected the header values that are hits");
-      offer.cache = cache.json();
-    }
-    const json feature_companions =
-        fe.has("companions") ? read_companions(fe.child("companions")) : companions;
-    // A TCP connect to the load's port, unless the target says how it is ready.
-    if (!service.contains("ready")) service["ready"] = json{{"port", first_port}};
-    // Checked as the scenario loader checks a service, at this feature's pointer.
-    json view = doc;
-    view["features"][feature] = service;
-    parse_service_spec(JsonField(view, file).child("features").child(feature), port_names);
-    // Every template must exist now: nothing starts before the whole run is known to be good.
-    const std::string dir = service.value("templates", shipped_configs);
-    const JsonField configs = fe.has("configs")     ? fe.child("configs")
-                              : fe.has("use")       ? fe.child("use")
-                              : root.has("configs") ? root.child("configs")
-                                                    : root.child("use");
-    if (service.contains("configs")) {
-      for (size_t i = 0; i < service["configs"].size(); ++i) {
-        const std::string name = service["configs"][i]["template"].get<std::string>();
-        if (!fs::is_regular_file(fs::path(dir) / name, ec)) {
-          const JsonField at =
-              configs.json().is_array() ? configs.at(i).child("template") : configs;
-          at.fail("template '" + name + "' not found in " + dir);
-        }
-      }
-    }
-    for (size_t i = 0; i < feature_companions.size(); ++i) {
-      json cview = doc;
-      json& at =
-          fe.has("companions") ? cview["features"][feature]["companions"] : cview["companions"];
-      at[i] = feature_companions[i];
-      const JsonField list =
-          fe.has("companions")
-              ? JsonField(cview, file).child("features").child(feature).child("companions")
-              : JsonField(cview, file).child("companions");
-      parse_service_spec(list.at(i), port_names);
-    }
-    json backend =
-        resolve_block(json{{"use", "backend"}},
-                      JsonField(json{{"use", "backend"}}, file).child("use"), blocks_dir, blocks);
-    offer.services = feature_companions;
-    offer.services.push_back(std::move(backend));
-    offer.services.push_back(std::move(service));
-    // A feature's steps replace the target's, as its service fields do: the gateway's decision
-    // API has no TLS listener, so it skips the certificate every other gateway feature needs.
-    offer.prepare = fe.has("prepare") ? json::array() : prepare;
-    if (fe.has("prepare")) {
-      fe.child("prepare").expect_array();
-      for (const auto& step : fe.json()["prepare"]) offer.prepare.push_back(normalized_step(step));
-    }
-    t.offers.emplace(feature, std::move(offer));
+    t.offers.emplace(feature, read_offer(feature, workloads));
   }
   return t;
+}
+
+}  // namespace
+
+Target load_target(const std::string& file, const std::vector<Workload>& workloads,
+                   const std::string& scenario_dir) {
+  return TargetReader(file, scenario_dir).read(workloads);
 }
 
 nlohmann::json expansion_object(const Target& target, const Workload& workload) {

@@ -24,7 +24,7 @@ int scenario_container_timeout_s(const ScenarioPlan& plan, double warmup_s, doub
   double ready_s = 0;
   for (const auto& s : plan.services) ready_s += s.ready_timeout_s;
   return container_timeout_s(ready_s, plan.services.size(), warmup_s, duration_s,
-                             plan.load.mode == LoadMode::search ? kSearchMaxRuns : 1);
+                             plan.load.mode == LoadMode::search ? kSearchRuns : 1);
 }
 
 ChildProcess start_engine_service(RemoteHosts& remote, const ScenarioPlan& plan,

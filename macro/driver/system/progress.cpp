@@ -9,14 +9,15 @@ namespace gatebench::macro {
 double estimated_run_s(const RunShape& shape, double warmup_s, double duration_s) {
   const int load_runs = shape.measured_runs + (warmup_s > 0 ? 1 : 0);
   const double per_service = kServiceOverheadS + (shape.containers ? kContainerOverheadS : 0.0);
-  return warmup_s + shape.measured_runs * duration_s + load_runs * kLoadRunOverheadS +
-         shape.services * per_service + shape.prepare_steps * kPrepareOverheadS;
+  return kScenarioOverheadS + warmup_s + shape.measured_runs * duration_s +
+         load_runs * kLoadRunOverheadS + shape.services * per_service +
+         shape.prepare_steps * kPrepareOverheadS;
 }
 
-void Progress::plan_run(double estimate_s) {
+void Progress::plan_run(double estimate_s, std::chrono::steady_clock::time_point start) {
   estimate_s_ = estimate_s;
   done_estimate_s_ = 0;
-  start_ = std::chrono::steady_clock::now();
+  start_ = start;
 }
 
 double Progress::elapsed_s() const {

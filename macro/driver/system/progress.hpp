@@ -22,28 +22,34 @@ struct RunShape {
 // start and stop its services. Skipped scenarios count nothing (the caller leaves them out).
 double estimated_run_s(const RunShape& shape, double warmup_s, double duration_s);
 
-// The overheads, measured on 2 shared vCPUs (debug build; 33 runs of 11 scenarios, two searches
-// of 18 load runs each, 4 runs under podman): with processes, a scenario of two services and
-// two load runs took 1.0 s beyond its warm-up and measured time, one of three services and a TLS
-// certificate 1.4 s, every further load run of a search 0.3 s; under podman the same four runs
-// took 19 s more, 1.9 s per container.
-inline constexpr double kLoadRunOverheadS = 0.3;
-inline constexpr double kServiceOverheadS = 0.2;
-inline constexpr double kPrepareOverheadS = 0.2;
-// Creating, starting and removing one container beyond a process's start and stop.
+// The overheads, from the release build's files of a ci/bench run on a quiet 2-vCPU machine
+// (e354c9f, load average 0.1 at the start; 33 runs of the 11 seed scenarios at --quick: 109.0 s,
+// 3.30 s per run of 1 s warm-up + 2 s measured). In each run directory the files' times show a
+// service ready 0.03-0.07 s after its spawn, a load run of D seconds written D + 0.04 s after
+// its command and the next one spawned 0.02 s later, the last service stopped 0.03 s after the
+// measured run, a TLS certificate in 0.01 s. Overheads measured on a loaded machine are higher
+// (a debug build on 2 shared vCPUs took 1.0-1.4 s per run instead of 0.3 s): the progress line
+// scales the time left by the pace of the runs done.
+inline constexpr double kLoadRunOverheadS = 0.06;
+inline constexpr double kServiceOverheadS = 0.05;
+inline constexpr double kPrepareOverheadS = 0.02;
+// Writing a run's inputs, the port checks, the clean-up and the list of its artifacts.
+inline constexpr double kScenarioOverheadS = 0.05;
+// Creating, starting and removing one container beyond a process's start and stop (4 runs
+// under podman took 19 s more than as processes, debug build on 2 shared vCPUs).
 inline constexpr double kContainerOverheadS = 1.9;
-
-// Measured runs of a max-throughput search as the estimate counts them: the capacity run and
-// about five rates until the bracket is within 5%, half of them failing once and measured again
-// (measure/search.hpp). A search whose every rate fails runs kSearchMaxRuns (17).
-inline constexpr int kEstimatedSearchRuns = 9;
+// The driver before the first run (the plans, the programs' versions) and after the last (the
+// report): 0.24 s and 0.03 s in the same ci/bench run.
+inline constexpr double kDriverOverheadS = 0.3;
 
 class Progress {
  public:
   Progress(std::FILE* out, bool live) : out_(out), live_(live) {}
 
-  // The whole run's estimate, from now: begin() then shows the time left.
-  void plan_run(double estimate_s);
+  // The whole run's estimate, from `start` (the driver's own start: the estimate counts its set-up
+  // too): begin() then shows the time left.
+  void plan_run(double estimate_s,
+                std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
   // estimate_s: this scenario run's share of the plan, counted as done at end().
   void begin(const std::string& scenario, double estimate_s = 0);
   void phase(const std::string& phase, double planned_s = 0);

@@ -103,6 +103,35 @@ TEST(Cli, DryRunPrintsThePlanAndStartsNothing) {
   EXPECT_TRUE(processes_mentioning(out).empty());
 }
 
+// The run's estimate for a fixed plan (system/progress.hpp's model, printed by the dry run and
+// read by gatebench run): per scenario run 0.05 s, the warm-up and measured time, 0.06 s per load
+// run and 0.05 s per service; 0.3 s for the driver itself.
+TEST(Cli, DryRunEstimatesEachRunFromItsShape) {
+  const std::string out = unique_dir("dry-estimate");
+  // direct (one service) and its baseline nginx-baseline (two), 1 s warm-up + 2 s measured:
+  // 0.3 + (0.05 + 3 + 2 x 0.06 + 0.05) + (0.05 + 3 + 2 x 0.06 + 2 x 0.05) = 6.79 s.
+  CaptureResult r =
+      run_driver({"--dry-run", "--quick", "--rounds", "1", "--out", out, "--scenarios", "direct"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  EXPECT_NE(r.output.find("\n  estimated 6.8 s (7 s): 2 scenarios x 1 rounds\n"), std::string::npos)
+      << r.output;
+  // Three rounds, three times as long but for the driver's own 0.3 s.
+  r = run_driver({"--dry-run", "--quick", "--rounds", "3", "--out", out, "--scenarios", "direct"});
+  EXPECT_NE(r.output.find("\n  estimated 19.8 s (20 s): 2 scenarios x 3 rounds\n"),
+            std::string::npos)
+      << r.output;
+  // A search measures exactly 12 load runs (measure/search.hpp), each 2 s, after the warm-up:
+  // max-throughput/direct 0.05 + 1 + 24 + 13 x 0.06 + 0.05 = 25.88 s, its baseline
+  // max-throughput/nginx-baseline 25.93 s, and the driver's 0.3 s.
+  r = run_driver({"--dry-run", "--quick", "--rounds", "1", "--out", out, "--scenarios",
+                  "max-throughput/direct"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  EXPECT_NE(r.output.find("\n  estimated 52.1 s (52 s): 2 scenarios x 1 rounds\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Cli, RoundsSeedAndErrorRateAreValidated) {
   for (const auto& [option, value] :
        std::vector<std::pair<std::string, std::string>>{{"--rounds", "0"},
@@ -127,8 +156,9 @@ TEST(Cli, DetectChoosesTheRoundsAndSaysWhatTheyTake) {
                           "--cpu-threshold 4.6%"),
             std::string::npos)
       << r.output;
-  // gateway-default and its baseline, 22 rounds of 1 s + 2 s + 2.4 s: 237.6 s.
-  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 5.4 s = about 4.0 min"), std::string::npos)
+  // gateway-default (three services, a TLS certificate: 3.34 s a run) and its baseline (two
+  // services: 3.27 s), 22 rounds as the run's estimate counts them, and the driver's 0.3 s.
+  EXPECT_NE(r.output.find("2 scenario runs x 22 rounds x 3.3 s = about 2.4 min"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("22 round(s), seed 1"), std::string::npos) << r.output;
   // A change the default line and compare's 5 rounds already catch.

@@ -90,8 +90,8 @@ TEST(ContainerRun, RemoteEngineArgumentsLeadEveryCommand) {
 // 15 s, 35 s, 50 s and 60 s for the stop.
 TEST(ContainerTimeout, CoversBuildsReadinessWarmupRunsAndStop) {
   EXPECT_EQ(container_timeout_s(15, 2, 5, 20, 1), 240 + 15 + 35 + 50 + 60);
-  // No warm-up adds nothing for it; a search's 17 runs each get duration + 30 s.
-  EXPECT_EQ(container_timeout_s(10, 1, 0, 2, 17), 120 + 10 + 17 * 32 + 60);
+  // No warm-up adds nothing for it; a search's 12 runs each get duration + 30 s.
+  EXPECT_EQ(container_timeout_s(10, 1, 0, 2, 12), 120 + 10 + 12 * 32 + 60);
   // Fractions round up: the bound is never below the sum.
   EXPECT_EQ(container_timeout_s(0.5, 1, 0, 0.2, 1), 211);
 }

@@ -112,11 +112,12 @@ constexpr const char* kFirstRunScenarios =
     "gateway-https-newconn,gateway-queue,gateway-challenge-pass,haproxy-baseline,caddy-baseline";
 
 // Seconds per benchmark and process, for the estimates: 1.10 s with Google Benchmark's default
-// minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.47 s for the
-// first run's 3 repetitions of 0.05 s (128 benchmarks x 3 processes in 182 s, 2 vCPUs, load
-// average 1.9 at the start).
+// minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.375 s for the
+// first run's 3 repetitions of 0.05 s (a ci/bench run of e354c9f on a quiet 2-vCPU machine,
+// load average 0.1 at the start: 128 benchmarks x 3 processes in 144.0 s, 47.5 s per process
+// and 1.5 s to list and merge them; 182 s at load average 1.9).
 constexpr double kMicroSecondsPerRun = 1.10;
-constexpr double kFirstRunMicroSecondsPerRun = 0.47;
+constexpr double kFirstRunMicroSecondsPerRun = 0.375;
 // The macro step's estimate is gatebench-macro's own (macro_estimate).
 
 // The counts (gatebench-macro --instructions N, docs/attribution.md): N and 2N requests per
@@ -126,9 +127,12 @@ constexpr double kFirstRunMicroSecondsPerRun = 0.47;
 constexpr long kCountRequests = 100;
 // Seconds per counted scenario beyond its paced requests (3N at 50/s): two start-ups and stops
 // of the gateway under valgrind, the backend and the load. The 15 scenarios at N = 100 took
-// 181 s (85 CPU s), 12 s each, on a shared 2-vCPU machine (load average 2.7-3.0).
-constexpr double kCountOverheadSeconds = 6.0;
+// 143.4 s, 9.6 s each, in the same quiet ci/bench run (181 s at load average 2.7-3.0).
+constexpr double kCountOverheadSeconds = 3.6;
 constexpr double kCountPacePerS = 50.0;
+// The run's own part beyond its steps: the machine's load sampled for a second at the end and
+// the report (1.0 s and 0.1 s in that run).
+constexpr double kRunOverheadSeconds = 1.1;
 
 // gateway-default and every scenario "what each feature costs" sets against it, from the
 // report's own rules, so the counts and the table cannot drift apart.
@@ -234,7 +238,8 @@ MacroEstimate macro_estimate(const CommandArgs& macro) {
 struct Estimate {
   std::string micro_text, macro_text, counts_text;
   double micro_s = 0, macro_s = 0, counts_s = 0;
-  double total() const { return micro_s + macro_s + counts_s; }
+  double steps() const { return micro_s + macro_s + counts_s; }
+  double total() const { return steps() > 0 ? steps() + kRunOverheadSeconds : 0.0; }
 };
 
 double count_seconds(std::size_t scenarios, long requests) {
@@ -433,7 +438,7 @@ int command_run(const CommandArgs& argv) {
     std::cerr << "[gatebench run] macro";
     if (!estimate.macro_text.empty())
       std::cerr << " (" << estimate.macro_text << "): about "
-                << common::duration_text(estimate.macro_s + estimate.counts_s) << " left";
+                << common::duration_text(estimate.total() - estimate.micro_s) << " left";
     std::cerr << " (" << common::duration_text(elapsed_s()) << " so far)\n";
     std::filesystem::remove(file);  // never report a previous run's file
     const int rc = command_macro(macro);
@@ -459,8 +464,8 @@ int command_run(const CommandArgs& argv) {
     if (!counts_bin.empty()) counts.insert(counts.end(), {"--bin-dir", counts_bin});
     if (auto v = args.value("scenario-dir")) counts.insert(counts.end(), {"--scenario-dir", *v});
     std::cerr << "[gatebench run] counts (" << estimate.counts_text << ", under valgrind): about "
-              << common::duration_text(estimate.counts_s) << " left ("
-              << common::duration_text(elapsed_s()) << " so far)\n";
+              << common::duration_text(estimate.total() - estimate.micro_s - estimate.macro_s)
+              << " left (" << common::duration_text(elapsed_s()) << " so far)\n";
     std::filesystem::remove(dir + "/instructions.json");  // never report a previous run's file
     const int rc = command_macro(counts);
     if (rc == 2) {
