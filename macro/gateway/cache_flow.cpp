@@ -41,6 +41,7 @@ void WorkerLoop::serve_entry(Client& c, std::string_view entry, std::uint32_t ag
     respond(c, 500, "text/plain", "bad cache entry\n", {});
     return;
   }
+  take_response_buffers(c);
   cc.out_len = write_hit_head(c.buffers.out.get(), kOutCap, e.head, age_s, status, cc.close_after,
                               c.req().minor_version == 0);
   if (cc.out_len == 0) {

@@ -1,9 +1,8 @@
 // A client connection's state in the worker loop, in parts with one lifetime each: what lives as
 // long as the connection (reset with `= {}` when a recycled object takes a new connection), what
 // lives for one request's log record, and what lives for one proxied exchange. The buffers and
-// the parsers' results live in a request set the connection holds only while it has bytes to
-// work on (RequestBuffers); the set is recycled through the worker's pool, and each parse
-// overwrites the heads.
+// the parsers' results live in pooled parts the connection holds only while it needs them
+// (RequestBuffers, ResponseBuffers, the upstream head); each parse overwrites the heads.
 #pragma once
 
 #include <arpa/inet.h>
@@ -49,27 +48,40 @@ enum class CState : std::uint8_t {
 
 struct Client;
 
-// What a request needs while its bytes are in the gateway: the windows and the parsed heads
-// (about 69 KiB with the default max_header_bytes). A connection takes a set from its worker's
-// pool when bytes arrive and gives it back when it has none left (idle between keep-alive
-// requests, or closed), so an idle connection holds only its Client object; the pool is a free
-// list, so a request allocates nothing in steady state. Sizes come from max_header_bytes, which
-// only a restart changes; `in` may have grown for an inspected body (grow_in) and keeps its size.
+// A request's buffers come in three parts, each taken from its worker pool when first needed and
+// given back as soon as it is not, so memory follows what requests are doing, not how many are
+// open: an HTTP/2 stream waiting for its upstream holds only its request part (640 streams in
+// flight held 640 whole sets, about 20 KiB of touched pages each, before the split). The pools
+// are free lists (spare_pool.hpp), so a request allocates nothing in steady state. Sizes come
+// from max_header_bytes, which only a restart changes. The byte windows are not zeroed (every byte
+// is written before it is read): pages nobody writes stay out of memory.
+//
+// The request part, held from the first bytes of a request until it is done and nothing follows
+// (idle between keep-alive requests, or closed): the head stays at the front of `in` for the
+// whole request (views in the parsed head point into it, up to its access-log record); body bytes
+// cycle through the window behind it. `in` may have grown for an inspected body (grow_in) and
+// keeps its size. The parsed head is allocated first, so the head's bytes usually share its page.
 struct RequestBuffers {
-  // Request side: the head stays at the front for the whole request (views in the parsed head
-  // point into it); body bytes cycle through the window behind it.
+  std::unique_ptr<RequestHead> req;
   std::unique_ptr<char[]> in;
   std::size_t in_cap = 0;
-  std::unique_ptr<char[]> up_head;  // the head rewritten for the upstream
-  std::unique_ptr<char[]> resp;     // the upstream's response window
-  std::unique_ptr<char[]> out;      // a response head or a whole local response for the client
-  std::unique_ptr<RequestHead> req;
-  std::unique_ptr<ResponseHead> rh;
 };
 
-// A connection's buffers: the pooled request set while it has one, and what the response cache
-// and HTTP/2 keep on the connection itself.
-struct ClientBuffers : RequestBuffers {
+// The response part, held from the first upstream bytes or a local answer until the request
+// ends (an HTTP/2 connection holds one for its frames): the upstream's response window, its
+// parsed head, and a response head or a whole local response for the client.
+struct ResponseBuffers {
+  std::unique_ptr<ResponseHead> rh;
+  std::unique_ptr<char[]> resp;
+  std::unique_ptr<char[]> out;
+};
+
+// A connection's buffers: the pooled parts while it holds them, and what the response cache and
+// HTTP/2 keep on the connection itself.
+struct ClientBuffers : RequestBuffers, ResponseBuffers {
+  // The head rewritten for the upstream (max_header_bytes + 1 KiB), the third pooled part: held
+  // only until it is sent (and written again for a retry on a new connection).
+  std::unique_ptr<char[]> up_head;
   // Response cache: a hit's body once it cannot go out at once (the store's view is only valid
   // until the worker's next insert), and a response being stored with its freshness.
   std::vector<char> hit_body;
@@ -155,7 +167,7 @@ struct Client : Pollable {
   ProxyExchange px;
   std::size_t store_index = 0;  // in the worker's client_store_ (objects are freed when spare)
   ClientBuffers buffers;
-  // The current request's parsed heads, in the request set (valid while it is held).
+  // The current request's parsed heads, in the request and response parts (valid while held).
   RequestHead& req() { return *buffers.req; }
   const RequestHead& req() const { return *buffers.req; }
   ResponseHead& rh() { return *buffers.rh; }

@@ -17,6 +17,7 @@ void WorkerLoop::start_h2(Client& c) {
   settings.max_concurrent_streams = cfg().h2_max_concurrent_streams;
   settings.max_header_list = static_cast<std::uint32_t>(cfg().max_header_bytes);
   take_buffers(c);             // after a TLS handshake the connection has read nothing yet
+  take_response_buffers(c);    // `out` holds the frames to send
   H2Handler& handler = *this;  // converted here: the base is private
   c.buffers.h2 = std::make_unique<H2Front>(handler, settings);
   c.buffers.h2->owner = &c;

@@ -52,19 +52,26 @@ bool WorkerLoop::send_continue(Client& c) {
   return true;
 }
 
-void WorkerLoop::start_proxy(Client& c) {
-  ClientConn& cc = c.conn;
-  ProxyExchange& px = c.px;
+void WorkerLoop::write_up_head(Client& c) {
+  const ClientConn& cc = c.conn;
   const HostConfig& host = host_of(c);
+  take_up_head(c);
   char hop_buf[96];
   const std::string_view hops =
       c.log.decision.hops == 0
           ? std::string_view()
           : hop_lines(c.log.decision.hops, host.features->loop->via_name, hop_buf);
-  px.up_head_len =
+  c.px.up_head_len =
       write_upstream_head(c.buffers.up_head.get(), cfg().max_header_bytes + 1024,
                           std::string_view(c.buffers.in.get(), c.req().head_len), c.req(),
                           std::string_view(cc.ip_text, cc.ip_len), cc.https, hops);
+}
+
+void WorkerLoop::start_proxy(Client& c) {
+  ClientConn& cc = c.conn;
+  ProxyExchange& px = c.px;
+  const HostConfig& host = host_of(c);
+  write_up_head(c);
   cc.out_len = cc.out_sent = 0;
   cc.state = CState::kProxy;
   cc.deadline_ms = now_ms_ + host.connect_timeout_ms;
@@ -185,6 +192,9 @@ bool WorkerLoop::pump_request(Client& c) {
   std::size_t total = iov[0].iov_len + (cnt > 1 ? iov[1].iov_len : 0);
   if (sent < total) u.writable = false;
   advance(sent, px.up_head_sent, px.up_head_len, body);
+  // Sent: the buffer serves other requests while this one waits for its response (a retry
+  // writes the head again).
+  if (px.up_head_sent == px.up_head_len) give_back_up_head(c);
   cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
   return true;
 }
@@ -316,6 +326,7 @@ bool WorkerLoop::read_upstream(Client& c) {
     }
     return false;
   }
+  take_response_buffers(c);
   ssize_t n = ::read(u.fd, c.buffers.resp.get() + px.resp_len, kRespCap - px.resp_len);
   if (n > 0) {
     // A short read drained the socket, but an end epoll already reported sends no new edge.
@@ -328,6 +339,8 @@ bool WorkerLoop::read_upstream(Client& c) {
   }
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
     u.readable = false;
+    // Nothing of the response yet: a request waiting for it holds no response part.
+    if (px.resp_len == 0 && !px.resp_head_done) give_back_response_buffers(c);
     return false;
   }
   // EOF or reset.
@@ -356,6 +369,7 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
   if (reused && fresh_response && !px.retried && c.req().body == BodyKind::kNone && status == 502 &&
       idempotent(c.req().method)) {
     px.retried = true;
+    write_up_head(c);  // the same bytes: the first copy may have gone back to the pool
     px.up_head_sent = 0;
     px.req_sent = false;
     px.up_eof = false;

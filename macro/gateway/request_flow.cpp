@@ -81,7 +81,7 @@ bool WorkerLoop::step_read_head(Client& c) {
   }
   if (!cc.io.readable) return false;
   if (!c.buffers.in) {
-    // An idle connection has no request set: its next bytes, or the end of a client that
+    // An idle connection holds no buffers: its next bytes, or the end of a client that
     // leaves, are read into the worker's scratch, and a set is taken only when bytes came (so
     // thousands of clients closing at once do not each take one to read their EOF).
     const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
@@ -307,6 +307,7 @@ void WorkerLoop::route_request(Client& c) {
 void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
                          std::string_view body, std::string_view extra_headers) {
   ClientConn& cc = c.conn;
+  take_response_buffers(c);
   SecurityHeaders sh =
       cc.host >= 0 && cc.gen != nullptr ? host_of(c).security_headers : SecurityHeaders::kOff;
   cc.out_len =
@@ -395,6 +396,7 @@ void WorkerLoop::finish_request(Client& c) {
   ClientConn& cc = c.conn;
   if (log_) log_request(c);
   end_generation_use(c);
+  give_back_exchange_buffers(c);  // what follows on the connection is a new request
   cc.out_body = {};
   cc.out_body_borrowed = false;
   if (cc.parent != nullptr) {
@@ -420,7 +422,7 @@ void WorkerLoop::finish_request(Client& c) {
   char* in = c.buffers.in.get();
   if (rest > 0) std::memmove(in, in + used, rest);
   cc.in_len = rest;
-  // Idle until the next request's first bytes: the request set goes back to the pool.
+  // Idle until the next request's first bytes: the request part goes back to the pool.
   if (rest == 0) give_back_buffers(c);
   cc.state = CState::kReadHead;
   cc.deadline_ms =

@@ -227,6 +227,7 @@ void WorkerLoop::reap() {
   // may still read them.
   for (Client* c : dead_clients_) {
     give_back_buffers(*c);
+    give_back_exchange_buffers(*c);
     free_clients_.push_back(c);
   }
   dead_clients_.clear();
@@ -234,8 +235,8 @@ void WorkerLoop::reap() {
   ups_.reap();
 }
 
-// Spare request sets and closed connections' objects beyond what the last one or two peak
-// windows used are freed, the ones unused the longest first (both lists take from the back).
+// Spare parts of request sets and closed connections' objects beyond what the last one or two
+// peak windows used are freed, the ones unused the longest first (the pools take from the back).
 // malloc_trim returns the freed pages of every arena (this worker's included) to the system
 // instead of keeping them for a next burst. What was in use within the last windows stays: HTTP/2
 // streams come and go many times a second, and releasing each tick the buffers just given back
@@ -246,20 +247,15 @@ void WorkerLoop::release_spare_buffers() {
   if (now_ms_ >= peak_window_end_ms_) {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
-    previous_buffers_peak_ = current_buffers_peak_;
-    current_buffers_peak_ = buffers_in_use_;
+    request_pool_.next_window();
+    response_pool_.next_window();
+    up_head_pool_.next_window();
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
     ups_.next_window(*gen_);
   }
-  bool released = false;
-  const std::size_t buffers_peak =
-      std::max({previous_buffers_peak_, current_buffers_peak_, buffers_in_use_});
-  const std::size_t keep_buffers = std::max(kSpareRequestBuffers, buffers_peak - buffers_in_use_);
-  if (spare_buffers_.size() > keep_buffers) {
-    const auto excess = static_cast<std::ptrdiff_t>(spare_buffers_.size() - keep_buffers);
-    spare_buffers_.erase(spare_buffers_.begin(), spare_buffers_.begin() + excess);
-    released = true;
-  }
+  bool released = request_pool_.trim(kSpareRequestBuffers);
+  released = response_pool_.trim(kSpareRequestBuffers) || released;
+  released = up_head_pool_.trim(kSpareRequestBuffers) || released;
   const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
   const std::size_t keep_clients = std::max(kSpareClients, clients_peak - in_use);
   if (free_clients_.size() > keep_clients) {
@@ -281,34 +277,54 @@ void WorkerLoop::release_spare_buffers() {
 void WorkerLoop::take_buffers(Client& c) {
   RequestBuffers& b = c.buffers;
   if (b.in) return;
-  if (!spare_buffers_.empty()) {
-    b = std::move(spare_buffers_.back());
-    spare_buffers_.pop_back();
-  } else {
-    // Made whole before the client gets it: a set is held when `in` is set. The byte windows
-    // are not zeroed (every byte is written before it is read): a page nobody writes stays out
-    // of memory, and a request uses the first page or two of each window (an HTTP/2 stream's
-    // small request and response), so 640 streams in flight no longer hold 640 whole sets.
+  b = request_pool_.take([this] {
+    // Made whole before the client gets it: the part is held when `in` is set. The parsed head
+    // first, so a small head's bytes land on the page its scalars already use.
     RequestBuffers fresh;
+    fresh.req = std::make_unique<RequestHead>();
     fresh.in_cap = cfg().max_header_bytes + kBodyWindow;
     fresh.in = std::make_unique_for_overwrite<char[]>(fresh.in_cap);
-    fresh.up_head = std::make_unique_for_overwrite<char[]>(cfg().max_header_bytes + 1024);
-    fresh.resp = std::make_unique_for_overwrite<char[]>(kRespCap);
-    fresh.out = std::make_unique_for_overwrite<char[]>(kOutCap);
-    fresh.req = std::make_unique<RequestHead>();
-    fresh.rh = std::make_unique<ResponseHead>();
-    b = std::move(fresh);
-  }
-  ++buffers_in_use_;
-  current_buffers_peak_ = std::max(current_buffers_peak_, buffers_in_use_);
+    return fresh;
+  });
 }
 
 void WorkerLoop::give_back_buffers(Client& c) {
   RequestBuffers& b = c.buffers;
   if (!b.in) return;
-  --buffers_in_use_;
-  spare_buffers_.push_back(std::move(b));
+  request_pool_.give(std::move(b));
   b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
+}
+
+void WorkerLoop::take_response_buffers(Client& c) {
+  ResponseBuffers& b = c.buffers;
+  if (b.out) return;
+  b = response_pool_.take([] {
+    ResponseBuffers fresh;
+    fresh.rh = std::make_unique<ResponseHead>();
+    fresh.resp = std::make_unique_for_overwrite<char[]>(kRespCap);
+    fresh.out = std::make_unique_for_overwrite<char[]>(kOutCap);
+    return fresh;
+  });
+}
+
+void WorkerLoop::take_up_head(Client& c) {
+  if (c.buffers.up_head) return;
+  c.buffers.up_head = up_head_pool_.take(
+      [this] { return std::make_unique_for_overwrite<char[]>(cfg().max_header_bytes + 1024); });
+}
+
+void WorkerLoop::give_back_response_buffers(Client& c) {
+  ResponseBuffers& b = c.buffers;
+  if (b.out) response_pool_.give(std::move(b));
+}
+
+void WorkerLoop::give_back_up_head(Client& c) {
+  if (c.buffers.up_head) up_head_pool_.give(std::move(c.buffers.up_head));
+}
+
+void WorkerLoop::give_back_exchange_buffers(Client& c) {
+  give_back_up_head(c);
+  give_back_response_buffers(c);
 }
 
 void WorkerLoop::adopt_generation() {

@@ -18,6 +18,7 @@
 #include "macro/gateway/h2_front.hpp"
 #include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/shared_state.hpp"
+#include "macro/gateway/spare_pool.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
@@ -25,8 +26,9 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
-// Request sets (RequestBuffers) and closed connections' objects kept for reuse; the others are
-// freed on the tick, so a worker's memory follows its connections and requests, not its peak.
+// Spare parts of request sets (each pool: RequestBuffers, ResponseBuffers, upstream heads) and
+// closed connections' objects kept for reuse; the others are freed on the tick, so a worker's
+// memory follows its connections and requests, not its peak.
 inline constexpr std::size_t kSpareRequestBuffers = 16;
 inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
@@ -83,10 +85,18 @@ class WorkerLoop : private H2Handler {
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
-  // A request set from the pool (or a new one) for a connection that has bytes to work on, and
-  // back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
+  // The request part of a request set from its pool (or a new one) for a connection that has
+  // bytes to work on, and back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
   void take_buffers(Client& c);
   void give_back_buffers(Client& c);
+  // The response part, taken when upstream bytes or a local answer are about to be written, and
+  // the upstream head, taken to be written; both go back when the request ends (the upstream
+  // head once it is sent). No-ops when already held or already given back.
+  void take_response_buffers(Client& c);
+  void take_up_head(Client& c);
+  void give_back_response_buffers(Client& c);
+  void give_back_up_head(Client& c);
+  void give_back_exchange_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
   // The generation's per-worker state without what lives in this worker's loop (prepare), then
@@ -151,6 +161,8 @@ class WorkerLoop : private H2Handler {
 
   // Proxying (proxy.cpp).
   void start_proxy(Client& c);
+  // The request head as the upstream gets it, into the upstream head (taken here).
+  void write_up_head(Client& c);
   bool connect_upstream(Client& c);
   bool pump_request(Client& c);
   bool pump_response(Client& c);
@@ -192,9 +204,10 @@ class WorkerLoop : private H2Handler {
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
   std::vector<Client*> flush_;  // see flush_connections
-  // The request sets no connection holds; the back is the most recently returned (cache-warm).
-  std::vector<RequestBuffers> spare_buffers_;
-  std::size_t buffers_in_use_ = 0;
+  // The parts of request sets no connection holds (spare_pool.hpp).
+  SparePool<RequestBuffers> request_pool_;
+  SparePool<ResponseBuffers> response_pool_;
+  SparePool<std::unique_ptr<char[]>> up_head_pool_;
   // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
   std::vector<std::unique_ptr<H2Front>> dead_fronts_;
   UpstreamConns ups_;
@@ -208,12 +221,9 @@ class WorkerLoop : private H2Handler {
   std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
-  // Clients and request sets in use at the peak of the current and the previous window
-  // (release_spare_buffers).
+  // Clients in use at the peak of the current and the previous window (release_spare_buffers).
   std::size_t current_peak_ = 0;
   std::size_t previous_peak_ = 0;
-  std::size_t current_buffers_peak_ = 0;
-  std::size_t previous_buffers_peak_ = 0;
   std::uint64_t peak_window_end_ms_ = 0;
   // Accepting stops for kAcceptPauseMs when the process is out of descriptors (0: accepting).
   std::uint64_t accept_resume_ms_ = 0;
