@@ -78,7 +78,6 @@ void write_load(json& j, const MacroRoundLoad& l) {
   j["latency_us"] = latency_json(l.latency_us);
   j["errors"] = l.errors;
   j["error_rate"] = figure_json(l.error_rate);
-  if (!l.counts.empty()) j["counts"] = number_map_json(l.counts);
   if (!l.per_second.empty()) j["per_second"] = seconds_json(l.per_second);
   j["cpu_us_per_request"] = per_role_json(l.cpu_us_per_request);
   j["rps_per_gateway_cpu"] = figure_json(l.rps_per_gateway_cpu);
@@ -173,7 +172,9 @@ json scenario_json(const MacroScenario& sc) {
   return s;
 }
 
-json env_json(const MacroEnv& e) {
+}  // namespace
+
+json to_json(const MacroEnv& e) {
   json out = {{"commit", e.commit},
               {"dirty", e.dirty},
               {"cpu_model", e.cpu_model},
@@ -201,6 +202,8 @@ json env_json(const MacroEnv& e) {
   }
   return out;
 }
+
+namespace {
 
 json run_json(const MacroRunSettings& r) {
   return {{"duration_s", r.duration_s},
@@ -246,7 +249,8 @@ bool boolean(const Field& f) {
 
 std::string status(const Field& f) {
   const std::string s = f.string();
-  if (s != "ok" && s != "skipped" && s != "failed") f.fail("expected ok, skipped or failed");
+  if (s != "ok" && s != "skipped" && s != "failed")
+    f.fail("expected ok, skipped or failed, got '" + s + "'");
   return s;
 }
 
@@ -307,7 +311,6 @@ MacroRoundLoad read_load(const Field& r) {
   l.latency_us = read_latency(r.child("latency_us"));
   l.errors = count(r.child("errors"));
   l.error_rate = figure(r.child("error_rate"));
-  l.counts = read_number_map(r.child("counts"));
   l.per_second = read_seconds(r.child("per_second"));
   l.cpu_us_per_request = read_per_role(r.child("cpu_us_per_request"));
   l.rps_per_gateway_cpu = figure(r.child("rps_per_gateway_cpu"));
@@ -349,6 +352,7 @@ MacroRound read_round(const Field& r, std::size_t index) {
     out.target = std::move(t);
   }
   out.cpu_by_role = read_number_map(r.child("cpu_by_role"));
+  out.counts = read_number_map(r.child("counts"));
   out.vs_nginx = figure(r.child("vs_nginx"));
   out.cpu_vs_nginx = figure(r.child("cpu_vs_nginx"));
   out.p99_vs_nginx = figure(r.child("p99_vs_nginx"));
@@ -428,8 +432,9 @@ MacroScenario read_scenario(const Field& s) {
   for (const auto& r : out.rounds) ok += r.status == "ok" ? 1 : 0;
   out.rounds_planned = integer(s.child("rounds_planned"), static_cast<int>(out.rounds.size()));
   out.rounds_ok = integer(s.child("rounds_ok"), ok);
-  // The driver writes the medians exactly when a round was ok.
-  if (out.rounds_ok > 0) out.medians = read_medians(s);
+  // The driver writes the medians exactly when a round was ok; a hand-written scenario (or a
+  // /1 one) may have its figures without rounds.
+  if (out.rounds_ok > 0 || !s.child("rps").is_null()) out.medians = read_medians(s);
   if (!s.child("errors").is_null()) out.errors = count(s.child("errors"));
   if (!s.child("requests").is_null()) out.requests = count(s.child("requests"));
   out.error_rate = figure(s.child("error_rate"));
@@ -482,6 +487,116 @@ MacroRunSettings read_run(const Field& f) {
   return r;
 }
 
+// gatebench.macro/1 (docs/scenarios.md, schema history): one run per scenario, its figures at the
+// top level where /2 writes the medians. report.json of a /1 input wrote the target's CPU per
+// request as a number; /2 writes {target, load, backend}.
+constexpr std::string_view kMacroSchemaV1 = "gatebench.macro/1";
+
+std::optional<double> per_request_us(const Figure& cpu_percent, double rps) {
+  if (!cpu_percent || rps <= 0) return std::nullopt;
+  return *cpu_percent / 100.0 / rps * 1e6;
+}
+
+Figure figure_of(const FigureMap& m, const char* key) {
+  const auto it = m.find(key);
+  return it == m.end() ? std::nullopt : it->second;
+}
+
+// The one round of a /1 scenario: its figures, as /2 writes a round's.
+MacroRound v1_round(const MacroScenario& sc, int position) {
+  MacroRound round;
+  round.position = position;
+  round.status = sc.status;
+  round.reason = sc.reason;
+  if (!sc.medians) return round;
+  const MacroMedians& m = *sc.medians;
+  if (m.rps) {
+    MacroRoundLoad& l = round.load.emplace();
+    l.rps = *m.rps;
+    l.requests = sc.requests.value_or(0);
+    l.latency_us = m.latency_us;
+    l.errors = sc.errors.value_or(0);
+    l.error_rate = sc.error_rate;
+    l.per_second = m.per_second;
+    l.cpu_us_per_request = {figure_of(m.cpu_us_per_request, "target"),
+                            figure_of(m.cpu_us_per_request, "load"),
+                            figure_of(m.cpu_us_per_request, "backend")};
+    l.rps_per_gateway_cpu = m.rps_per_gateway_cpu;
+    l.hit_ratio = m.hit_ratio;
+  }
+  if (m.cpu_percent) {
+    MacroTargetUsage& t = round.target.emplace();
+    t.cpu_percent = *m.cpu_percent;
+    for (const auto& [name, v] : m.cpu_by_process)
+      if (v) t.cpu_by_process[name] = *v;
+    t.peak_mb = m.peak_mb.value_or(0);
+    t.peak_rss_mb = m.peak_rss_mb.value_or(0);
+  }
+  for (const auto& [name, v] : m.cpu_by_role)
+    if (v) round.cpu_by_role[name] = *v;
+  round.counts = sc.counts;
+  round.vs_nginx = m.vs_nginx;
+  round.cpu_vs_nginx = m.cpu_vs_nginx;
+  round.p99_vs_nginx = m.p99_vs_nginx;
+  round.details = m.details;
+  return round;
+}
+
+MacroResult read_v1(const Field& root) {
+  // The number report.json wrote becomes the object the /2 reader reads, in a copy of the
+  // document: the pointers of every other error stay the file's.
+  json doc = root.json();
+  if (doc.contains("scenarios") && doc["scenarios"].is_array())
+    for (json& s : doc["scenarios"])
+      if (s.is_object() && s.contains("cpu_us_per_request") && s["cpu_us_per_request"].is_number())
+        s["cpu_us_per_request"] = {{"target", s["cpu_us_per_request"]}};
+  const Field copy = root.json() == doc ? root : Field(doc, root.file());
+  MacroResult r;
+  r.env = read_env(copy.child("env"));
+  r.run = read_run(copy.child("run"));
+  const Field scenarios = copy.child("scenarios");
+  scenarios.expect_array();
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    r.scenarios.push_back(read_scenario(scenarios.at(i)));
+    // An ok /1 scenario is one that measured.
+    const MacroScenario& s = r.scenarios.back();
+    if (s.status == "ok" && !(s.medians && s.medians->rps))
+      scenarios.at(i).child("rps").number();  // fails, naming the member
+  }
+  // Each role's CPU per request, from the one run's CPU% and req/s.
+  for (MacroScenario& s : r.scenarios) {
+    if (s.baseline.empty()) s.baseline = "nginx-baseline";
+    if (s.status != "ok" || !s.medians || !s.medians->rps || *s.medians->rps <= 0) continue;
+    MacroMedians& m = *s.medians;
+    const double rps = *m.rps;
+    if (!figure_of(m.cpu_us_per_request, "target"))
+      m.cpu_us_per_request["target"] = per_request_us(m.cpu_percent, rps);
+    m.cpu_us_per_request["load"] = per_request_us(figure_of(m.cpu_by_role, "load"), rps);
+    m.cpu_us_per_request["backend"] = per_request_us(figure_of(m.cpu_by_role, "backend"), rps);
+  }
+  // The ratios /2 pairs per round, against the baseline scenario of the same file.
+  for (std::size_t i = 0; i < r.scenarios.size(); ++i) {
+    MacroScenario& s = r.scenarios[i];
+    const MacroScenario* b = nullptr;
+    for (const MacroScenario& c : r.scenarios)
+      if (!b && c.name == s.baseline) b = &c;
+    if (s.status == "ok" && s.medians && b && b->status == "ok" && b->medians) {
+      const Figure p99 = s.medians->latency_us.p99, bp99 = b->medians->latency_us.p99;
+      if (p99 && bp99 && *bp99 > 0) s.medians->p99_vs_nginx = *p99 / *bp99;
+      const Figure cpu = figure_of(s.medians->cpu_us_per_request, "target");
+      const Figure bcpu = figure_of(b->medians->cpu_us_per_request, "target");
+      if (cpu && bcpu && *bcpu > 0) s.medians->cpu_vs_nginx = *cpu / *bcpu;
+    }
+  }
+  for (std::size_t i = 0; i < r.scenarios.size(); ++i) {
+    MacroScenario& s = r.scenarios[i];
+    s.rounds = {v1_round(s, static_cast<int>(i) + 1)};
+    s.rounds_planned = 1;
+    s.rounds_ok = s.status == "ok" ? 1 : 0;
+  }
+  return r;
+}
+
 }  // namespace
 
 json to_json(const MacroRound& r) {
@@ -498,6 +613,7 @@ json to_json(const MacroRound& r) {
     j["peak_rss_mb"] = r.target->peak_rss_mb;
   }
   if (!r.cpu_by_role.empty()) j["cpu_by_role"] = number_map_json(r.cpu_by_role);
+  if (!r.counts.empty()) j["counts"] = number_map_json(r.counts);
   j["vs_nginx"] = figure_json(r.vs_nginx);
   j["cpu_vs_nginx"] = figure_json(r.cpu_vs_nginx);
   j["p99_vs_nginx"] = figure_json(r.p99_vs_nginx);
@@ -511,7 +627,7 @@ json to_json(const MacroRound& r) {
 json to_json(const MacroResult& result) {
   json out;
   out["schema"] = kMacroSchema;
-  out["env"] = env_json(result.env);
+  out["env"] = to_json(result.env);
   out["run"] = run_json(result.run);
   json scenarios = json::array();
   for (const auto& s : result.scenarios) scenarios.push_back(scenario_json(s));
@@ -519,11 +635,19 @@ json to_json(const MacroResult& result) {
   return out;
 }
 
-MacroResult macro_result_from_json(const json& doc, const std::string& source) {
-  const Field root(doc, source);
-  if (!doc.is_object() || !root.has("schema") || !root.child("schema").json().is_string() ||
-      root.child("schema").string() != kMacroSchema)
+bool is_macro_schema(std::string_view schema) {
+  return schema == kMacroSchema || schema == kMacroSchemaV1;
+}
+
+MacroResult macro_result_from_json(const Field& root) {
+  const json& doc = root.json();
+  const bool v1 = root.present() && doc.is_object() && doc.contains("schema") &&
+                  doc["schema"].is_string() && doc["schema"].get<std::string>() == kMacroSchemaV1;
+  if (!v1 &&
+      (!root.present() || !doc.is_object() || !root.has("schema") ||
+       !root.child("schema").json().is_string() || root.child("schema").string() != kMacroSchema))
     root.child("schema").fail("expected " + std::string(kMacroSchema));
+  if (v1) return read_v1(root);
   MacroResult r;
   r.env = read_env(root.child("env"));
   r.run = read_run(root.child("run"));
@@ -532,6 +656,10 @@ MacroResult macro_result_from_json(const json& doc, const std::string& source) {
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     r.scenarios.push_back(read_scenario(scenarios.at(i)));
   return r;
+}
+
+MacroResult macro_result_from_json(const json& doc, const std::string& source) {
+  return macro_result_from_json(Field(doc, source));
 }
 
 MacroResult parse_macro_result(const std::string& text, const std::string& source) {

@@ -1,6 +1,7 @@
 // gatebench.macro/2 (docs/scenarios.md): what one gatebench-macro run measured, as one type. The
 // driver fills it (macro/driver/output/macro_json.cpp) and writes it through to_json; readers
-// parse it back with parse_macro_result. The conversion to and from JSON is here and nowhere else.
+// (the driver's tests, every tool) parse it back with parse_macro_result. The conversion to and
+// from JSON is here and nowhere else, and so is the upgrade of a gatebench.macro/1 file.
 //
 // The file is written with nlohmann::json, whose members are sorted by name, so the order of the
 // members below is the reading order of docs/scenarios.md, not the file's. Where the file tells a
@@ -17,6 +18,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "macro/common/json_field.hpp"
 
 namespace gatebench::common {
 
@@ -65,9 +68,8 @@ struct MacroRoundLoad {
   double measured_s = 0;
   MacroLatency latency_us;
   std::uint64_t errors = 0;
-  Figure error_rate;                     // null without requests
-  std::map<std::string, double> counts;  // generator counters; absent when empty
-  std::vector<MacroSecond> per_second;   // absent when empty
+  Figure error_rate;                    // null without requests
+  std::vector<MacroSecond> per_second;  // absent when empty
   MacroCpuPerRole cpu_us_per_request;
   Figure rps_per_gateway_cpu;
   std::string window_source;  // window.source
@@ -93,6 +95,9 @@ struct MacroRound {  // one entry of a scenario's rounds[]
   std::optional<MacroRoundLoad> load;
   std::optional<MacroTargetUsage> target;
   std::map<std::string, double> cpu_by_role;  // absent when empty
+  // The load generator's counters; absent when empty. A round's own, not its load's: a round that
+  // failed before its req/s was taken may still have them (missed requests of an open loop).
+  std::map<std::string, double> counts;
   Figure vs_nginx, cpu_vs_nginx, p99_vs_nginx;
   // Present only for a scenario with a latency_baseline; null when either side did not measure.
   std::optional<std::optional<MacroLatencyDelta>> latency_delta_us;
@@ -205,11 +210,20 @@ struct MacroResult {
   std::vector<MacroScenario> scenarios;
 };
 
+// gatebench.macro/2, or gatebench.macro/1 which the reader upgrades.
+bool is_macro_schema(std::string_view schema);
+
 nlohmann::json to_json(const MacroResult& result);
 nlohmann::json to_json(const MacroRound& round);
+nlohmann::json to_json(const MacroEnv& env);  // the file's "env"
 // Throws UsageError naming `source` and the JSON pointer of the first field that is wrong. A
-// member left out (or null where a value may be) keeps the type's default.
+// member left out (or null where a value may be) keeps the type's default. A gatebench.macro/1
+// file (one run per scenario, the figures at the top level; an ok scenario must have its req/s)
+// is read as one round per scenario, with the figures /2 added (each role's CPU per request, the
+// CPU and p99 ratios to the baseline) derived from that round.
 MacroResult macro_result_from_json(const nlohmann::json& doc, const std::string& source);
+// The same for a document inside another (report.json's "macro"): errors name root's pointer.
+MacroResult macro_result_from_json(const JsonField& root);
 MacroResult parse_macro_result(const std::string& text, const std::string& source);
 
 }  // namespace gatebench::common

@@ -443,7 +443,7 @@ common::MacroResult make_macro_result(const EnvInfo& env, const CpuLayout& layou
       errors += r.load->errors;
       requests += r.load->requests;
       if (is_ok(r))
-        for (const auto& [k, v] : r.load->counts) s.counts[k] += v;
+        for (const auto& [k, v] : r.counts) s.counts[k] += v;
     }
     if (any_load) {
       s.errors = errors;

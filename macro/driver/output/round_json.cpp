@@ -110,7 +110,7 @@ common::MacroRound round_result(const ScenarioResult& r, const ScenarioResult* b
     out.errors = l.errors;
     if (l.requests > 0)
       out.error_rate = static_cast<double>(l.errors) / static_cast<double>(l.requests);
-    out.counts = l.counts;
+    j.counts = l.counts;
     for (const auto& sec : l.per_second) {
       const auto second = static_cast<std::size_t>(sec.t);
       out.per_second.push_back({sec.t, sec.rps, optional_number(sec.p99_us), sec.errors,

@@ -24,7 +24,6 @@ MacroRound full_round() {
   l.latency_us = {100, 200, 300, 400, 150.5};
   l.errors = 49;
   l.error_rate = 0.0198;
-  l.counts = {{"connect_errors", 2}, {"timeouts", 3}};
   l.per_second = {{0, 1200, 290, 1, 55.5}, {1, 1269, std::nullopt, 0, std::nullopt}};
   l.cpu_us_per_request = {750.25, 375, std::nullopt};
   l.rps_per_gateway_cpu = 1333.3;
@@ -41,6 +40,7 @@ MacroRound full_round() {
   t.peak_mb = 12.5;
   t.peak_rss_mb = 20.5;
   r.cpu_by_role = {{"load", 50}, {"backend", 25}};
+  r.counts = {{"connect_errors", 2}, {"timeouts", 3}};
   r.vs_nginx = 0.8;
   r.cpu_vs_nginx = 1.5;
   r.p99_vs_nginx = std::nullopt;
@@ -186,13 +186,13 @@ void expect_macro_error(const std::string& text, const std::string& message) {
 
 TEST(MacroResult, BadFieldsAreErrorsNamingThePointer) {
   const std::string head = R"({"schema": "gatebench.macro/2", "scenarios": [)";
-  expect_macro_error(R"({"schema": "gatebench.macro/1", "scenarios": []})",
+  expect_macro_error(R"({"schema": "gatebench.macro/3", "scenarios": []})",
                      "bad.json: /schema: expected gatebench.macro/2");
   expect_macro_error("[]", "bad.json: /schema: expected gatebench.macro/2");
   expect_macro_error(R"({"schema": "gatebench.macro/2"})", "bad.json: /scenarios");
   expect_macro_error(head + R"({"status": "ok"}]})", "bad.json: /scenarios/0/name: missing");
   expect_macro_error(head + R"({"name": "a", "status": "fine"}]})",
-                     "bad.json: /scenarios/0/status: expected ok, skipped or failed");
+                     "bad.json: /scenarios/0/status: expected ok, skipped or failed, got 'fine'");
   expect_macro_error(head + R"({"name": "a", "status": "ok", "rounds": [{"status": "ok",
                           "requests": 5}]}]})",
                      "bad.json: /scenarios/0/rounds/0/rps: missing");
@@ -212,6 +212,66 @@ TEST(MacroResult, BadFieldsAreErrorsNamingThePointer) {
   expect_macro_error(R"({"schema": "gatebench.macro/2", "run": {"quick": 1}, "scenarios": []})",
                      "bad.json: /run/quick");
   expect_macro_error("{", "bad.json");
+}
+
+// gatebench.macro/1: one run per scenario, the figures at the top level. It reads as one round
+// per scenario with the figures /2 adds derived from it, and writes as /2.
+TEST(MacroResult, AV1FileReadsAsOneRoundPerScenario) {
+  const MacroResult r = parse_macro_result(R"({"schema": "gatebench.macro/1",
+      "env": {"commit": "abc", "cpus": 2},
+      "scenarios": [
+        {"name": "nginx-baseline", "status": "ok", "rps": 1000, "cpu_percent": 50,
+         "cpu_by_role": {"load": 20}, "latency_us": {"p50": 100, "p99": 400}, "errors": 0},
+        {"name": "gw", "status": "ok", "rps": 500, "cpu_percent": 100, "vs_nginx": 0.5,
+         "cpu_by_role": {"load": 10, "backend": 5}, "latency_us": {"p50": 150, "p99": 600},
+         "errors": 2, "cpu_by_process": {"gatebench-gateway": 100}},
+        {"name": "off", "status": "skipped", "reason": "no certificate", "rps": null}]})",
+                                           "v1.json");
+  ASSERT_EQ(r.scenarios.size(), 3u);
+  EXPECT_EQ(r.env.commit, "abc");
+  const MacroScenario& gw = r.scenarios[1];
+  EXPECT_EQ(gw.baseline, "nginx-baseline");
+  EXPECT_EQ(gw.rounds_planned, 1);
+  EXPECT_EQ(gw.rounds_ok, 1);
+  ASSERT_TRUE(gw.medians);
+  // 100% of one CPU over 500 req/s: 2000 µs per request; the baseline's is 500.
+  EXPECT_DOUBLE_EQ(*gw.medians->cpu_us_per_request.at("target"), 2000);
+  EXPECT_DOUBLE_EQ(*gw.medians->cpu_us_per_request.at("load"), 200);
+  EXPECT_DOUBLE_EQ(*gw.medians->cpu_us_per_request.at("backend"), 100);
+  EXPECT_DOUBLE_EQ(*gw.medians->cpu_vs_nginx, 4);
+  EXPECT_DOUBLE_EQ(*gw.medians->p99_vs_nginx, 1.5);
+  ASSERT_EQ(gw.rounds.size(), 1u);
+  const MacroRound& round = gw.rounds[0];
+  EXPECT_EQ(round.position, 2);
+  EXPECT_EQ(round.status, "ok");
+  ASSERT_TRUE(round.load && round.target);
+  EXPECT_EQ(round.load->rps, 500);
+  EXPECT_EQ(round.load->errors, 2u);
+  EXPECT_EQ(round.load->cpu_us_per_request.target, 2000);
+  EXPECT_EQ(round.target->cpu_by_process.at("gatebench-gateway"), 100);
+  EXPECT_EQ(round.vs_nginx, 0.5);
+  EXPECT_EQ(round.cpu_vs_nginx, 4);
+  const MacroScenario& off = r.scenarios[2];
+  EXPECT_FALSE(off.medians);
+  EXPECT_EQ(off.rounds_ok, 0);
+  ASSERT_EQ(off.rounds.size(), 1u);
+  EXPECT_EQ(off.rounds[0].reason, "no certificate");
+  EXPECT_FALSE(off.rounds[0].load);
+  // Written again it is a /2 file that reads back to the same.
+  const json written = to_json(r);
+  EXPECT_EQ(written["schema"], kMacroSchema);
+  EXPECT_EQ(to_json(parse_macro_result(written.dump(), "again.json")), written);
+}
+
+// report.json of a /1 input wrote the target's CPU per request as a number.
+TEST(MacroResult, AV1CpuPerRequestNumberIsTheTargets) {
+  const MacroResult r = parse_macro_result(R"({"schema": "gatebench.macro/1", "scenarios": [
+      {"name": "gw", "status": "ok", "rps": 500, "cpu_us_per_request": 1500}]})",
+                                           "report.json");
+  EXPECT_DOUBLE_EQ(*r.scenarios[0].medians->cpu_us_per_request.at("target"), 1500);
+  expect_macro_error(R"({"schema": "gatebench.macro/1", "scenarios": [
+      {"name": "gw", "status": "ok", "latency_us": {"p50": 1}}]})",
+                     "bad.json: /scenarios/0/rps: missing (expected a number)");
 }
 
 }  // namespace

@@ -264,7 +264,7 @@ TEST(CompareMacro2Rounds, WithoutBaselineP99IsAbsolute) {
 TEST(CompareMacro2Rounds, ReadsTheRoundsAndTheDriversFigures) {
   const auto set = load_result_set(test::data("macro2_head_5.json"));
   ASSERT_TRUE(set.macro);
-  EXPECT_EQ(set.macro->schema, "gatebench.macro/2");
+  EXPECT_EQ(set.kind, "macro");
   const MacroScenario* s = set.macro->find("gateway-https-keepalive");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->status, "failed");
@@ -375,7 +375,7 @@ TEST(CompareInput, ErrorsNameFileAndField) {
     FAIL() << "expected common::UsageError";
   } catch (const common::UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              bad + ": /scenarios/0/intervals/rps/n: missing (expected a number)");
+              bad + ": /scenarios/0/intervals/rps/n: missing (expected an integer)");
   }
   std::filesystem::remove_all(dir);
 }

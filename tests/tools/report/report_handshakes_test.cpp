@@ -16,7 +16,7 @@ namespace handshakes_test {
 using nlohmann::json;
 
 json handshake_scenario(const std::string& name, const std::string& status,
-                        const std::string& reason, double full, double resumed, double target_us) {
+                        const std::string& reason, int full, int resumed, double target_us) {
   return {{"name", name},
           {"status", status},
           {"reason", reason},

@@ -146,7 +146,7 @@ HistoryRun macro_run_of(const json& env) {
 }
 
 HistoryRun macro_run(const MacroRun& macro) {
-  HistoryRun run = macro_run_of(macro.env);
+  HistoryRun run = macro_run_of(common::to_json(macro.env));
   run.smoke = macro.smoke();
   struct Figure {
     const char* name;

@@ -42,20 +42,11 @@ json micro_json(const ReportModel& m) {
   return {{"context", m.micro->context}, {"benchmarks", list}};
 }
 
-// The macro.json as read, in its own schema; a /1 input gains the target's CPU µs per request,
-// which /2 carries itself (as {target, load, backend}).
+// The macro.json as read, written by its one writer (a /1 input as the /2 file it was read as).
 json macro_json(const ReportModel& m) {
-  const bool v1 = m.macro->schema != "gatebench.macro/2";
-  json list = json::array();
-  for (const auto& s : m.scenarios) {
-    json e = s.scenario->raw;
-    if (v1) e["cpu_us_per_request"] = opt(s.cpu_us_per_request);
-    list.push_back(std::move(e));
-  }
-  json out = {{"schema", v1 ? "gatebench.macro/1" : "gatebench.macro/2"}, {"env", m.macro->env}};
-  if (!v1 || !m.macro->run.empty()) out["run"] = m.macro->run;
-  out["scenarios"] = list;
-  return out;
+  common::MacroResult file{m.macro->env, m.macro->run, {}};
+  for (const auto& s : m.scenarios) file.scenarios.push_back(s.scenario->file);
+  return common::to_json(file);
 }
 
 json instructions_attribution(const Attribution& a) {
@@ -179,7 +170,7 @@ json workloads_json(const ReportModel& m) {
                       {"vs_nginx", opt(s.vs_nginx)},
                       {"vs_nginx_interval", interval_json(s.interval("vs_nginx"))},
                       {"errors", opt(s.errors)},
-                      {"images", s.raw.contains("images") ? s.raw["images"] : json(nullptr)}});
+                      {"images", s.file.images.empty() ? json(nullptr) : s.file.images}});
     }
     list.push_back({{"workload", g.workload}, {"baselines", g.baselines}, {"rows", rows}});
   }

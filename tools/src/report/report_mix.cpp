@@ -15,11 +15,11 @@ namespace {
 // The one closed- or open-loop measurement of a round (a search's steps have files of their own).
 constexpr const char* kMeasureFile = "load-measure.json";
 
-std::optional<TemplateStatuses> round_statuses(const json& round, const fs::path& macro_dir) {
-  if (!round.contains("artifacts") || !round["artifacts"].is_array()) return std::nullopt;
-  for (const auto& a : round["artifacts"]) {
-    if (!a.is_string() || fs::path(a.get<std::string>()).filename() != kMeasureFile) continue;
-    const fs::path file = macro_dir / a.get<std::string>();
+std::optional<TemplateStatuses> round_statuses(const common::MacroRound& round,
+                                               const fs::path& macro_dir) {
+  for (const std::string& a : round.artifacts) {
+    if (fs::path(a).filename() != kMeasureFile) continue;
+    const fs::path file = macro_dir / a;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
     common::LoadReport report;
@@ -53,11 +53,11 @@ std::map<std::string, TemplateStatuses> load_mix_statuses(const MacroRun& run,
                                                           const fs::path& macro_dir) {
   std::map<std::string, TemplateStatuses> out;
   for (const auto& s : run.scenarios) {
-    if (!s.raw.contains("rounds") || !s.raw["rounds"].is_array() || !is_mix(s)) continue;
+    if (s.file.rounds.empty() || !is_mix(s)) continue;
     TemplateStatuses sum;
     bool complete = false;
-    for (const auto& r : s.raw["rounds"]) {
-      if (!r.is_object() || r.value("status", "") != "ok") continue;
+    for (const common::MacroRound& r : s.file.rounds) {
+      if (r.status != "ok") continue;
       const auto statuses = round_statuses(r, macro_dir);
       complete = statuses.has_value();
       if (!complete) break;

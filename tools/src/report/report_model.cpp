@@ -353,25 +353,22 @@ void fill_attribution(ReportModel& m, const std::vector<AttributionRule>& rules)
   }
 }
 
-std::optional<double> number_in(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return std::nullopt;
-  return obj[key].get<double>();
-}
-
 void fill_handshakes(ReportModel& m) {
   for (const auto& s : m.macro->scenarios) {
-    if (!s.raw.contains("handshakes") || !s.raw["handshakes"].is_object()) continue;
-    const json& h = s.raw["handshakes"];
-    const json& cpu =
-        s.raw.contains("cpu_us_per_handshake") ? s.raw["cpu_us_per_handshake"] : json::object();
+    if (!s.file.medians || !s.file.medians->handshakes) continue;
+    const common::MacroScenarioHandshakes& h = *s.file.medians->handshakes;
+    auto cpu = [&](const char* role) -> std::optional<double> {
+      const auto it = h.cpu_us_per_handshake.find(role);
+      return it == h.cpu_us_per_handshake.end() ? std::nullopt : it->second;
+    };
     HandshakeRow row;
     row.scenario = &s;
     row.harness_limited = s.reason.find("limited by the harness") != std::string::npos;
-    row.per_s = number_in(h, "per_s");
-    row.full = number_in(h, "full");
-    row.resumed = number_in(h, "resumed");
-    row.target_us = number_in(cpu, "target");
-    row.load_us = number_in(cpu, "load");
+    row.per_s = h.per_s;
+    row.full = static_cast<double>(h.full);
+    row.resumed = static_cast<double>(h.resumed);
+    row.target_us = cpu("target");
+    row.load_us = cpu("load");
     row.target_interval = s.interval("cpu_us_per_handshake");
     const bool resumed = row.resumed.value_or(0) > row.full.value_or(0);
     row.floor_benchmark = resumed ? "tls/handshake_tls13_resumed" : "tls/handshake_tls13_full";
@@ -389,15 +386,11 @@ void fill_handshakes(ReportModel& m) {
 
 namespace {
 
-std::string string_field(const nlohmann::json& raw, const char* key) {
-  return raw.contains(key) && raw[key].is_string() ? raw[key].get<std::string>() : std::string();
-}
-
 std::vector<WorkloadGroup> workload_groups(const MacroRun& macro) {
   std::vector<WorkloadGroup> out;
   for (const auto& s : macro.scenarios) {
-    const std::string workload = string_field(s.raw, "workload");
-    const std::string target = string_field(s.raw, "target");
+    const std::string& workload = s.file.workload;
+    const std::string& target = s.file.target;
     if (workload.empty() || target.empty()) continue;
     auto g = std::find_if(out.begin(), out.end(),
                           [&](const WorkloadGroup& w) { return w.workload == workload; });

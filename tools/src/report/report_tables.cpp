@@ -485,12 +485,12 @@ std::vector<std::string> seed_cells(const MacroScenario& s) {
 }  // namespace
 
 std::string images_text(const MacroScenario& s) {
-  if (!s.raw.contains("images") || !s.raw["images"].is_object()) return "";
+  if (!s.file.images.is_object()) return "";
   auto text = [](const json& v, const char* key) {
     return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : std::string();
   };
   std::string out;
-  for (const auto& [service, v] : s.raw["images"].items()) {
+  for (const auto& [service, v] : s.file.images.items()) {
     if (!v.is_object()) continue;
     const std::string image = text(v, "image"), digest = text(v, "digest"), id = text(v, "id");
     std::string entry = service + ": " + (image.empty() ? "?" : image);
@@ -511,7 +511,11 @@ std::string scalar_text(const json& v) {
 
 std::vector<std::pair<std::string, std::string>> macro_environment_rows(const MacroRun& run) {
   std::vector<std::pair<std::string, std::string>> rows;
-  for (const auto& [key, value] : run.env.items()) {
+  // The env as macro.json writes it; a member the file left out (a date before the driver wrote
+  // one) reads as empty text or 0 and is no row.
+  const json env = common::to_json(run.env);
+  for (const auto& [key, value] : env.items()) {
+    if ((value.is_string() && value.get<std::string>().empty()) || value == 0) continue;
     if (key == "versions" && value.is_object()) {
       for (const auto& [program, version] : value.items())
         rows.emplace_back("macro: version of " + program,
@@ -627,11 +631,10 @@ ReportTable cpu_by_process_table(const ReportModel& m) {
     const auto& cpu = s.cpu_us_per_request;
     if (!s.rps && !cpu.target) continue;  // nothing measured (skipped)
     std::string processes;
-    if (s.raw.contains("cpu_by_process") && s.raw["cpu_by_process"].is_object())
-      for (const auto& [name, value] : s.raw["cpu_by_process"].items())
-        if (value.is_number())
-          processes += (processes.empty() ? "" : ", ") + name + " " +
-                       fmt_fixed(value.get<double>(), 0) + "%";
+    if (s.file.medians)
+      for (const auto& [name, value] : s.file.medians->cpu_by_process)
+        if (value)
+          processes += (processes.empty() ? "" : ", ") + name + " " + fmt_fixed(*value, 0) + "%";
     t.rows.push_back({s.name, with_interval(cpu.target, s.interval("cpu_us_per_request"), false),
                       sig(cpu.load), sig(cpu.backend), processes.empty() ? "–" : processes});
   }

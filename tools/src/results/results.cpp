@@ -63,12 +63,6 @@ const MacroScenario* MacroRun::find(const std::string& name) const {
     if (s.name == name) return &s;
   return nullptr;
 }
-bool MacroRun::smoke() const {
-  auto flag = [&](const char* key) {
-    return run.is_object() && run.contains(key) && run[key].is_boolean() && run[key].get<bool>();
-  };
-  return flag("quick") || flag("smoke");
-}
 const MacroInterval* MacroScenario::interval(const std::string& key) const {
   const auto it = intervals.find(key);
   return it == intervals.end() ? nullptr : &it->second;
@@ -99,13 +93,14 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
     if (!root.child("micro").is_null()) set.micro = parse_report_micro(root.child("micro"));
     if (!root.child("instructions").is_null())
       set.instructions = parse_instructions_json(root.child("instructions"));
-    if (!root.child("macro").is_null()) set.macro = parse_macro_json(root.child("macro"));
+    if (!root.child("macro").is_null())
+      set.macro = macro_run_from(common::macro_result_from_json(root.child("macro")));
   } else if (schema == "gatebench.instructions/1") {
     set.kind = "instructions";
     set.instructions = parse_instructions_json(root);
-  } else if (schema == "gatebench.macro/1" || schema == "gatebench.macro/2") {
+  } else if (common::is_macro_schema(schema)) {
     set.kind = "macro";
-    set.macro = parse_macro_json(root);
+    set.macro = macro_run_from(common::macro_result_from_json(root));
   } else if (schema == common::kMacroInstructionsSchema) {
     set.kind = "macro_instructions";
     set.macro_instructions = common::parse_macro_count(doc, file);

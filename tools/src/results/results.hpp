@@ -13,6 +13,7 @@
 
 #include "macro/common/json_field.hpp"
 #include "macro/common/macro_instructions.hpp"
+#include "macro/common/macro_result.hpp"
 
 namespace gatebench::tools {
 
@@ -85,6 +86,9 @@ struct MacroFigures {
   std::optional<double> latency_at(double percentile) const;
 };
 
+// The figures of macro.json as compare and report read them, taken from the file's one type
+// (common::MacroResult, which also upgrades a gatebench.macro/1 file to one round per scenario).
+
 // One start-to-stop run of a scenario (gatebench.macro/2 "rounds"; a /1 scenario is one round).
 struct MacroRound : MacroFigures {
   int round = 1;
@@ -101,7 +105,7 @@ struct MacroInterval {
   double level = 0;
 };
 
-// One scenario of macro.json (gatebench.macro/1 or /2, docs/scenarios.md).
+// One scenario of macro.json (docs/scenarios.md).
 struct MacroScenario : MacroFigures {
   std::string name, group;
   std::string status;  // ok | skipped | failed, as the driver decided it
@@ -112,19 +116,19 @@ struct MacroScenario : MacroFigures {
   std::size_t rounds_planned = 1, rounds_ok = 0;
   std::map<std::string, MacroInterval> intervals;  // rps, vs_nginx, cpu_vs_nginx, p99_us ...
   std::vector<MacroRound> rounds;
-  nlohmann::json raw = nlohmann::json::object();  // the scenario as read, extensions included
+  common::MacroScenario file;  // the scenario as read: workload, images, handshakes, artifacts ...
 
   bool ok() const { return status == "ok"; }
   const MacroInterval* interval(const std::string& key) const;
 };
 
 struct MacroRun {
-  std::string schema;  // gatebench.macro/1 | gatebench.macro/2
-  nlohmann::json env = nlohmann::json::object();
-  nlohmann::json run = nlohmann::json::object();
+  common::MacroEnv env;
+  common::MacroRunSettings run;
   std::vector<MacroScenario> scenarios;
   const MacroScenario* find(const std::string& name) const;
-  bool smoke() const;  // run.quick or run.smoke: figures of a smoke run, not results
+  bool smoke() const { return run.quick; }  // figures of a smoke run, not results
+  common::MacroResult file() const;         // env, run and every scenario as read
 };
 
 // What one input file holds; report.json may hold several parts.
@@ -140,7 +144,7 @@ struct ResultSet {
 
 MicroRun parse_gbench_json(const common::JsonField& doc);
 InstructionRun parse_instructions_json(const common::JsonField& doc);
-MacroRun parse_macro_json(const common::JsonField& doc);
+MacroRun macro_run_from(const common::MacroResult& file);
 nlohmann::json instructions_to_json(const InstructionRun& run);
 
 // Detects the kind from the content ("schema" or Google Benchmark's "benchmarks" + "context")
