@@ -51,14 +51,12 @@ struct RoundsForChange {
 // one round's cpu_vs_load spread by 4.7-5.1% (sd over median) at --quick length (2 s measured),
 // and cpu_vs_load showed a rise of the target's CPU per request at about 3/4 of its size (+9.8%
 // as +7.6%, +10.7% as +6.9%, +10.0% as +7.4% over the studies). The macro gate's default line on
-// CPU per request is compare's --cpu-threshold, 5%. Starting and stopping a scenario's services
-// adds about 2.4 s to each scenario and round (issue 40: 74 scenarios x 3 rounds of 3 s in 20
-// min), which the time a plan takes counts.
+// CPU per request is compare's --cpu-threshold, 5%. The time the chosen rounds take comes from
+// the driver's estimate of the plans (macro/driver/system/progress.hpp).
 inline constexpr double kStudyRoundSpread = 0.047;
 inline constexpr double kStudyMeasuredSeconds = 2.0;
 inline constexpr double kStudySeenShare = 0.75;
 inline constexpr double kDefaultCpuLine = 0.05;
-inline constexpr double kRoundOverheadSeconds = 2.4;
 
 // `target`: the change of the target's CPU per request to catch; `seen_share`: the share of it
 // the gated measure shows (cpu_vs_load sees about 3/4, docs/gating.md); `spread`: per round.
