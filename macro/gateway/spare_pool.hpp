@@ -45,7 +45,8 @@ class SparePool {
     const std::size_t peak = std::max({previous_peak_, current_peak_, in_use_});
     const std::size_t keep = std::max(floor, peak - in_use_);
     if (spare_.size() <= keep) return false;
-    spare_.erase(spare_.begin(), spare_.begin() + static_cast<std::ptrdiff_t>(spare_.size() - keep));
+    spare_.erase(spare_.begin(),
+                 spare_.begin() + static_cast<std::ptrdiff_t>(spare_.size() - keep));
     return true;
   }
   std::size_t in_use() const { return in_use_; }

@@ -41,7 +41,7 @@ inline constexpr std::uint64_t kAcceptPauseMs = 100;
 inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
 inline constexpr std::size_t kDecisionOutCap = 8192;
 
-class WorkerLoop : private H2Handler {
+class WorkerLoop final : private H2Handler {
  public:
   WorkerLoop(int index, SharedState& shared);
   ~WorkerLoop();
