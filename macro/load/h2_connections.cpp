@@ -26,7 +26,7 @@ H2Worker::H2Worker(const Options& options, const Target& target, const RequestSe
       h2_requests_(h2_requests),
       plan_(plan),
       schedule_(plan_, options.timeout_ns, stop),
-      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
+      rng_(worker_rng(plan)),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), true),
       conns_(static_cast<std::size_t>(plan.connections)) {
   mem_ = nghttp2_mem{this, &mem_malloc, &mem_free, &mem_calloc, &mem_realloc};

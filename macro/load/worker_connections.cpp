@@ -30,7 +30,7 @@ Worker::Worker(const Options& options, const Target& target, const RequestSet& r
       requests_(requests),
       plan_(plan),
       schedule_(plan_, options.timeout_ns, stop),
-      rng_(fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index))),
+      rng_(worker_rng(plan)),
       connector_(options, target, plan_, stats_, static_cast<std::size_t>(plan.connections), false),
       conns_(static_cast<std::size_t>(plan.connections)) {
   for (Connection& c : conns_) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <string>
 
 namespace gatebench::load {
 
@@ -13,6 +14,10 @@ std::uint64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * kSecondNs + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+fixtures::Rng worker_rng(const WorkerPlan& plan) {
+  return fixtures::Rng(fixtures::kDefaultSeed).fork("load-worker-" + std::to_string(plan.index));
 }
 
 std::uint64_t intended_ns(const WorkerPlan& plan, std::uint64_t k) {

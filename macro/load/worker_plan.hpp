@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fixtures/rng.hpp"
 #include "macro/load/request_set.hpp"
 #include "macro/load/stats.hpp"
 
@@ -32,6 +33,10 @@ struct WorkerPlan {
   bool rebase_pace = false;            // open loop: re-base the schedule at the first response
   bool sched_batch = false;            // run the thread as SCHED_BATCH
 };
+
+// The thread's template choices: one seeded stream per thread index, the same for both kinds of
+// worker, so a run's request mix does not depend on its protocol.
+fixtures::Rng worker_rng(const WorkerPlan& plan);
 
 // Open loop: the intended send time of schedule slot k, and the first slot due at or after t.
 std::uint64_t intended_ns(const WorkerPlan& plan, std::uint64_t k);
