@@ -34,7 +34,10 @@ class H2E2E : public gwtest::GatewayFixture {
         std::vector<std::string>{GATEBENCH_GATEWAY_EXE, "--config",
                                  (dir_.path() / "gw.json").string()},
         (dir_.path() / "gateway.log").string());
+    // A worker opens its listeners one after another: the first may take connections before the
+    // second is bound.
     ASSERT_TRUE(gwtest::wait_port(port_)) << gateway_->output();
+    ASSERT_TRUE(gwtest::wait_port(plain_port_)) << gateway_->output();
   }
   std::unique_ptr<RawH2> connect_h2c() {
     auto c = std::make_unique<RawH2>(gwtest::connect_to(port_));
