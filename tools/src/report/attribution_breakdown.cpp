@@ -102,8 +102,13 @@ std::string breakdown_markdown(const ReportModel& m,
                ? fmt_percent(*a.remainder_ir / *a.difference_ir, false)
                : "–") +
           " | " + (b.agrees ? (*b.agrees ? "yes" : "no") : "–") + " |";
-    for (std::string_view g : kCostGroups)
-      md += " " + (b.error.empty() ? signed_count(b.groups.at(g)) : std::string("–")) + " |";
+    // Appended piece by piece: g++ 12 at -O3 warns (-Wstringop-overflow, a false positive) on
+    // `" " + std::string` here.
+    for (std::string_view g : kCostGroups) {
+      md += ' ';
+      md += b.error.empty() ? signed_count(b.groups.at(g)) : std::string("–");
+      md += " |";
+    }
     md += "\n";
   }
   md += "\nLargest functions outside the hot path (scenario − baseline, per request):\n\n";
