@@ -3,8 +3,12 @@
 // once, so the driver fails it within a second.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tests/tools/tool_test_support.hpp"
 #include "tools/src/results/json_file.hpp"
@@ -78,6 +82,45 @@ TEST(RunCli, BadMacroOptionsAreExit2BeforeAnyStep) {
   refused("--duration 50ms", "--duration: must be at least 100ms");
   refused("--rounds 0", "--rounds");
   refused("--scenarios no-such-scenario", "no-such-scenario");
+  fs::remove_all(dir);
+}
+
+// run.json measures what processes outside the run took of the CPU, before it (busy_percent) and
+// over it (others_percent). A thread of this test spins through the run: it is no descendant of
+// `gatebench run`, so it counts as other work, whatever else the machine does (other work only
+// adds). One busy thread is 1/cpus of the machine; the bounds leave room for a thread that a
+// loaded CI machine does not let run all the time.
+TEST(RunCli, RunJsonMeasuresWhatOtherProcessesTook) {
+  if (!fs::exists(macro_driver()))
+    GTEST_SKIP() << macro_driver().string() << " not built (target gatebench-macro)";
+  const auto dir = test::scratch_dir("run-others");
+  fs::create_directories(dir / "scenarios");
+  std::ofstream(dir / "scenarios" / "broken.json") << R"({
+    "name": "broken", "description": "a service that exits at once",
+    "ports": {"backend": 28932},
+    "services": [{"name": "backend", "role": "backend", "binary": "false",
+                  "ready": {"port": "backend", "timeout_s": 2}}],
+    "load": {"port": "backend"}})";
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    volatile unsigned long spins = 0;
+    while (!stop.load(std::memory_order_relaxed)) spins = spins + 1;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto out = dir / "results";
+  test::run_gatebench("run --no-micro --no-counts --scenarios broken --scenario-dir " +
+                          (dir / "scenarios").string() + " --out " + out.string(),
+                      "/dev/null", (dir / "err.txt").string());
+  stop = true;
+  spinner.join();
+  ASSERT_TRUE(fs::exists(out / "run.json")) << read_text_file((dir / "err.txt").string());
+  const auto run = load_json_file((out / "run.json").string());
+  const double machine = 100.0 / std::max(1u, std::thread::hardware_concurrency());
+  ASSERT_TRUE(run.contains("others_percent")) << run.dump(1);
+  EXPECT_GT(run["others_percent"].get<double>(), machine * 0.3) << run.dump(1);
+  EXPECT_LE(run["others_percent"].get<double>(), 100.0) << run.dump(1);
+  ASSERT_TRUE(run["start"].contains("busy_percent")) << run.dump(1);
+  EXPECT_GT(run["start"]["busy_percent"].get<double>(), machine * 0.3) << run.dump(1);
   fs::remove_all(dir);
 }
 

@@ -80,6 +80,34 @@ TEST(ResultsPage, LoadStealDirtinessAndMixedCommitsMakeADraft) {
   EXPECT_NE(page.find("> - load average 2.70 at the run's start"), std::string::npos) << page;
 }
 
+TEST(ResultsPage, MeasuredSharesDecideInsteadOfTheLoadAverage) {
+  ResultsInputs in = inputs();
+  // Right after a build the 1-minute average still reads 2.7, but nothing else runs.
+  in.run["start"]["load_average"][0] = 2.7;
+  in.run["start"]["busy_percent"] = 0.5;
+  in.run["others_percent"] = 0.8;
+  EXPECT_TRUE(draft_reasons(in).empty());
+  const std::string page = results_page(in);
+  EXPECT_NE(page.find("steal 0.0%, busy 0.5% |"), std::string::npos) << page;
+  EXPECT_NE(page.find("| other processes | 0.8% of the machine's CPU during the run"),
+            std::string::npos)
+      << page;
+
+  in.run["start"]["busy_percent"] = 37.0;
+  in.run["others_percent"] = 12.3;
+  auto why = draft_reasons(in);
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_EQ(why[0],
+            "other processes took 37.0% of the CPU in the second before the run (quiet: at most "
+            "10%)");
+  EXPECT_EQ(why[1], "other processes took 12.3% of the CPU during the run (quiet: at most 5%)");
+
+  in.run.erase("others_percent");
+  why = draft_reasons(in);
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_EQ(why[1], "no share of other processes over the run");
+}
+
 TEST(ResultsPage, WithoutRunJsonTheMachineIsUnknown) {
   ResultsInputs in = inputs();
   in.run = nullptr;

@@ -1,5 +1,6 @@
 // `gatebench macro` (hands over to gatebench-macro) and `gatebench run` (micro [+ macro] +
 // report): the one-command paths users and ci/bench take.
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "macro/common/build_info.hpp"
@@ -47,7 +49,8 @@ minutes on a 2-vCPU machine; --full is the release run (hours; its estimate is p
                       instructions and system calls per request of gateway-default and every
                       scenario of "what each feature costs" (gatebench-macro --instructions N
                       under valgrind, docs/attribution.md), so each feature row has a figure
-  DIR/run.json        the command, and the machine's load average and steal at start and end
+  DIR/run.json        the command; the machine's load average, steal and busy share at start
+                      and end; the share of its CPU other processes took during the run
   DIR/report.{json,md,html}
 
 Before each step it prints the estimated time that step and the run have left.
@@ -247,8 +250,33 @@ double count_seconds(std::size_t scenarios, long requests) {
          (kCountOverheadSeconds + 3.0 * static_cast<double>(requests) / kCountPacePerS);
 }
 
-// What the record of a run says about the machine: /proc/loadavg's three averages and the
-// share of CPU time the hypervisor took (steal) over one second.
+// CPU seconds of this process and of every descendant it has waited for: the micro and macro
+// drivers, and through them every role and benchmark process they waited for.
+double own_cpu_s() {
+  auto seconds = [](const rusage& r) {
+    return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+           static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+  };
+  rusage self{}, children{};
+  ::getrusage(RUSAGE_SELF, &self);
+  ::getrusage(RUSAGE_CHILDREN, &children);
+  return seconds(self) + seconds(children);
+}
+
+// The share of the machine's CPU time (all CPUs) that processes outside the run took between
+// two readings: what the kernel charged to processes minus what this run's own tree used. The
+// load average cannot tell this: it counts the run's own processes, and it lags a minute (a
+// build that just ended still reads as load).
+std::optional<double> others_percent(const common::MachineCpu& a, const common::MachineCpu& b,
+                                     double own_s) {
+  const double total = (b.busy_s + b.idle_s) - (a.busy_s + a.idle_s);
+  if (total <= 0) return std::nullopt;
+  return std::max(0.0, 100.0 * ((b.task_s - a.task_s) - own_s) / total);
+}
+
+// What the record of a run says about the machine: /proc/loadavg's three averages, and over one
+// second the share of CPU time the hypervisor took (steal) and the share processes took
+// (busy_percent; the run waits through that second, so at the start it is other work).
 nlohmann::json machine_load() {
   nlohmann::json out = nlohmann::json::object();
   std::ifstream loadavg("/proc/loadavg");
@@ -260,6 +288,7 @@ nlohmann::json machine_load() {
   if (a && b) {
     const double total = (b->busy_s + b->idle_s) - (a->busy_s + a->idle_s);
     if (total > 0) out["steal_percent"] = 100.0 * (b->steal_s - a->steal_s) / total;
+    if (const auto busy = others_percent(*a, *b, 0.0)) out["busy_percent"] = *busy;
   }
   char when[32];
   const std::time_t now = std::time(nullptr);
@@ -398,6 +427,8 @@ int command_run(const CommandArgs& argv) {
       estimate_run(args, full, macro_plan, filter, repetitions, processes, counted, count_requests);
   nlohmann::json record = run_record(argv);
   record["start"] = machine_load();
+  const auto machine_at_start = common::read_machine_cpu();
+  const double own_at_start = own_cpu_s();
   const auto started = std::chrono::steady_clock::now();
   auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -479,6 +510,10 @@ int command_run(const CommandArgs& argv) {
     }
     if (std::filesystem::exists(dir + "/instructions.json"))
       counts_json = dir + "/instructions.json";
+  }
+  if (const auto now = common::read_machine_cpu(); machine_at_start && now) {
+    if (const auto others = others_percent(*machine_at_start, *now, own_cpu_s() - own_at_start))
+      record["others_percent"] = *others;
   }
   record["end"] = machine_load();
   record["elapsed_s"] = elapsed_s();

@@ -25,10 +25,14 @@ std::optional<double> load_1min(const json& run, const char* when) {
   return (*l)[0].get<double>();
 }
 
-std::optional<double> steal(const json& run, const char* when) {
-  const json* s = child(run, {when, "steal_percent"});
+std::optional<double> number_at(const json& run, std::initializer_list<const char*> path) {
+  const json* s = child(run, path);
   if (!s || !s->is_number()) return std::nullopt;
   return s->get<double>();
+}
+
+std::optional<double> steal(const json& run, const char* when) {
+  return number_at(run, {when, "steal_percent"});
 }
 
 // Every input that says which build it came from: the run's tool, the macro driver and the
@@ -54,6 +58,7 @@ std::string machine_line(const json& run, const char* when) {
             fmt_fixed((*l)[1].get<double>(), 2) + " / " + fmt_fixed((*l)[2].get<double>(), 2) +
             " (1 / 5 / 15 min)";
   if (auto s = steal(run, when)) line += ", steal " + fmt_fixed(*s, 1) + "%";
+  if (auto b = number_at(run, {when, "busy_percent"})) line += ", busy " + fmt_fixed(*b, 1) + "%";
   return line;
 }
 
@@ -82,13 +87,29 @@ std::vector<std::string> draft_reasons(const ResultsInputs& in) {
   if (!in.run.is_object()) {
     why.push_back("the run left no run.json: its machine's load and steal are unknown");
   } else {
-    // The load average at the end counts the run's own roles (2 vCPUs busy for minutes), so
-    // only the start's says whether other work shared the machine; steal does at both ends.
-    if (const auto l = load_1min(in.run, "start"); !l)
+    const auto busy = number_at(in.run, {"start", "busy_percent"});
+    const auto others = number_at(in.run, {"others_percent"});
+    if (busy || others) {
+      // Measured, not inferred: other processes' share of the CPU in the second before the run
+      // and over the run itself (the run's own tree subtracted).
+      if (busy && *busy > kQuietBusyPercent)
+        why.push_back("other processes took " + fmt_fixed(*busy, 1) +
+                      "% of the CPU in the second before the run (quiet: at most " +
+                      fmt_fixed(kQuietBusyPercent, 0) + "%)");
+      if (!others)
+        why.push_back("no share of other processes over the run");
+      else if (*others > kQuietOthersPercent)
+        why.push_back("other processes took " + fmt_fixed(*others, 1) +
+                      "% of the CPU during the run (quiet: at most " +
+                      fmt_fixed(kQuietOthersPercent, 0) + "%)");
+    } else if (const auto l = load_1min(in.run, "start"); !l) {
+      // A run.json from before the shares were recorded. The load average at the end counts
+      // the run's own roles, so only the start's says whether other work shared the machine.
       why.push_back("no load average at the run's start");
-    else if (*l >= kQuietLoadAverage)
+    } else if (*l >= kQuietLoadAverage) {
       why.push_back("load average " + fmt_fixed(*l, 2) + " at the run's start (quiet: below " +
                     fmt_fixed(kQuietLoadAverage, 1) + ")");
+    }
     for (const char* when : {"start", "end"}) {
       if (auto s = steal(in.run, when); s && *s > kQuietStealPercent)
         why.push_back(std::string("steal ") + fmt_fixed(*s, 1) + "% at the run's " + when +
@@ -141,6 +162,9 @@ std::string results_page(const ResultsInputs& in) {
         " CPUs, " + text(child(in.run, {"kernel"})) + " |\n";
   md += "| start | " + machine_line(in.run, "start") + " |\n";
   md += "| end | " + machine_line(in.run, "end") + " |\n";
+  if (auto o = number_at(in.run, {"others_percent"}))
+    md += "| other processes | " + fmt_fixed(*o, 1) +
+          "% of the machine's CPU during the run (the run's own processes subtracted) |\n";
   md += "| page | `" + in.command + "` |\n\n";
   md += demoted(in.report_md);
   return md;
