@@ -126,7 +126,7 @@ TEST(Gate, AScenarioOwnThresholdDecides) {
                                r.out, r.err);
   };
   // +1.5%: under nginx TLS keep-alive's default 2%, over a 1.2% given instead; the gateway's TLS
-  // keep-alive scenario has the 1% line.
+  // keep-alive scenario has the 0.9% line.
   EXPECT_EQ(gate(" --scenarios nginx-https-keepalive"), 0) << read_text_file(r.out);
   EXPECT_EQ(gate(" --scenarios nginx-https-keepalive"
                  " --exact-threshold-for nginx-https-keepalive=1.2%"),
