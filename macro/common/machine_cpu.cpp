@@ -19,8 +19,7 @@ std::optional<MachineCpu> read_machine_cpu() {
     return std::nullopt;
   return MachineCpu{static_cast<double>(user + nice + system + irq + softirq + steal) / kTicks,
                     static_cast<double>(idle + iowait) / kTicks,
-                    static_cast<double>(steal) / kTicks,
-                    static_cast<double>(user + nice + system) / kTicks};
+                    static_cast<double>(steal) / kTicks};
 }
 
 std::string cpu_model() {

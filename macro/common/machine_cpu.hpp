@@ -14,9 +14,6 @@ struct MachineCpu {
   double busy_s = 0;
   double idle_s = 0;
   double steal_s = 0;
-  // user + nice + system: what the kernel charges to processes (their utime and stime), without
-  // interrupts and softirqs, which it charges to no process (loopback traffic's receive side).
-  double task_s = 0;
 };
 
 // Nothing when /proc/stat cannot be read or does not start with the "cpu" line.

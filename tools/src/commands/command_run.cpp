@@ -264,14 +264,18 @@ double own_cpu_s() {
 }
 
 // The share of the machine's CPU time (all CPUs) that processes outside the run took between
-// two readings: what the kernel charged to processes minus what this run's own tree used. The
-// load average cannot tell this: it counts the run's own processes, and it lags a minute (a
-// build that just ended still reads as load).
+// two readings: the machine's busy time but steal, minus what this run's own tree used. Busy
+// time includes interrupts and softirqs: with tick accounting (no IRQ_TIME_ACCOUNTING) the
+// kernel charges a softirq tick to the task it interrupted, so the loopback traffic the run's
+// processes handle is in their own CPU time too. The load average cannot tell any of this: it
+// counts the run's own processes, and it lags a minute (a build that just ended still reads as
+// load).
 std::optional<double> others_percent(const common::MachineCpu& a, const common::MachineCpu& b,
                                      double own_s) {
   const double total = (b.busy_s + b.idle_s) - (a.busy_s + a.idle_s);
   if (total <= 0) return std::nullopt;
-  return std::max(0.0, 100.0 * ((b.task_s - a.task_s) - own_s) / total);
+  const double busy = (b.busy_s - b.steal_s) - (a.busy_s - a.steal_s);
+  return std::max(0.0, 100.0 * (busy - own_s) / total);
 }
 
 // What the record of a run says about the machine: /proc/loadavg's three averages, and over one
