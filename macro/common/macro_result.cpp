@@ -477,7 +477,6 @@ MacroRunSettings read_run(const Field& f) {
 // gatebench.macro/1 (docs/scenarios.md, schema history): one run per scenario, its figures at the
 // top level where /2 writes the medians. report.json of a /1 input wrote the target's CPU per
 // request as a number; /2 writes {target, load, backend}.
-constexpr std::string_view kMacroSchemaV1 = "gatebench.macro/1";
 
 std::optional<double> per_request_us(const Figure& cpu_percent, double rps) {
   if (!cpu_percent || rps <= 0) return std::nullopt;

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "tools/src/report/report_model.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
-inline constexpr const char* kReportSchema = "gatebench.report/1";
 inline constexpr const char* kGatebenchVersion = "0.1.0";
 
 nlohmann::json report_json(const ReportModel& m);

@@ -5,6 +5,7 @@
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/results/json_file.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
@@ -88,14 +89,14 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
   const std::string schema = doc.contains("schema") && doc["schema"].is_string()
                                  ? doc["schema"].get<std::string>()
                                  : std::string();
-  if (schema == "gatebench.report/1") {
+  if (schema == kReportSchema) {
     set.kind = "report";
     if (!root.child("micro").is_null()) set.micro = parse_report_micro(root.child("micro"));
     if (!root.child("instructions").is_null())
       set.instructions = parse_instructions_json(root.child("instructions"));
     if (!root.child("macro").is_null())
       set.macro = macro_run_from(common::macro_result_from_json(root.child("macro")));
-  } else if (schema == "gatebench.instructions/1") {
+  } else if (schema == kInstructionsSchema) {
     set.kind = "instructions";
     set.instructions = parse_instructions_json(root);
   } else if (common::is_macro_schema(schema)) {
@@ -105,10 +106,10 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
     set.kind = "macro_instructions";
     set.macro_instructions = common::parse_macro_count(doc, file);
   } else if (!schema.empty()) {
-    root.child("schema").fail("unknown schema '" + schema +
-                              "' (expected gatebench.report/1, gatebench.macro/1, "
-                              "gatebench.macro/2, gatebench.instructions/1 or "
-                              "gatebench.macro_instructions/1)");
+    root.child("schema").fail("unknown schema '" + schema + "' (expected " + kReportSchema + ", " +
+                              std::string(common::kMacroSchemaV1) + ", " +
+                              std::string(common::kMacroSchema) + ", " + kInstructionsSchema +
+                              " or " + common::kMacroInstructionsSchema + ")");
   } else if (doc.contains("benchmarks")) {
     set.kind = "gbench";
     set.micro = parse_gbench_json(root);
