@@ -10,43 +10,38 @@ json opt(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-json micro_json(const ReportModel& m) {
-  json list = json::array();
+ReportMicro micro_of(const ReportModel& m) {
+  ReportMicro out{m.micro->context, {}};
   for (const auto& r : m.micro_rows) {
     const MicroBenchmark& b = *r.bench;
-    json e = {{"name", b.name},
-              {"hotpath", r.parts.hotpath},
-              {"impl", r.parts.impl},
-              {"case", r.parts.case_name},
-              {"repetitions", r.repetitions},
-              {"real_time_ns", b.real_ns},
-              {"cpu_time_ns", b.cpu_ns},
-              {"items_per_second", b.items_per_second},
-              {"bytes_per_second", b.bytes_per_second}};
-    if (!b.error.empty()) {
-      e["error"] = b.error;
-    } else if (r.repetitions > 0) {
-      e["median"] = {{"cpu_time_ns", r.cpu_ns},
-                     {"real_time_ns", r.real_ns},
-                     {"items_per_second", opt(r.items_per_second)},
-                     {"bytes_per_second", opt(r.bytes_per_second)}};
-      e["cv"] = r.cv;
-      e["ns_per_op"] = r.ns_per_op;
-      e["vs_gatecore"] = opt(r.vs_gatecore);
-      e["vs_limit"] = opt(r.vs_limit);
-      e["limit"] = r.limit_name.empty() ? json(nullptr) : json(r.limit_name);
-      if (r.slower_than_naive) e["slower_than_naive"] = *r.slower_than_naive;
-    }
-    list.push_back(std::move(e));
+    ReportMicroRow& e = out.benchmarks.emplace_back();
+    e.name = b.name;
+    e.hotpath = r.parts.hotpath;
+    e.impl = r.parts.impl;
+    e.case_name = r.parts.case_name;
+    e.repetitions = r.repetitions;
+    e.real_time_ns = b.real_ns;
+    e.cpu_time_ns = b.cpu_ns;
+    e.items_per_second = b.items_per_second;
+    e.bytes_per_second = b.bytes_per_second;
+    e.error = b.error;
+    if (b.error.empty() && r.repetitions > 0)
+      e.figures = ReportMicroFigures{{r.cpu_ns, r.real_ns, r.items_per_second, r.bytes_per_second},
+                                     r.cv,
+                                     r.ns_per_op,
+                                     r.vs_gatecore,
+                                     r.vs_limit,
+                                     r.limit_name,
+                                     r.slower_than_naive};
   }
-  return {{"context", m.micro->context}, {"benchmarks", list}};
+  return out;
 }
 
 // The macro.json as read, written by its one writer (a /1 input as the /2 file it was read as).
-json macro_json(const ReportModel& m) {
+common::MacroResult macro_of(const ReportModel& m) {
   common::MacroResult file{m.macro->env, m.macro->run, {}};
   for (const auto& s : m.scenarios) file.scenarios.push_back(s.scenario->file);
-  return common::to_json(file);
+  return file;
 }
 
 json instructions_attribution(const Attribution& a) {
@@ -67,14 +62,11 @@ json instructions_attribution(const Attribution& a) {
           {"remainder_share", opt(a.remainder_share)}};
 }
 
-json macro_instructions_json(const MacroInstructionRun& run) {
-  json list = json::array();
+ReportMacroInstructions macro_instructions_of(const MacroInstructionRun& run) {
+  ReportMacroInstructions out{run.env, run.method, {}};
   for (const auto& s : run.scenarios)
-    list.push_back({{"name", s.name},
-                    {"status", s.status},
-                    {"reason", s.reason},
-                    {"instructions_per_request", opt(s.instructions_per_request)}});
-  return {{"env", run.env}, {"method", run.method}, {"scenarios", list}};
+    out.scenarios.push_back({s.name, s.status, s.reason, s.instructions_per_request});
+  return out;
 }
 
 json attribution_json(const ReportModel& m) {
@@ -179,26 +171,25 @@ json workloads_json(const ReportModel& m) {
 
 }  // namespace
 
+ReportFile report_file(const ReportModel& m) {
+  ReportFile r;
+  r.generator = std::string("gatebench ") + kGatebenchVersion;
+  r.inputs = {m.micro_file, m.macro_file, m.instructions_file, m.macro_instructions_file};
+  if (m.micro) r.micro = micro_of(m);
+  if (m.instructions) r.instructions = *m.instructions;
+  if (m.macro) r.macro = macro_of(m);
+  if (m.macro_instructions) r.macro_instructions = macro_instructions_of(*m.macro_instructions);
+  if (m.macro || m.macro_instructions) r.cost_attribution = attribution_json(m);
+  if (m.macro) {
+    r.handshakes = handshakes_json(m);
+    r.cache_hit_ratio = cache_hits_json(m);
+    r.workloads = workloads_json(m);
+  }
+  return r;
+}
+
 json report_json(const ReportModel& m) {
-  json j = {{"schema", kReportSchema},
-            {"generator", std::string("gatebench ") + kGatebenchVersion},
-            {"inputs",
-             {{"micro", m.micro_file ? json(*m.micro_file) : json(nullptr)},
-              {"macro", m.macro_file ? json(*m.macro_file) : json(nullptr)},
-              {"instructions", m.instructions_file ? json(*m.instructions_file) : json(nullptr)},
-              {"macro_instructions",
-               m.macro_instructions_file ? json(*m.macro_instructions_file) : json(nullptr)}}}};
-  j["micro"] = m.micro ? micro_json(m) : json(nullptr);
-  j["instructions"] = m.instructions ? instructions_to_json(*m.instructions) : json(nullptr);
-  if (m.instructions) j["instructions"].erase("schema");
-  j["macro"] = m.macro ? macro_json(m) : json(nullptr);
-  j["macro_instructions"] =
-      m.macro_instructions ? macro_instructions_json(*m.macro_instructions) : json(nullptr);
-  j["cost_attribution"] = m.macro || m.macro_instructions ? attribution_json(m) : json(nullptr);
-  j["handshakes"] = m.macro ? handshakes_json(m) : json(nullptr);
-  j["cache_hit_ratio"] = m.macro ? cache_hits_json(m) : json(nullptr);
-  j["workloads"] = m.macro ? workloads_json(m) : json(nullptr);
-  return j;
+  return to_json(report_file(m));
 }
 
 }  // namespace gatebench::tools

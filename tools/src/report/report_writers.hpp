@@ -12,6 +12,8 @@ namespace gatebench::tools {
 
 inline constexpr const char* kGatebenchVersion = "0.1.0";
 
+// report.json: the model's parts and tables as its one type, and that type as written.
+ReportFile report_file(const ReportModel& m);
 nlohmann::json report_json(const ReportModel& m);
 std::string report_markdown(const ReportModel& m);
 std::string report_html(const ReportModel& m);

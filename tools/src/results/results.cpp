@@ -20,37 +20,6 @@ auto find_by_name(const Run& run, const std::string& name) -> decltype(&run.benc
   return nullptr;
 }
 
-std::vector<double> number_array(const common::JsonField& row, const char* key) {
-  std::vector<double> out;
-  const common::JsonField a = row.child(key);
-  if (!a.present()) return out;
-  a.expect_array();
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(a.at(i).number());
-  return out;
-}
-
-// report.json's "micro" section: the samples in nanoseconds, as written by report_json.cpp.
-MicroRun parse_report_micro(const common::JsonField& micro) {
-  MicroRun run;
-  if (micro.has("context")) run.context = micro.child("context").json();
-  const common::JsonField list = micro.child("benchmarks");
-  list.expect_array();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const common::JsonField row = list.at(i);
-    MicroBenchmark m;
-    m.name = row.child("name").string();
-    m.real_ns = number_array(row, "real_time_ns");
-    m.cpu_ns = number_array(row, "cpu_time_ns");
-    m.items_per_second = number_array(row, "items_per_second");
-    m.bytes_per_second = number_array(row, "bytes_per_second");
-    m.error = row.child("error").optional_string().value_or("");
-    if (m.real_ns.size() != m.cpu_ns.size())
-      row.child("cpu_time_ns").fail("expected as many values as real_time_ns");
-    run.benchmarks.push_back(std::move(m));
-  }
-  return run;
-}
-
 }  // namespace
 
 const MicroBenchmark* MicroRun::find(const std::string& name) const {
@@ -91,11 +60,10 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
                                  : std::string();
   if (schema == kReportSchema) {
     set.kind = "report";
-    if (!root.child("micro").is_null()) set.micro = parse_report_micro(root.child("micro"));
-    if (!root.child("instructions").is_null())
-      set.instructions = parse_instructions_json(root.child("instructions"));
-    if (!root.child("macro").is_null())
-      set.macro = macro_run_from(common::macro_result_from_json(root.child("macro")));
+    ReportFile report = report_file_from_json(root);
+    if (report.micro) set.micro = micro_run_from(*report.micro);
+    set.instructions = std::move(report.instructions);
+    if (report.macro) set.macro = macro_run_from(*report.macro);
   } else if (schema == kInstructionsSchema) {
     set.kind = "instructions";
     set.instructions = parse_instructions_json(root);
