@@ -1,6 +1,6 @@
 // report.json's one type (tools/src/results/report_file.cpp): the golden report reads and writes
-// back unchanged, every part of a hand-made one survives the round trip, and a wrong member is an
-// error naming its pointer.
+// back unchanged, every part and table of a hand-made one survives the round trip, and a wrong
+// member is an error naming its pointer.
 #include "tools/src/results/report_file.hpp"
 
 #include <gtest/gtest.h>
@@ -76,8 +76,40 @@ ReportFile every_part() {
   counts.env = {{"commit", "fedcba98"}, {"dirty", false}};
   counts.scenarios = {{"gateway-default", "ok", "", 6886.02},
                       {"gateway-h2", "skipped", "no h2load", std::nullopt}};
-  r.cost_attribution = json::array({{{"label", "rules"}, {"resolved", false}}});
-  r.handshakes = json::array();
+  ReportAttribution& a = r.cost_attribution.emplace().emplace_back();
+  a.label = "rules − default";
+  a.scenario = "gateway-rules";
+  a.baseline = "gateway-default";
+  a.difference_cpu_us_per_request = 1.5;
+  a.micro = {{"rules/gatecore/default", 120.5}};
+  a.unmatched_patterns = {"^rules/none$"};
+  a.resolved = false;
+  a.counter = "server_ns";
+  a.instructions.micro = {{"rules/gatecore/default", 900}};
+  a.instructions.micro_scaled_by_counter = true;
+  a.instructions.not_attributable = {"tokens: no count"};
+  a.instructions.remainder_share = -0.2;
+  r.handshakes.emplace().push_back({"gateway-https-newconn", "ok", true, 1500, 192, 0, 633,
+                                    MacroInterval{633, 600, 700, 5, 0.9375}, 1050,
+                                    "tls/handshake_tls13_full", 242, 2.6, std::nullopt,
+                                    std::nullopt});
+  ReportCacheHits& c = r.cache_hit_ratio.emplace().emplace_back();
+  c.scenario = "gateway-cache-memory-hit";
+  c.status = "failed";
+  c.expected = std::pair(0.95, 1.0);
+  c.hit_ratio = 0.9499;
+  c.verdict = "missed";
+  c.verdict_rounds = {2};
+  c.rounds = {{1, "ok", 0.99, "met"}, {2, "failed", 0.9499, "missed"}};
+  ReportWorkload& w = r.workloads.emplace().emplace_back();
+  w.workload = "plain";
+  w.baselines = {"nginx-baseline"};
+  w.rows.push_back({"gateway", "gateway-default", "ok", "nginx-baseline", 9000, 4500, 200, 400, 900,
+                    180, 12.5, 0.5, std::nullopt, 0,
+                    json{{"target", {{"image", "gatebench/gateway"}, {"id", "sha256:1"}}}}});
+  w.rows.push_back({"nginx", "nginx-baseline", "ok", "nginx-baseline", 18000, std::nullopt,
+                    std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, 1.0,
+                    MacroInterval{1, 1, 1, 3, 0.75}, std::nullopt, nullptr});
   return r;
 }
 
@@ -109,8 +141,26 @@ TEST(ReportFile, EveryPartSurvivesTheRoundTrip) {
   EXPECT_EQ(back.macro->scenarios[0].baseline, "nginx-baseline");
   EXPECT_EQ(back.macro_instructions->scenarios[0].instructions_per_request, 6886.02);
   EXPECT_FALSE(back.macro_instructions->scenarios[1].instructions_per_request);
-  EXPECT_EQ(back.cost_attribution[0]["resolved"], false);
-  EXPECT_EQ(back.workloads, nullptr);
+  ASSERT_TRUE(back.cost_attribution && back.handshakes && back.cache_hit_ratio && back.workloads);
+  EXPECT_EQ(back.cost_attribution->at(0).resolved, false);
+  EXPECT_EQ(back.cost_attribution->at(0).counter, "server_ns");
+  EXPECT_EQ(back.cost_attribution->at(0).instructions.not_attributable,
+            std::vector<std::string>{"tokens: no count"});
+  EXPECT_EQ(written["cost_attribution"][0]["instructions"]["micro"][0]["instructions_per_op"], 900);
+  EXPECT_EQ(back.handshakes->at(0).server_cpu_us_per_handshake_interval->n, 5u);
+  EXPECT_EQ(back.handshakes->at(0).floor_benchmark, "tls/handshake_tls13_full");
+  EXPECT_EQ(back.cache_hit_ratio->at(0).expected, std::pair(0.95, 1.0));
+  EXPECT_EQ(back.cache_hit_ratio->at(0).rounds.at(1).verdict, "missed");
+  EXPECT_EQ(back.workloads->at(0).rows.at(0).images["target"]["id"], "sha256:1");
+  EXPECT_EQ(written["workloads"][0]["rows"][1]["images"], nullptr);
+  EXPECT_EQ(written["workloads"][0]["rows"][1]["vs_nginx_interval"]["level"], 0.75);
+  // A report without the macro part has none of its tables.
+  ReportFile micro_only;
+  micro_only.micro = every_part().micro;
+  const json bare = to_json(micro_only);
+  for (const char* table : {"cost_attribution", "handshakes", "cache_hit_ratio", "workloads"})
+    EXPECT_EQ(bare[table], nullptr) << table;
+  EXPECT_EQ(to_json(read(bare)), bare);
 }
 
 // compare and history read the micro part as micro.json's samples, and the counts as the
