@@ -249,6 +249,32 @@ bool BasicJsonField<Json>::boolean_or(std::string_view key, bool fallback) const
   return has(key) ? child(key).boolean() : fallback;
 }
 
+template <class Json>
+std::string BasicJsonField<Json>::string_or_default(std::string fallback) const {
+  return is_null() ? fallback : string();
+}
+
+template <class Json>
+double BasicJsonField<Json>::number_or_default(double fallback) const {
+  return is_null() ? fallback : number();
+}
+
+template <class Json>
+bool BasicJsonField<Json>::boolean_or_default(bool fallback) const {
+  return is_null() ? fallback : boolean();
+}
+
+template <class Json>
+long BasicJsonField<Json>::integer_or_default(long fallback, long min, long max) const {
+  return is_null() ? fallback : integer(min, max);
+}
+
+template <class Json>
+std::uint64_t BasicJsonField<Json>::count_or_default(std::uint64_t fallback) const {
+  return is_null() ? fallback
+                   : static_cast<std::uint64_t>(integer(0, std::numeric_limits<long>::max()));
+}
+
 template class BasicJsonField<nlohmann::json>;
 template class BasicJsonField<nlohmann::ordered_json>;
 

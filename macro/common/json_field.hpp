@@ -5,6 +5,7 @@
 // headers of a request template go out in the order the file lists them).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,18 @@ class BasicJsonField {
   double number_or(std::string_view key, double fallback, double min, double max) const;
   long integer_or(std::string_view key, long fallback, long min, long max) const;
   bool boolean_or(std::string_view key, bool fallback) const;
+
+  // Absent or null: `fallback`; present: as string(), number(), boolean(), integer(min, max).
+  // For the formats between gatebench's processes (gatebench.load, gatebench.macro), whose
+  // readers keep a type's default for what a file leaves out: a file of an older writer, or one a
+  // test writes by hand, reads. (The *_or(key, ...) readers above fail on a null member.)
+  std::string string_or_default(std::string fallback = {}) const;
+  double number_or_default(double fallback = 0) const;
+  bool boolean_or_default(bool fallback = false) const;
+  long integer_or_default(long fallback, long min, long max) const;
+  // A count of things: an integer from 0 to LONG_MAX (a JSON double holds one exactly up to
+  // 2^53, which no run reaches).
+  std::uint64_t count_or_default(std::uint64_t fallback = 0) const;
 
  private:
   BasicJsonField(const Json* value, std::string file, std::string pointer, bool present);

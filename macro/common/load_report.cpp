@@ -120,36 +120,15 @@ json h2_json(const H2Report& h2) {
           {"not_h2", optional_json(h2.not_h2)}};
 }
 
-// Readers. A member a file leaves out (or null) keeps the type's default, so that a file of an
-// older generator, or one a test writes by hand, reads; a member of the wrong type is an error
-// naming its pointer. Counts are integers a JSON double holds exactly up to 2^53, which no run
-// reaches.
+// Readers. A member a file leaves out (or null) keeps the type's default (JsonField's
+// *_or_default), so that a file of an older generator, or one a test writes by hand, reads; a
+// member of the wrong type is an error naming its pointer.
 constexpr long kMaxCount = std::numeric_limits<long>::max();
-
-std::uint64_t count(const Field& f) {
-  return f.is_null() ? 0 : static_cast<std::uint64_t>(f.integer(0, kMaxCount));
-}
-
-double number(const Field& f, double fallback = 0) {
-  return f.is_null() ? fallback : f.number();
-}
-
-bool boolean(const Field& f, bool fallback) {
-  return f.is_null() ? fallback : f.boolean();
-}
-
-std::string string(const Field& f, std::string fallback = {}) {
-  return f.is_null() ? fallback : f.string();
-}
-
-int integer(const Field& f, int fallback, int min, int max) {
-  return f.is_null() ? fallback : static_cast<int>(f.integer(min, max));
-}
 
 Counts read_counts(const Field& f) {
   Counts out;
   if (f.object_if_present())
-    for (const std::string& key : f.keys()) out.emplace_back(key, count(f.child(key)));
+    for (const std::string& key : f.keys()) out.emplace_back(key, f.child(key).count_or_default());
   return out;
 }
 
@@ -163,26 +142,27 @@ Latencies read_latencies(const Field& f) {
 LoadConfig read_config(const Field& f) {
   LoadConfig c;
   if (!f.object_if_present()) return c;
-  c.url = string(f.child("url"));
-  c.threads = integer(f.child("threads"), 0, 0, 1 << 20);
-  c.connections = integer(f.child("connections"), 0, 0, 1 << 30);
-  c.duration_s = number(f.child("duration_s"));
-  c.warmup_s = number(f.child("warmup_s"));
-  c.mode = string(f.child("mode"), "closed");
+  c.url = f.child("url").string_or_default();
+  c.threads = static_cast<int>(f.child("threads").integer_or_default(0, 0, 1 << 20));
+  c.connections = static_cast<int>(f.child("connections").integer_or_default(0, 0, 1 << 30));
+  c.duration_s = f.child("duration_s").number_or_default();
+  c.warmup_s = f.child("warmup_s").number_or_default();
+  c.mode = f.child("mode").string_or_default("closed");
   if (c.mode != "closed" && c.mode != "open") f.child("mode").fail("expected closed or open");
   c.rate = f.child("rate").optional_number();
-  if (!f.child("requests_total").is_null()) c.requests_total = count(f.child("requests_total"));
-  c.close = boolean(f.child("close"), false);
-  c.timeout_s = number(f.child("timeout_s"));
-  c.tls = boolean(f.child("tls"), false);
-  c.protocol = string(f.child("protocol"), "http/1.1");
-  c.streams = integer(f.child("streams"), 1, 1, 1 << 20);
-  c.tls_resume = boolean(f.child("tls_resume"), true);
-  c.io = string(f.child("io"));
-  c.spin_us = number(f.child("spin_us"));
-  c.spin_auto = boolean(f.child("spin_auto"), false);
-  c.sched = string(f.child("sched"));
-  c.sched_auto = boolean(f.child("sched_auto"), false);
+  if (!f.child("requests_total").is_null())
+    c.requests_total = f.child("requests_total").count_or_default();
+  c.close = f.child("close").boolean_or_default(false);
+  c.timeout_s = f.child("timeout_s").number_or_default();
+  c.tls = f.child("tls").boolean_or_default(false);
+  c.protocol = f.child("protocol").string_or_default("http/1.1");
+  c.streams = static_cast<int>(f.child("streams").integer_or_default(1, 1, 1 << 20));
+  c.tls_resume = f.child("tls_resume").boolean_or_default(true);
+  c.io = f.child("io").string_or_default();
+  c.spin_us = f.child("spin_us").number_or_default();
+  c.spin_auto = f.child("spin_auto").boolean_or_default(false);
+  c.sched = f.child("sched").string_or_default();
+  c.sched_auto = f.child("sched_auto").boolean_or_default(false);
   c.headers = f.child("headers").strings();
   c.requests_file = f.child("requests_file").optional_string();
   if (!f.child("start_at_unix_ms").is_null())
@@ -212,16 +192,17 @@ LatencySummary read_latency(const Field& f) {
 LatencyHistogram read_histogram(const Field& f) {
   LatencyHistogram h;
   if (!f.object_if_present()) return h;
-  if (string(f.child("unit"), "ns") != "ns") f.child("unit").fail("expected ns");
-  h.sub_bucket_bits = integer(f.child("sub_bucket_bits"), 0, 0, 30);
-  h.count = count(f.child("count"));
+  if (f.child("unit").string_or_default("ns") != "ns") f.child("unit").fail("expected ns");
+  h.sub_bucket_bits = static_cast<int>(f.child("sub_bucket_bits").integer_or_default(0, 0, 30));
+  h.count = f.child("count").count_or_default();
   const Field buckets = f.child("buckets");
   if (!buckets.array_if_present()) return h;
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     const Field b = buckets.at(i);
     b.expect_array();
     if (b.size() != 3) b.fail("expected [lower_ns, upper_ns, count]");
-    HistogramBucket bucket{count(b.at(0)), count(b.at(1)), count(b.at(2))};
+    HistogramBucket bucket{b.at(0).count_or_default(), b.at(1).count_or_default(),
+                           b.at(2).count_or_default()};
     if (bucket.upper_ns <= bucket.lower_ns) b.fail("expected upper_ns above lower_ns");
     h.buckets.push_back(bucket);
   }
@@ -231,32 +212,33 @@ LatencyHistogram read_histogram(const Field& f) {
 TemplateReport read_template(const Field& f) {
   f.expect_object();
   TemplateReport t;
-  t.name = string(f.child("name"), "request");
-  t.weight = number(f.child("weight"), 1);
-  t.method = string(f.child("method"));
-  t.target = string(f.child("target"));
+  t.name = f.child("name").string_or_default("request");
+  t.weight = f.child("weight").number_or_default(1);
+  t.method = f.child("method").string_or_default();
+  t.target = f.child("target").string_or_default();
   if (!f.child("expect_status").is_null())
     t.expect_status = static_cast<int>(f.child("expect_status").integer(100, 999));
-  t.responses = count(f.child("responses"));
-  t.as_expected = count(f.child("as_expected"));
-  t.unexpected = count(f.child("unexpected"));
-  t.errors = count(f.child("errors"));
+  t.responses = f.child("responses").count_or_default();
+  t.as_expected = f.child("as_expected").count_or_default();
+  t.unexpected = f.child("unexpected").count_or_default();
+  t.errors = f.child("errors").count_or_default();
   t.status = read_counts(f.child("status"));
   return t;
 }
 
 H2Report read_h2(const Field& f) {
   H2Report h2;
-  h2.streams_per_connection = integer(f.child("streams_per_connection"), 1, 1, 1 << 20);
+  h2.streams_per_connection =
+      static_cast<int>(f.child("streams_per_connection").integer_or_default(1, 1, 1 << 20));
   if (!f.child("server_max_concurrent_streams").is_null())
-    h2.server_max_concurrent_streams = count(f.child("server_max_concurrent_streams"));
-  h2.max_concurrent_streams = count(f.child("max_concurrent_streams"));
-  h2.streams = count(f.child("streams"));
-  h2.retried = count(f.child("retried"));
+    h2.server_max_concurrent_streams = f.child("server_max_concurrent_streams").count_or_default();
+  h2.max_concurrent_streams = f.child("max_concurrent_streams").count_or_default();
+  h2.streams = f.child("streams").count_or_default();
+  h2.retried = f.child("retried").count_or_default();
   h2.rst_stream = read_counts(f.child("rst_stream"));
   h2.goaway = read_counts(f.child("goaway"));
-  h2.nghttp2_allocations = count(f.child("nghttp2_allocations"));
-  h2.nghttp2_allocations_per_stream = number(f.child("nghttp2_allocations_per_stream"));
+  h2.nghttp2_allocations = f.child("nghttp2_allocations").count_or_default();
+  h2.nghttp2_allocations_per_stream = f.child("nghttp2_allocations_per_stream").number_or_default();
   h2.not_h2 = f.child("not_h2").optional_string();
   return h2;
 }
@@ -334,50 +316,51 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
     root.child("schema").fail("expected " + std::string(kLoadSchema));
   LoadReport r;
   if (const Field tool = root.child("tool"); tool.object_if_present()) {
-    r.tool_name = string(tool.child("name"), r.tool_name);
-    r.tool_version = string(tool.child("version"));
+    r.tool_name = tool.child("name").string_or_default(r.tool_name);
+    r.tool_version = tool.child("version").string_or_default();
   }
   r.config = read_config(root.child("config"));
-  r.valid = boolean(root.child("valid"), true);
+  r.valid = root.child("valid").boolean_or_default(true);
   r.invalid_reasons = root.child("invalid_reasons").strings();
   // What every run has: the measured interval and what completed in it.
   r.elapsed_s = root.child("elapsed_s").number(0, 1e9);
   r.requests = static_cast<std::uint64_t>(root.child("requests").integer(0, kMaxCount));
   r.requests_per_s = root.child("requests_per_s").number();
   if (const Field w = root.child("window"); w.object_if_present()) {
-    if (string(w.child("clock"), "CLOCK_MONOTONIC") != "CLOCK_MONOTONIC")
+    if (w.child("clock").string_or_default("CLOCK_MONOTONIC") != "CLOCK_MONOTONIC")
       w.child("clock").fail("expected CLOCK_MONOTONIC");
-    r.window = LoadWindow{count(w.child("start_ns")), count(w.child("end_ns"))};
+    r.window =
+        LoadWindow{w.child("start_ns").count_or_default(), w.child("end_ns").count_or_default()};
     if (r.window->end_ns < r.window->start_ns) w.child("end_ns").fail("expected >= start_ns");
   }
-  r.issued = count(root.child("issued"));
-  r.missed = count(root.child("missed"));
+  r.issued = root.child("issued").count_or_default();
+  r.missed = root.child("missed").count_or_default();
   if (!root.child("offered_rate").is_null()) {
     OpenLoopReport open;
     open.offered_rate = root.child("offered_rate").number();
-    open.achieved_rate = number(root.child("achieved_rate"));
-    open.max_send_lag_us = number(root.child("max_send_lag_us"));
+    open.achieved_rate = root.child("achieved_rate").number_or_default();
+    open.max_send_lag_us = root.child("max_send_lag_us").number_or_default();
     open.send_lag_us = read_latencies(root.child("send_lag_us"));
     open.service_time_us = read_latencies(root.child("service_time_us"));
     r.open_loop = std::move(open);
   }
   if (const Field bytes = root.child("bytes"); bytes.object_if_present()) {
-    r.bytes_read = count(bytes.child("read"));
-    r.bytes_written = count(bytes.child("written"));
-    r.bytes_read_per_s = number(bytes.child("read_per_s"));
+    r.bytes_read = bytes.child("read").count_or_default();
+    r.bytes_written = bytes.child("written").count_or_default();
+    r.bytes_read_per_s = bytes.child("read_per_s").number_or_default();
   }
-  r.connections_opened = count(root.child("connections_opened"));
+  r.connections_opened = root.child("connections_opened").count_or_default();
   if (const Field handshakes = root.child("handshakes"); handshakes.object_if_present())
-    r.handshakes =
-        HandshakeCounts{count(handshakes.child("full")), count(handshakes.child("resumed")),
-                        number(handshakes.child("per_s"))};
+    r.handshakes = HandshakeCounts{handshakes.child("full").count_or_default(),
+                                   handshakes.child("resumed").count_or_default(),
+                                   handshakes.child("per_s").number_or_default()};
   r.latency_us = read_latency(root.child("latency_us"));
   r.latency_histogram = read_histogram(root.child("latency_histogram"));
   r.status = read_counts(root.child("status"));
   if (const Field errors = root.child("errors"); errors.object_if_present()) {
     for (const std::string& key : errors.keys())
-      if (key != "total") r.errors.emplace_back(key, count(errors.child(key)));
-    r.errors_total = count(errors.child("total"));
+      if (key != "total") r.errors.emplace_back(key, errors.child(key).count_or_default());
+    r.errors_total = errors.child("total").count_or_default();
   }
   if (const Field series = root.child("series"); series.array_if_present()) {
     for (std::size_t i = 0; i < series.size(); ++i) {
@@ -385,9 +368,9 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
       s.expect_object();
       // t and rps are what a second is; the rest may be left out.
       r.series.push_back({static_cast<std::uint64_t>(s.child("t").integer(0, kMaxCount)),
-                          count(s.child("requests")), s.child("rps").number(),
-                          s.child("p99_us").optional_number(), count(s.child("errors")),
-                          count(s.child("handshakes"))});
+                          s.child("requests").count_or_default(), s.child("rps").number(),
+                          s.child("p99_us").optional_number(), s.child("errors").count_or_default(),
+                          s.child("handshakes").count_or_default()});
     }
   }
   if (const Field templates = root.child("templates"); templates.array_if_present())
@@ -401,9 +384,10 @@ LoadReport load_report_from_json(const json& doc, const std::string& source) {
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       const Field h = hosts.at(i);
       h.expect_object();
-      r.merged_from.push_back({string(h.child("host")), count(h.child("requests")),
-                               number(h.child("requests_per_s")), number(h.child("elapsed_s")),
-                               boolean(h.child("valid"), true)});
+      r.merged_from.push_back(
+          {h.child("host").string_or_default(), h.child("requests").count_or_default(),
+           h.child("requests_per_s").number_or_default(), h.child("elapsed_s").number_or_default(),
+           h.child("valid").boolean_or_default(true)});
     }
   }
   return r;

@@ -218,33 +218,13 @@ json run_json(const MacroRunSettings& r) {
           {"interrupted", r.interrupted}};
 }
 
-// Readers: what is left out (or null) keeps the default, a member of the wrong type is an error
-// naming its pointer. Counts are whole numbers a JSON double holds exactly up to 2^53.
-constexpr long kMaxCount = std::numeric_limits<long>::max();
+// Readers: what is left out (or null) keeps the default (JsonField's *_or_default), a member of
+// the wrong type is an error naming its pointer.
 constexpr long kMaxInt = std::numeric_limits<int>::max();
 
-Figure figure(const Field& f) {
-  return f.optional_number();
-}
-
-double number(const Field& f, double fallback = 0) {
-  return f.is_null() ? fallback : f.number();
-}
-
-std::uint64_t count(const Field& f) {
-  return f.is_null() ? 0 : static_cast<std::uint64_t>(f.integer(0, kMaxCount));
-}
-
-int integer(const Field& f, int fallback) {
-  return f.is_null() ? fallback : static_cast<int>(f.integer(0, kMaxInt));
-}
-
-std::string text(const Field& f) {
-  return f.is_null() ? std::string() : f.string();
-}
-
-bool boolean(const Field& f) {
-  return !f.is_null() && f.boolean();
+// The file's small counts (rounds, positions, CPUs) as the type's int.
+int int_or_default(const Field& f, int fallback) {
+  return static_cast<int>(f.integer_or_default(fallback, 0, kMaxInt));
 }
 
 std::string status(const Field& f) {
@@ -257,7 +237,7 @@ std::string status(const Field& f) {
 FigureMap read_figure_map(const Field& f) {
   FigureMap out;
   if (f.object_if_present())
-    for (const std::string& key : f.keys()) out[key] = figure(f.child(key));
+    for (const std::string& key : f.keys()) out[key] = f.child(key).optional_number();
   return out;
 }
 
@@ -271,24 +251,25 @@ std::map<std::string, double> read_number_map(const Field& f) {
 MacroLatency read_latency(const Field& f) {
   MacroLatency l;
   if (!f.object_if_present()) return l;
-  l.p50 = figure(f.child("p50"));
-  l.p90 = figure(f.child("p90"));
-  l.p99 = figure(f.child("p99"));
-  l.p999 = figure(f.child("p999"));
-  l.mean = figure(f.child("mean"));
+  l.p50 = f.child("p50").optional_number();
+  l.p90 = f.child("p90").optional_number();
+  l.p99 = f.child("p99").optional_number();
+  l.p999 = f.child("p999").optional_number();
+  l.mean = f.child("mean").optional_number();
   return l;
 }
 
 MacroLatencyDelta read_delta(const Field& f) {
   f.expect_object();
-  return {figure(f.child("mean")), figure(f.child("p50")), figure(f.child("p90")),
-          figure(f.child("p99"))};
+  return {f.child("mean").optional_number(), f.child("p50").optional_number(),
+          f.child("p90").optional_number(), f.child("p99").optional_number()};
 }
 
 MacroCpuPerRole read_per_role(const Field& f) {
   MacroCpuPerRole c;
   if (!f.object_if_present()) return c;
-  return {figure(f.child("target")), figure(f.child("load")), figure(f.child("backend"))};
+  return {f.child("target").optional_number(), f.child("load").optional_number(),
+          f.child("backend").optional_number()};
 }
 
 std::vector<MacroSecond> read_seconds(const Field& f) {
@@ -297,8 +278,9 @@ std::vector<MacroSecond> read_seconds(const Field& f) {
   for (std::size_t i = 0; i < f.size(); ++i) {
     const Field s = f.at(i);
     s.expect_object();
-    out.push_back({s.child("t").number(), number(s.child("rps")), figure(s.child("p99_us")),
-                   number(s.child("errors")), figure(s.child("cpu_percent"))});
+    out.push_back({s.child("t").number(), s.child("rps").number_or_default(),
+                   s.child("p99_us").optional_number(), s.child("errors").number_or_default(),
+                   s.child("cpu_percent").optional_number()});
   }
   return out;
 }
@@ -306,56 +288,57 @@ std::vector<MacroSecond> read_seconds(const Field& f) {
 MacroRoundLoad read_load(const Field& r) {
   MacroRoundLoad l;
   l.rps = r.child("rps").number();  // what a measured round is
-  l.requests = count(r.child("requests"));
-  l.measured_s = number(r.child("measured_s"));
+  l.requests = r.child("requests").count_or_default();
+  l.measured_s = r.child("measured_s").number_or_default();
   l.latency_us = read_latency(r.child("latency_us"));
-  l.errors = count(r.child("errors"));
-  l.error_rate = figure(r.child("error_rate"));
+  l.errors = r.child("errors").count_or_default();
+  l.error_rate = r.child("error_rate").optional_number();
   l.per_second = read_seconds(r.child("per_second"));
   l.cpu_us_per_request = read_per_role(r.child("cpu_us_per_request"));
-  l.rps_per_gateway_cpu = figure(r.child("rps_per_gateway_cpu"));
+  l.rps_per_gateway_cpu = r.child("rps_per_gateway_cpu").optional_number();
   if (const Field w = r.child("window"); w.object_if_present()) {
-    l.window_source = text(w.child("source"));
-    l.window_s = number(w.child("s"));
+    l.window_source = w.child("source").string_or_default();
+    l.window_s = w.child("s").number_or_default();
   }
   if (const Field m = r.child("machine_cpu"); m.object_if_present())
     l.machine_cpu =
         MacroMachineCpu{m.child("busy_percent").number(), m.child("idle_percent").number(),
-                        figure(m.child("steal_percent"))};
+                        m.child("steal_percent").optional_number()};
   if (const Field h = r.child("handshakes"); h.object_if_present())
-    l.handshakes = MacroRoundHandshakes{count(h.child("full")), count(h.child("resumed")),
-                                        figure(h.child("per_s"))};
+    l.handshakes = MacroRoundHandshakes{h.child("full").count_or_default(),
+                                        h.child("resumed").count_or_default(),
+                                        h.child("per_s").optional_number()};
   if (const Field c = r.child("cpu_us_per_handshake"); c.object_if_present())
     l.cpu_us_per_handshake = read_per_role(c);
   l.harness_limit = r.child("harness_limit").optional_string();
-  if (r.has("hit_ratio")) l.hit_ratio = figure(r.child("hit_ratio"));
+  if (r.has("hit_ratio")) l.hit_ratio = r.child("hit_ratio").optional_number();
   return l;
 }
 
 MacroRound read_round(const Field& r, std::size_t index) {
   r.expect_object();
   MacroRound out;
-  out.round = integer(r.child("round"), static_cast<int>(index) + 1);
-  out.position = integer(r.child("position"), 1);
+  out.round = int_or_default(r.child("round"), static_cast<int>(index) + 1);
+  out.position = int_or_default(r.child("position"), 1);
   out.status = status(r.child("status"));
-  out.reason = text(r.child("reason"));
+  out.reason = r.child("reason").string_or_default();
   // A round that ran its load generator writes requests beside rps; a hand-written one may
   // leave requests out.
   if (r.has("requests") || !r.child("rps").is_null()) out.load = read_load(r);
   if (!r.child("cpu_percent").is_null() || !r.child("cpu_by_process").is_null() ||
       !r.child("peak_mb").is_null()) {
     MacroTargetUsage t;
-    t.cpu_percent = number(r.child("cpu_percent"));
+    t.cpu_percent = r.child("cpu_percent").number_or_default();
     t.cpu_by_process = read_number_map(r.child("cpu_by_process"));
-    t.peak_mb = number(r.child("peak_mb"));
-    t.peak_rss_mb = number(r.child("peak_rss_mb"));
+    t.peak_mb = r.child("peak_mb").number_or_default();
+    t.peak_rss_mb = r.child("peak_rss_mb").number_or_default();
     out.target = std::move(t);
   }
   out.cpu_by_role = read_number_map(r.child("cpu_by_role"));
   out.counts = read_number_map(r.child("counts"));
-  out.vs_nginx = figure(r.child("vs_nginx"));
-  out.cpu_vs_nginx = figure(r.child("cpu_vs_nginx"));
-  out.p99_vs_nginx = figure(r.child("p99_vs_nginx"));
+  out.vs_nginx = r.child("vs_nginx").optional_number();
+  out.cpu_vs_nginx = r.child("cpu_vs_nginx").optional_number();
+  out.p99_vs_nginx = r.child("p99_vs_nginx").optional_number();
   if (r.has("latency_delta_us")) {
     const Field d = r.child("latency_delta_us");
     out.latency_delta_us.emplace();
@@ -378,32 +361,33 @@ std::optional<MacroMedianInterval> read_interval(const Field& f) {
 
 MacroMedians read_medians(const Field& s) {
   MacroMedians m;
-  m.rps = figure(s.child("rps"));
-  m.rps_per_gateway_cpu = figure(s.child("rps_per_gateway_cpu"));
+  m.rps = s.child("rps").optional_number();
+  m.rps_per_gateway_cpu = s.child("rps_per_gateway_cpu").optional_number();
   m.latency_us = read_latency(s.child("latency_us"));
-  m.cpu_percent = figure(s.child("cpu_percent"));
+  m.cpu_percent = s.child("cpu_percent").optional_number();
   m.cpu_by_process = read_figure_map(s.child("cpu_by_process"));
   m.cpu_by_role = read_figure_map(s.child("cpu_by_role"));
-  m.peak_mb = figure(s.child("peak_mb"));
-  m.peak_rss_mb = figure(s.child("peak_rss_mb"));
+  m.peak_mb = s.child("peak_mb").optional_number();
+  m.peak_rss_mb = s.child("peak_rss_mb").optional_number();
   m.cpu_us_per_request = read_figure_map(s.child("cpu_us_per_request"));
   m.machine_cpu = read_figure_map(s.child("machine_cpu"));
   if (const Field h = s.child("handshakes"); h.object_if_present())
-    m.handshakes = MacroScenarioHandshakes{figure(h.child("per_s")), count(h.child("full")),
-                                           count(h.child("resumed")),
-                                           read_figure_map(s.child("cpu_us_per_handshake"))};
-  m.target_role = text(s.child("target_role"));
-  m.target_cpus = integer(s.child("target_cpus"), 1);
-  m.vs_nginx = figure(s.child("vs_nginx"));
-  m.cpu_vs_nginx = figure(s.child("cpu_vs_nginx"));
-  m.p99_vs_nginx = figure(s.child("p99_vs_nginx"));
+    m.handshakes = MacroScenarioHandshakes{
+        h.child("per_s").optional_number(), h.child("full").count_or_default(),
+        h.child("resumed").count_or_default(), read_figure_map(s.child("cpu_us_per_handshake"))};
+  m.target_role = s.child("target_role").string_or_default();
+  m.target_cpus = int_or_default(s.child("target_cpus"), 1);
+  m.vs_nginx = s.child("vs_nginx").optional_number();
+  m.cpu_vs_nginx = s.child("cpu_vs_nginx").optional_number();
+  m.p99_vs_nginx = s.child("p99_vs_nginx").optional_number();
   if (const Field iv = s.child("intervals"); iv.object_if_present())
     for (const std::string& key : iv.keys()) m.intervals[key] = read_interval(iv.child(key));
-  if (s.has("hit_ratio")) m.hit_ratio = figure(s.child("hit_ratio"));
+  if (s.has("hit_ratio")) m.hit_ratio = s.child("hit_ratio").optional_number();
   if (const Field d = s.child("latency_delta_us"); !d.is_null()) m.latency_delta_us = read_delta(d);
   m.per_second = read_seconds(s.child("per_second"));
   if (const Field d = s.child("details"); d.object_if_present()) m.details = d.json();
-  if (!s.child("example_round").is_null()) m.example_round = integer(s.child("example_round"), 0);
+  if (!s.child("example_round").is_null())
+    m.example_round = int_or_default(s.child("example_round"), 0);
   return m;
 }
 
@@ -411,13 +395,13 @@ MacroScenario read_scenario(const Field& s) {
   s.expect_object();
   MacroScenario out;
   out.name = s.child("name").string();
-  out.group = text(s.child("group"));
-  out.workload = text(s.child("workload"));
-  out.target = text(s.child("target"));
+  out.group = s.child("group").string_or_default();
+  out.workload = s.child("workload").string_or_default();
+  out.target = s.child("target").string_or_default();
   out.status = status(s.child("status"));
-  out.reason = text(s.child("reason"));
-  out.baseline = text(s.child("baseline"));
-  out.latency_baseline = text(s.child("latency_baseline"));
+  out.reason = s.child("reason").string_or_default();
+  out.baseline = s.child("baseline").string_or_default();
+  out.latency_baseline = s.child("latency_baseline").string_or_default();
   if (const Field images = s.child("images"); images.object_if_present())
     out.images = images.json();
   if (const Field e = s.child("expect_hit_ratio"); !e.is_null()) {
@@ -430,14 +414,15 @@ MacroScenario read_scenario(const Field& s) {
       out.rounds.push_back(read_round(rounds.at(i), i));
   int ok = 0;
   for (const auto& r : out.rounds) ok += r.status == "ok" ? 1 : 0;
-  out.rounds_planned = integer(s.child("rounds_planned"), static_cast<int>(out.rounds.size()));
-  out.rounds_ok = integer(s.child("rounds_ok"), ok);
+  out.rounds_planned =
+      int_or_default(s.child("rounds_planned"), static_cast<int>(out.rounds.size()));
+  out.rounds_ok = int_or_default(s.child("rounds_ok"), ok);
   // The driver writes the medians exactly when a round was ok; a hand-written scenario (or a
   // /1 one) may have its figures without rounds.
   if (out.rounds_ok > 0 || !s.child("rps").is_null()) out.medians = read_medians(s);
-  if (!s.child("errors").is_null()) out.errors = count(s.child("errors"));
-  if (!s.child("requests").is_null()) out.requests = count(s.child("requests"));
-  out.error_rate = figure(s.child("error_rate"));
+  if (!s.child("errors").is_null()) out.errors = s.child("errors").count_or_default();
+  if (!s.child("requests").is_null()) out.requests = s.child("requests").count_or_default();
+  out.error_rate = s.child("error_rate").optional_number();
   out.counts = read_number_map(s.child("counts"));
   out.artifacts = s.child("artifacts").strings();
   return out;
@@ -446,27 +431,29 @@ MacroScenario read_scenario(const Field& s) {
 MacroEnv read_env(const Field& f) {
   MacroEnv e;
   if (!f.object_if_present()) return e;
-  e.commit = text(f.child("commit"));
-  e.dirty = boolean(f.child("dirty"));
-  e.cpu_model = text(f.child("cpu_model"));
-  e.cpus = integer(f.child("cpus"), 0);
-  e.kernel = text(f.child("kernel"));
-  e.compiler = text(f.child("compiler"));
-  e.runtime = text(f.child("runtime"));
+  e.commit = f.child("commit").string_or_default();
+  e.dirty = f.child("dirty").boolean_or_default();
+  e.cpu_model = f.child("cpu_model").string_or_default();
+  e.cpus = int_or_default(f.child("cpus"), 0);
+  e.kernel = f.child("kernel").string_or_default();
+  e.compiler = f.child("compiler").string_or_default();
+  e.runtime = f.child("runtime").string_or_default();
   if (const Field p = f.child("pinning"); p.object_if_present())
     e.pinning = {p.child("load").optional_string(), p.child("backend").optional_string(),
                  p.child("gateway").optional_string()};
-  e.load_generator = text(f.child("load_generator"));
-  e.date = text(f.child("date"));
+  e.load_generator = f.child("load_generator").string_or_default();
+  e.date = f.child("date").string_or_default();
   if (const Field versions = f.child("versions"); versions.object_if_present())
-    for (const std::string& name : versions.keys()) e.versions[name] = text(versions.child(name));
+    for (const std::string& name : versions.keys())
+      e.versions[name] = versions.child(name).string_or_default();
   if (const Field hosts = f.child("hosts"); hosts.object_if_present()) {
     for (const std::string& name : hosts.keys()) {
       const Field h = hosts.child(name);
       h.expect_object();
-      e.hosts[name] = {text(h.child("kind")),       text(h.child("address")),
-                       h.child("roles").strings(),  text(h.child("cpu_model")),
-                       integer(h.child("cpus"), 0), text(h.child("kernel"))};
+      e.hosts[name] = {
+          h.child("kind").string_or_default(), h.child("address").string_or_default(),
+          h.child("roles").strings(),          h.child("cpu_model").string_or_default(),
+          int_or_default(h.child("cpus"), 0),  h.child("kernel").string_or_default()};
     }
   }
   return e;
@@ -475,22 +462,21 @@ MacroEnv read_env(const Field& f) {
 MacroRunSettings read_run(const Field& f) {
   MacroRunSettings r;
   if (!f.object_if_present()) return r;
-  r.duration_s = number(f.child("duration_s"));
-  r.warmup_s = number(f.child("warmup_s"));
-  r.connections = integer(f.child("connections"), 0);
+  r.duration_s = f.child("duration_s").number_or_default();
+  r.warmup_s = f.child("warmup_s").number_or_default();
+  r.connections = int_or_default(f.child("connections"), 0);
   // quick is the driver's name, smoke the older one; the driver writes both.
-  r.quick = boolean(f.child("quick")) || boolean(f.child("smoke"));
-  r.rounds = integer(f.child("rounds"), 0);
-  r.seed = count(f.child("seed"));
-  r.max_error_rate = number(f.child("max_error_rate"));
-  r.interrupted = boolean(f.child("interrupted"));
+  r.quick = f.child("quick").boolean_or_default() || f.child("smoke").boolean_or_default();
+  r.rounds = int_or_default(f.child("rounds"), 0);
+  r.seed = f.child("seed").count_or_default();
+  r.max_error_rate = f.child("max_error_rate").number_or_default();
+  r.interrupted = f.child("interrupted").boolean_or_default();
   return r;
 }
 
 // gatebench.macro/1 (docs/scenarios.md, schema history): one run per scenario, its figures at the
 // top level where /2 writes the medians. report.json of a /1 input wrote the target's CPU per
 // request as a number; /2 writes {target, load, backend}.
-constexpr std::string_view kMacroSchemaV1 = "gatebench.macro/1";
 
 std::optional<double> per_request_us(const Figure& cpu_percent, double rps) {
   if (!cpu_percent || rps <= 0) return std::nullopt;

@@ -24,6 +24,8 @@
 namespace gatebench::common {
 
 inline constexpr std::string_view kMacroSchema = "gatebench.macro/2";
+// The first version, which the reader upgrades (macro_result_from_json).
+inline constexpr std::string_view kMacroSchemaV1 = "gatebench.macro/1";
 
 // A figure of the file: a number, or null when there was nothing to measure it from.
 using Figure = std::optional<double>;

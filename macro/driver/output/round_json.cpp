@@ -86,96 +86,129 @@ std::optional<std::string> harness_limit(const ScenarioResult& r) {
   return std::nullopt;
 }
 
-common::MacroRound round_result(const ScenarioResult& r, const ScenarioResult* baseline,
-                                const ScenarioResult* latency_baseline) {
-  // The target's CPU per request (per handshake) to 0.01 us: the gate's figure, where a 5% change
-  // of ~10 us must show.
-  auto hundredths = [](const std::optional<double>& v) {
-    return v ? common::Figure(std::round(*v * 100) / 100) : std::nullopt;
-  };
-  common::MacroRound j;
-  j.round = r.round;
-  j.position = r.position;
-  j.status = status_name(r.status);
-  j.reason = r.reason;
-  if (r.load) {
-    const LoadResult& l = *r.load;
-    common::MacroRoundLoad& out = j.load.emplace();
-    out.rps = round1(l.rps);
-    out.requests = l.requests;
-    out.measured_s = std::round(l.duration_s * 1000) / 1000;
-    out.latency_us = {optional_number(l.p50_us), optional_number(l.p90_us),
-                      optional_number(l.p99_us), optional_number(l.p999_us),
-                      optional_number(l.mean_us)};
-    out.errors = l.errors;
-    if (l.requests > 0)
-      out.error_rate = static_cast<double>(l.errors) / static_cast<double>(l.requests);
-    j.counts = l.counts;
-    for (const auto& sec : l.per_second) {
-      const auto second = static_cast<std::size_t>(sec.t);
-      out.per_second.push_back({sec.t, sec.rps, optional_number(sec.p99_us), sec.errors,
-                                second < r.target_cpu_per_second.size()
-                                    ? common::Figure(round1(r.target_cpu_per_second[second]))
-                                    : std::nullopt});
-    }
-    out.cpu_us_per_request = {hundredths(cpu_us_per_request(r, "target")),
-                              optional_number(cpu_us_per_request(r, "load")),
-                              optional_number(cpu_us_per_request(r, "backend"))};
-    auto cpu = r.cpu_s_by_role.find("target");
-    if (cpu != r.cpu_s_by_role.end() && cpu->second > 0)
-      out.rps_per_gateway_cpu = round1(static_cast<double>(l.requests) / cpu->second);
-    out.window_source = r.window_source;
-    out.window_s = std::round(r.window_s * 1000) / 1000;
-    const auto busy = seconds_of(r, "machine"), idle = seconds_of(r, "machine_idle");
-    if (busy && idle && r.window_s > 0) {
-      common::MacroMachineCpu& m = out.machine_cpu.emplace();
-      m.busy_percent = round1(100 * *busy / r.window_s);
-      m.idle_percent = round1(100 * *idle / r.window_s);
-      if (const auto steal = seconds_of(r, "machine_steal"))
-        m.steal_percent = round1(100 * *steal / r.window_s);
-    }
-    if (l.new_connections && l.handshakes_full && l.handshakes_resumed) {
-      const double total = static_cast<double>(*l.handshakes_full + *l.handshakes_resumed);
-      out.handshakes = common::MacroRoundHandshakes{
-          *l.handshakes_full, *l.handshakes_resumed,
-          l.duration_s > 0 ? common::Figure(round1(total / l.duration_s)) : std::nullopt};
-      out.cpu_us_per_handshake =
-          common::MacroCpuPerRole{hundredths(cpu_us_per_handshake(r, "target")),
-                                  optional_number(cpu_us_per_handshake(r, "load")),
-                                  optional_number(cpu_us_per_handshake(r, "backend"))};
-    }
-    out.harness_limit = harness_limit(r);
-    // To 0.0001: a check of [0.95, 1] must tell 0.9499 from 0.95.
-    if (r.expect_hit_ratio)
-      out.hit_ratio =
-          r.hit_ratio ? common::Figure(std::round(*r.hit_ratio * 10000) / 10000) : std::nullopt;
+namespace {
+
+// The target's CPU per request (per handshake) to 0.01 us: the gate's figure, where a 5% change
+// of ~10 us must show.
+common::Figure hundredths(const std::optional<double>& v) {
+  return v ? common::Figure(std::round(*v * 100) / 100) : std::nullopt;
+}
+
+// Each second of the load's series with the target's CPU in that second.
+std::vector<common::MacroSecond> per_second_of(const ScenarioResult& r, const LoadResult& l) {
+  std::vector<common::MacroSecond> out;
+  for (const auto& sec : l.per_second) {
+    const auto second = static_cast<std::size_t>(sec.t);
+    out.push_back({sec.t, sec.rps, optional_number(sec.p99_us), sec.errors,
+                   second < r.target_cpu_per_second.size()
+                       ? common::Figure(round1(r.target_cpu_per_second[second]))
+                       : std::nullopt});
   }
-  if (r.target) {
-    common::MacroTargetUsage& t = j.target.emplace();
-    t.cpu_percent = round1(r.target->cpu_percent);
-    for (const auto& [name, pct] : r.target->cpu_by_process) t.cpu_by_process[name] = round1(pct);
-    t.peak_mb = round1(r.target->peak_mb);
-    t.peak_rss_mb = round1(r.target->peak_rss_mb);
-  }
-  for (const auto& [role, pct] : r.cpu_by_role) j.cpu_by_role[role] = round1(pct);
+  return out;
+}
+
+// Every process of the machine in the window; nothing without the machine's samples.
+std::optional<common::MacroMachineCpu> machine_cpu_of(const ScenarioResult& r) {
+  const auto busy = seconds_of(r, "machine"), idle = seconds_of(r, "machine_idle");
+  if (!busy || !idle || r.window_s <= 0) return std::nullopt;
+  common::MacroMachineCpu m;
+  m.busy_percent = round1(100 * *busy / r.window_s);
+  m.idle_percent = round1(100 * *idle / r.window_s);
+  if (const auto steal = seconds_of(r, "machine_steal"))
+    m.steal_percent = round1(100 * *steal / r.window_s);
+  return m;
+}
+
+// The TLS handshakes of a round with a new connection per request, and each role's CPU per
+// handshake.
+void add_handshakes(common::MacroRoundLoad& out, const ScenarioResult& r, const LoadResult& l) {
+  if (!l.new_connections || !l.handshakes_full || !l.handshakes_resumed) return;
+  const double total = static_cast<double>(*l.handshakes_full + *l.handshakes_resumed);
+  out.handshakes = common::MacroRoundHandshakes{
+      *l.handshakes_full, *l.handshakes_resumed,
+      l.duration_s > 0 ? common::Figure(round1(total / l.duration_s)) : std::nullopt};
+  out.cpu_us_per_handshake =
+      common::MacroCpuPerRole{hundredths(cpu_us_per_handshake(r, "target")),
+                              optional_number(cpu_us_per_handshake(r, "load")),
+                              optional_number(cpu_us_per_handshake(r, "backend"))};
+}
+
+// What the round's load generator measured, with each role's CPU over it.
+common::MacroRoundLoad load_of(const ScenarioResult& r, const LoadResult& l) {
+  common::MacroRoundLoad out;
+  out.rps = round1(l.rps);
+  out.requests = l.requests;
+  out.measured_s = std::round(l.duration_s * 1000) / 1000;
+  out.latency_us = {optional_number(l.p50_us), optional_number(l.p90_us), optional_number(l.p99_us),
+                    optional_number(l.p999_us), optional_number(l.mean_us)};
+  out.errors = l.errors;
+  if (l.requests > 0)
+    out.error_rate = static_cast<double>(l.errors) / static_cast<double>(l.requests);
+  out.per_second = per_second_of(r, l);
+  out.cpu_us_per_request = {hundredths(cpu_us_per_request(r, "target")),
+                            optional_number(cpu_us_per_request(r, "load")),
+                            optional_number(cpu_us_per_request(r, "backend"))};
+  auto cpu = r.cpu_s_by_role.find("target");
+  if (cpu != r.cpu_s_by_role.end() && cpu->second > 0)
+    out.rps_per_gateway_cpu = round1(static_cast<double>(l.requests) / cpu->second);
+  out.window_source = r.window_source;
+  out.window_s = std::round(r.window_s * 1000) / 1000;
+  out.machine_cpu = machine_cpu_of(r);
+  add_handshakes(out, r, l);
+  out.harness_limit = harness_limit(r);
+  // To 0.0001: a check of [0.95, 1] must tell 0.9499 from 0.95.
+  if (r.expect_hit_ratio)
+    out.hit_ratio =
+        r.hit_ratio ? common::Figure(std::round(*r.hit_ratio * 10000) / 10000) : std::nullopt;
+  return out;
+}
+
+common::MacroTargetUsage target_usage_of(const TreeUsage& u) {
+  common::MacroTargetUsage t;
+  t.cpu_percent = round1(u.cpu_percent);
+  for (const auto& [name, pct] : u.cpu_by_process) t.cpu_by_process[name] = round1(pct);
+  t.peak_mb = round1(u.peak_mb);
+  t.peak_rss_mb = round1(u.peak_rss_mb);
+  return t;
+}
+
+// The ratios to the baseline of the same round, and the latency over the latency baseline's.
+void add_ratios(common::MacroRound& j, const ScenarioResult& r, const ScenarioResult* baseline,
+                const ScenarioResult* latency_baseline) {
   if (measured(&r) && measured(baseline)) {
     j.vs_nginx = ratio(r.load->rps, baseline->load->rps);
     j.cpu_vs_nginx =
         ratio(cpu_us_per_request(r, "target"), cpu_us_per_request(*baseline, "target"));
     j.p99_vs_nginx = ratio(r.load->p99_us, baseline->load->p99_us);
   }
-  if (!r.latency_baseline.empty()) {
-    std::optional<common::MacroLatencyDelta>& delta = j.latency_delta_us.emplace();
-    if (measured(&r) && measured(latency_baseline)) {
-      auto diff = [](const std::optional<double>& a, const std::optional<double>& b) {
-        return a && b ? common::Figure(std::round((*a - *b) * 10) / 10) : std::nullopt;
-      };
-      const LoadResult& b = *latency_baseline->load;
-      delta = common::MacroLatencyDelta{
-          diff(r.load->mean_us, b.mean_us), diff(r.load->p50_us, b.p50_us),
-          diff(r.load->p90_us, b.p90_us), diff(r.load->p99_us, b.p99_us)};
-    }
+  if (r.latency_baseline.empty()) return;
+  std::optional<common::MacroLatencyDelta>& delta = j.latency_delta_us.emplace();
+  if (!measured(&r) || !measured(latency_baseline)) return;
+  auto diff = [](const std::optional<double>& a, const std::optional<double>& b) {
+    return a && b ? common::Figure(std::round((*a - *b) * 10) / 10) : std::nullopt;
+  };
+  const LoadResult& b = *latency_baseline->load;
+  delta =
+      common::MacroLatencyDelta{diff(r.load->mean_us, b.mean_us), diff(r.load->p50_us, b.p50_us),
+                                diff(r.load->p90_us, b.p90_us), diff(r.load->p99_us, b.p99_us)};
+}
+
+}  // namespace
+
+common::MacroRound round_result(const ScenarioResult& r, const ScenarioResult* baseline,
+                                const ScenarioResult* latency_baseline) {
+  common::MacroRound j;
+  j.round = r.round;
+  j.position = r.position;
+  j.status = status_name(r.status);
+  j.reason = r.reason;
+  if (r.load) {
+    j.load = load_of(r, *r.load);
+    j.counts = r.load->counts;
   }
+  if (r.target) j.target = target_usage_of(*r.target);
+  for (const auto& [role, pct] : r.cpu_by_role) j.cpu_by_role[role] = round1(pct);
+  add_ratios(j, r, baseline, latency_baseline);
   j.details = r.extra;
   j.artifacts = r.artifacts;
   return j;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "macro/common/usage_error.hpp"
@@ -77,6 +78,44 @@ TEST(JsonField, ErrorsNameFileAndPointer) {
             "macro/scenarios/x.json: /name: expected an array");
   EXPECT_EQ(error_of([](const JsonField& f) { f.child("list").at(0).fail("too short"); }),
             "macro/scenarios/x.json: /list/0: too short");
+}
+
+// The readers of the formats between processes: absent and null give the fallback, a value is
+// read and checked as the plain getters do.
+TEST(JsonField, OrDefaultReadersKeepTheFallbackForAbsentAndNull) {
+  const JsonField root(kDoc, "f.json");
+  const JsonField load = root.child("load");
+  EXPECT_EQ(root.child("opt").string_or_default("d"), "d");
+  EXPECT_EQ(root.child("missing").string_or_default(), "");
+  EXPECT_EQ(root.child("name").string_or_default("d"), "x");
+  EXPECT_EQ(root.child("opt").number_or_default(1.5), 1.5);
+  EXPECT_EQ(root.child("missing").number_or_default(), 0);
+  EXPECT_EQ(load.child("port").number_or_default(1.5), 80);
+  EXPECT_TRUE(root.child("opt").boolean_or_default(true));
+  EXPECT_FALSE(root.child("missing").boolean_or_default());
+  EXPECT_FALSE(root.child("env").child("B").boolean_or_default(true));
+  EXPECT_EQ(root.child("opt").integer_or_default(7, 0, 10), 7);
+  EXPECT_EQ(load.child("port").integer_or_default(7, 0, 100), 80);
+  EXPECT_EQ(root.child("opt").count_or_default(), 0u);
+  EXPECT_EQ(root.child("missing").count_or_default(3), 3u);
+  EXPECT_EQ(load.child("port").count_or_default(), 80u);
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("rate").number_or_default(); }),
+            "macro/scenarios/x.json: /load/rate: expected a number");
+  EXPECT_EQ(
+      error_of([](const JsonField& f) { f.child("load").child("close").boolean_or_default(); }),
+      "macro/scenarios/x.json: /load/close: expected true or false");
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("list").string_or_default(); }),
+            "macro/scenarios/x.json: /list: expected a string");
+  EXPECT_EQ(error_of([](const JsonField& f) {
+              f.child("load").child("port").integer_or_default(1, 0, 10);
+            }),
+            "macro/scenarios/x.json: /load/port: expected an integer from 0 to 10");
+  // Above LONG_MAX, and below 0: no count.
+  EXPECT_EQ(error_of([](const JsonField& f) { f.child("load").child("big").count_or_default(); }),
+            "macro/scenarios/x.json: /load/big: expected an integer from 0 to " +
+                std::to_string(std::numeric_limits<long>::max()));
+  const json negative = json::parse(R"({"n": -1})");
+  EXPECT_THROW(JsonField(negative, "n.json").child("n").count_or_default(), UsageError);
 }
 
 TEST(JsonField, TheRootIsTheTopLevel) {

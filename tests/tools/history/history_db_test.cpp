@@ -247,6 +247,48 @@ TEST(HistoryAdd, ADatabaseOfAnotherVersionIsExit2AndUntouched) {
   EXPECT_EQ(query_int(other, "SELECT count(*) FROM sqlite_master"), 1);
 }
 
+// The history's rows are HistoryRun, written by add and read back by series: every member a
+// series carries comes back as it was added.
+TEST(HistoryDb, ARunReadsBackAsItWasAdded) {
+  Scratch s("history-round-trip");
+  HistoryRun run;
+  run.source = "macro";
+  run.file = "out/macro.json";
+  run.kind = "macro";
+  run.commit = "c0ffee0100000000000000000000000000000000";
+  run.dirty = true;
+  run.time = "2026-12-07T10:00:00Z";
+  run.smoke = true;
+  run.machine = {"vm", "AMD EPYC 9B14", "Linux 6.1.0", "g++ 12.2.0", "L1d 32K", "podman", 2};
+  run.figures = {{"gateway-default", "rps", "req/s", false, 1234.5, {1200, 1234.5, 1300.25}},
+                 {"gateway-default", "p99_us", "us", true, 99.9, {}}};
+  HistoryDb db(s.db, true);
+  const auto ids = db.add({run}, "sha", "2026-12-07T11:00:00Z");
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(db.find_run("sha", "macro"), ids[0]);
+  EXPECT_EQ(db.find_run("sha", "micro"), std::nullopt);
+  const auto all = db.series();
+  ASSERT_EQ(all.size(), 2u);
+  for (const HistoryFigure& f : run.figures) {
+    const HistorySeries* series = find(all, f.subject, f.figure);
+    ASSERT_NE(series, nullptr) << f.figure;
+    EXPECT_EQ(series->source, run.source);
+    EXPECT_EQ(series->unit, f.unit);
+    EXPECT_EQ(series->lower_is_better, f.lower_is_better);
+    EXPECT_EQ(series->smoke, run.smoke);
+    EXPECT_EQ(series->fingerprint, run.machine.fingerprint());
+    EXPECT_EQ(series->machine, run.machine.summary());
+    ASSERT_EQ(series->points.size(), 1u);
+    const HistoryPoint& p = series->points[0];
+    EXPECT_EQ(p.run_id, ids[0]);
+    EXPECT_EQ(p.commit, run.commit);
+    EXPECT_EQ(p.time, run.time);
+    EXPECT_EQ(p.dirty, run.dirty);
+    EXPECT_EQ(p.value, f.value);
+    EXPECT_EQ(p.samples, f.samples);
+  }
+}
+
 TEST(HistoryDb, AFailedAddRollsBackWholly) {
   Scratch s("history-rollback");
   HistoryDb db(s.db, true);

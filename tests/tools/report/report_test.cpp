@@ -136,7 +136,7 @@ TEST(ReportWriters, MarkdownMatchesGolden) {
 }
 
 TEST(ReportWriters, MarkdownCellsFromTheInputsCannotBreakATable) {
-  Inputs in;
+  ReportInputs in;
   in.micro.micro->benchmarks[0].name = "token/gatecore/a|b";
   in.macro.macro->env.kernel = "Linux | `6.1`\nnext";
   const std::string md = report_markdown(in.model());

@@ -35,10 +35,9 @@ json quiet_run() {
 ResultsInputs inputs() {
   ResultsInputs in;
   in.run = quiet_run();
-  in.report = {
-      {"schema", "gatebench.report/1"},
-      {"macro",
-       {{"env", {{"commit", "0123456789abcdef0123456789abcdef01234567"}, {"dirty", false}}}}}};
+  common::MacroResult& macro = in.report.macro.emplace();
+  macro.env.commit = "0123456789abcdef0123456789abcdef01234567";
+  macro.env.dirty = false;
   in.report_md = "# gatebench report\n\n## Seed scenarios\n\n| a |\n|---|\n| 1 |\n";
   in.command = "gatebench results out/report.json -o docs/RESULTS.md";
   return in;
@@ -67,8 +66,8 @@ TEST(ResultsPage, LoadStealDirtinessAndMixedCommitsMakeADraft) {
   in.run["start"]["load_average"][0] = 2.7;
   in.run["end"]["load_average"][0] = 3.9;  // the run's own roles: not judged
   in.run["end"]["steal_percent"] = 4.0;
-  in.report["macro"]["env"]["dirty"] = true;
-  in.report["macro_instructions"] = {{"env", {{"commit", "fedcba9876543210"}, {"dirty", false}}}};
+  in.report.macro->env.dirty = true;
+  in.report.macro_instructions.emplace().env = {{"commit", "fedcba9876543210"}, {"dirty", false}};
   const auto why = draft_reasons(in);
   ASSERT_EQ(why.size(), 4u);
   EXPECT_EQ(why[0], "load average 2.70 at the run's start (quiet: below 1.5)");

@@ -11,6 +11,7 @@
 #include "tools/src/history/history_study.hpp"
 #include "tools/src/results/format.hpp"
 #include "tools/src/results/json_file.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
@@ -170,17 +171,14 @@ HistorySelection selection(const common::CommandLine& args) {
   return sel;
 }
 
-// A report's exact counts per request (report.json "macro_instructions", written without the
-// schema of the file it came from); none when the report has none.
+// A report's exact counts per request (report.json "macro_instructions"); none when the report
+// has none.
 std::optional<common::MacroCountFile> report_counts(const std::string& text,
                                                     const std::string& file) {
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-  if (!doc.is_object() || !doc.contains("macro_instructions") ||
-      !doc["macro_instructions"].is_object())
-    return std::nullopt;
-  nlohmann::json counts = doc["macro_instructions"];
-  counts["schema"] = common::kMacroInstructionsSchema;
-  return common::parse_macro_count(counts, file + " /macro_instructions");
+  const nlohmann::json doc = common::parse_json_text(text, file);
+  const ReportFile report = report_file_from_json(common::JsonField(doc, file));
+  if (!report.macro_instructions) return std::nullopt;
+  return macro_count_from(*report.macro_instructions);
 }
 
 int history_add(const CommandArgs& argv) {

@@ -7,6 +7,7 @@
 #include "tools/src/commands/commands.hpp"
 #include "tools/src/report/results_page.hpp"
 #include "tools/src/results/json_file.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
@@ -45,10 +46,11 @@ int command_results(const CommandArgs& argv) {
   if (!out) throw common::UsageError("results needs -o FILE");
 
   ResultsInputs in;
-  in.report = load_json_file(pos[0]);
-  if (!in.report.is_object() || in.report.value("schema", "") != "gatebench.report/1")
-    throw common::UsageError(pos[0] + ": /schema: expected gatebench.report/1 (gatebench run's " +
-                             "report.json)");
+  const nlohmann::json report = load_json_file(pos[0]);
+  if (!report.is_object() || report.value("schema", "") != kReportSchema)
+    throw common::UsageError(pos[0] + ": /schema: expected " + kReportSchema +
+                             " (gatebench run's report.json)");
+  in.report = report_file_from_json(common::JsonField(report, pos[0]));
   const std::filesystem::path dir = std::filesystem::path(pos[0]).parent_path();
   const std::string md = (dir / "report.md").string();
   if (!std::filesystem::exists(md))

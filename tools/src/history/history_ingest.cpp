@@ -128,25 +128,39 @@ std::vector<double> round_values(const MacroScenario& s, Get get) {
   return out;
 }
 
-// A macro run's commit, time and machine from the driver's `env` (macro.json and
-// instructions.json write the same one).
-HistoryRun macro_run_of(const json& env) {
+// A macro run's commit, time and machine from the driver's env.
+HistoryRun macro_run_of(const common::MacroEnv& env) {
   HistoryRun run;
   run.source = "macro";
-  if (const std::string commit = string_of(env, "commit"); !commit.empty()) run.commit = commit;
-  run.dirty = truthy(env, "dirty");
+  if (!env.commit.empty()) run.commit = env.commit;
+  run.dirty = env.dirty;
   // env.date since the driver of 2026-12-01; older files are timed when they are added.
-  run.time = parse_iso_date(string_of(env, "date")).value_or("");
-  run.machine.cpu_model = string_of(env, "cpu_model");
-  run.machine.cpus = int_of(env, "cpus");
-  run.machine.kernel = string_of(env, "kernel");
-  run.machine.compiler = string_of(env, "compiler");
-  run.machine.runtime = string_of(env, "runtime");
+  run.time = parse_iso_date(env.date).value_or("");
+  run.machine.cpu_model = env.cpu_model;
+  run.machine.cpus = env.cpus;
+  run.machine.kernel = env.kernel;
+  run.machine.compiler = env.compiler;
+  run.machine.runtime = env.runtime;
   return run;
 }
 
+// The same members of instructions.json's env, which gatebench.macro_instructions/1 keeps as the
+// driver wrote it (JSON): read as leniently as micro.json's context.
+common::MacroEnv env_of(const json& env) {
+  common::MacroEnv e;
+  e.commit = string_of(env, "commit");
+  e.dirty = truthy(env, "dirty");
+  e.date = string_of(env, "date");
+  e.cpu_model = string_of(env, "cpu_model");
+  e.cpus = int_of(env, "cpus");
+  e.kernel = string_of(env, "kernel");
+  e.compiler = string_of(env, "compiler");
+  e.runtime = string_of(env, "runtime");
+  return e;
+}
+
 HistoryRun macro_run(const MacroRun& macro) {
-  HistoryRun run = macro_run_of(common::to_json(macro.env));
+  HistoryRun run = macro_run_of(macro.env);
   run.smoke = macro.smoke();
   struct Figure {
     const char* name;
@@ -206,7 +220,7 @@ std::vector<HistoryFigure> count_figures(const common::MacroCountFile& counts) {
 }
 
 HistoryRun counts_run(const common::MacroCountFile& counts) {
-  HistoryRun run = macro_run_of(counts.env);
+  HistoryRun run = macro_run_of(env_of(counts.env));
   run.figures = count_figures(counts);
   return run;
 }

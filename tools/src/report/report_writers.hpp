@@ -6,12 +6,14 @@
 #include <string>
 
 #include "tools/src/report/report_model.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
-inline constexpr const char* kReportSchema = "gatebench.report/1";
 inline constexpr const char* kGatebenchVersion = "0.1.0";
 
+// report.json: the model's parts and tables as its one type, and that type as written.
+ReportFile report_file(const ReportModel& m);
 nlohmann::json report_json(const ReportModel& m);
 std::string report_markdown(const ReportModel& m);
 std::string report_html(const ReportModel& m);

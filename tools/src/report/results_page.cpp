@@ -35,20 +35,35 @@ std::optional<double> steal(const json& run, const char* when) {
   return number_at(run, {when, "steal_percent"});
 }
 
-// Every input that says which build it came from: the run's tool, the macro driver and the
-// counting driver (each records its own build's commit and tree).
-std::vector<std::pair<std::string, const json*>> builds(const ResultsInputs& in) {
-  std::vector<std::pair<std::string, const json*>> out;
-  if (in.run.is_object()) out.emplace_back("gatebench run", &in.run);
-  if (const json* env = child(in.report, {"macro", "env"})) out.emplace_back("macro.json", env);
-  if (const json* env = child(in.report, {"macro_instructions", "env"}))
-    out.emplace_back("the counts' driver", env);
-  return out;
-}
+// An input that says which build it came from: its commit ("–" when it names none) and whether
+// its tree had uncommitted changes.
+struct Build {
+  std::string what, commit;
+  bool dirty = false;
+};
 
 std::string text(const json* j) {
   if (!j || j->is_null()) return "–";
   return j->is_string() ? j->get<std::string>() : j->dump();
+}
+
+Build build_of(std::string what, const json& env) {
+  const json* dirty = child(env, {"dirty"});
+  return {std::move(what), text(child(env, {"commit"})),
+          dirty && dirty->is_boolean() && dirty->get<bool>()};
+}
+
+// Every input that says which build it came from: the run's tool, the macro driver and the
+// counting driver (each records its own build's commit and tree).
+std::vector<Build> builds(const ResultsInputs& in) {
+  std::vector<Build> out;
+  if (in.run.is_object()) out.push_back(build_of("gatebench run", in.run));
+  if (const auto& macro = in.report.macro)
+    out.push_back(
+        {"macro.json", macro->env.commit.empty() ? "–" : macro->env.commit, macro->env.dirty});
+  if (const auto& counts = in.report.macro_instructions)
+    out.push_back(build_of("the counts' driver", counts->env));
+  return out;
 }
 
 std::string machine_line(const json& run, const char* when) {
@@ -116,14 +131,11 @@ std::vector<std::string> draft_reasons(const ResultsInputs& in) {
                       " (quiet: at most " + fmt_fixed(kQuietStealPercent, 0) + "%)");
     }
   }
-  for (const auto& [what, env] : builds(in)) {
-    const json* dirty = child(*env, {"dirty"});
-    if (dirty && dirty->is_boolean() && dirty->get<bool>())
-      why.push_back(what + " was built from a tree with uncommitted changes");
-  }
+  const std::vector<Build> inputs = builds(in);
+  for (const Build& b : inputs)
+    if (b.dirty) why.push_back(b.what + " was built from a tree with uncommitted changes");
   std::string commit;
-  for (const auto& [what, env] : builds(in)) {
-    const std::string c = text(child(*env, {"commit"}));
+  for (const auto& [what, c, dirty] : inputs) {
     if (c == "–" || c == "unknown") continue;
     if (commit.empty())
       commit = c;
@@ -150,9 +162,8 @@ std::string results_page(const ResultsInputs& in) {
   md += "| | |\n|---|---|\n";
   md += "| run | `" + text(child(in.run, {"command"})) + "` |\n";
   std::string commit = text(child(in.run, {"commit"}));
-  if (commit == "–")
-    if (const json* env = child(in.report, {"macro", "env"}))
-      commit = text(child(*env, {"commit"}));
+  if (commit == "–" && in.report.macro && !in.report.macro->env.commit.empty())
+    commit = in.report.macro->env.commit;
   const json* dirty = child(in.run, {"dirty"});
   md += "| commit | " + commit +
         (dirty && dirty->is_boolean() ? (dirty->get<bool>() ? " (dirty tree)" : " (clean tree)")

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/src/results/report_file.hpp"
+
 namespace gatebench::tools {
 
 // A run that started at this load average (1 min) or more shared the machine: its CPU figures
@@ -25,7 +27,7 @@ inline constexpr double kQuietStealPercent = 2.0;
 
 struct ResultsInputs {
   nlohmann::json run;     // run.json (gatebench.run/1); null when the run left none
-  nlohmann::json report;  // report.json (gatebench.report/1)
+  ReportFile report;      // report.json
   std::string report_md;  // report.md, the figures themselves
   std::string command;    // the `gatebench results ...` that writes the page
 };

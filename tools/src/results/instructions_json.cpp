@@ -36,7 +36,7 @@ json instructions_to_json(const InstructionRun& run) {
     if (!c.error.empty()) entry["error"] = c.error;
     list.push_back(std::move(entry));
   }
-  return {{"schema", "gatebench.instructions/1"}, {"env", run.env}, {"benchmarks", list}};
+  return {{"schema", kInstructionsSchema}, {"env", run.env}, {"benchmarks", list}};
 }
 
 }  // namespace gatebench::tools

@@ -5,6 +5,7 @@
 #include "macro/common/json_field.hpp"
 #include "macro/common/usage_error.hpp"
 #include "tools/src/results/json_file.hpp"
+#include "tools/src/results/report_file.hpp"
 
 namespace gatebench::tools {
 
@@ -17,37 +18,6 @@ auto find_by_name(const Run& run, const std::string& name) -> decltype(&run.benc
   for (const auto& b : run.benchmarks)
     if (b.name == name) return &b;
   return nullptr;
-}
-
-std::vector<double> number_array(const common::JsonField& row, const char* key) {
-  std::vector<double> out;
-  const common::JsonField a = row.child(key);
-  if (!a.present()) return out;
-  a.expect_array();
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(a.at(i).number());
-  return out;
-}
-
-// report.json's "micro" section: the samples in nanoseconds, as written by report_json.cpp.
-MicroRun parse_report_micro(const common::JsonField& micro) {
-  MicroRun run;
-  if (micro.has("context")) run.context = micro.child("context").json();
-  const common::JsonField list = micro.child("benchmarks");
-  list.expect_array();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const common::JsonField row = list.at(i);
-    MicroBenchmark m;
-    m.name = row.child("name").string();
-    m.real_ns = number_array(row, "real_time_ns");
-    m.cpu_ns = number_array(row, "cpu_time_ns");
-    m.items_per_second = number_array(row, "items_per_second");
-    m.bytes_per_second = number_array(row, "bytes_per_second");
-    m.error = row.child("error").optional_string().value_or("");
-    if (m.real_ns.size() != m.cpu_ns.size())
-      row.child("cpu_time_ns").fail("expected as many values as real_time_ns");
-    run.benchmarks.push_back(std::move(m));
-  }
-  return run;
 }
 
 }  // namespace
@@ -88,14 +58,13 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
   const std::string schema = doc.contains("schema") && doc["schema"].is_string()
                                  ? doc["schema"].get<std::string>()
                                  : std::string();
-  if (schema == "gatebench.report/1") {
+  if (schema == kReportSchema) {
     set.kind = "report";
-    if (!root.child("micro").is_null()) set.micro = parse_report_micro(root.child("micro"));
-    if (!root.child("instructions").is_null())
-      set.instructions = parse_instructions_json(root.child("instructions"));
-    if (!root.child("macro").is_null())
-      set.macro = macro_run_from(common::macro_result_from_json(root.child("macro")));
-  } else if (schema == "gatebench.instructions/1") {
+    ReportFile report = report_file_from_json(root);
+    if (report.micro) set.micro = micro_run_from(*report.micro);
+    set.instructions = std::move(report.instructions);
+    if (report.macro) set.macro = macro_run_from(*report.macro);
+  } else if (schema == kInstructionsSchema) {
     set.kind = "instructions";
     set.instructions = parse_instructions_json(root);
   } else if (common::is_macro_schema(schema)) {
@@ -105,10 +74,10 @@ ResultSet parse_result_set(const json& doc, const std::string& file) {
     set.kind = "macro_instructions";
     set.macro_instructions = common::parse_macro_count(doc, file);
   } else if (!schema.empty()) {
-    root.child("schema").fail("unknown schema '" + schema +
-                              "' (expected gatebench.report/1, gatebench.macro/1, "
-                              "gatebench.macro/2, gatebench.instructions/1 or "
-                              "gatebench.macro_instructions/1)");
+    root.child("schema").fail("unknown schema '" + schema + "' (expected " + kReportSchema + ", " +
+                              std::string(common::kMacroSchemaV1) + ", " +
+                              std::string(common::kMacroSchema) + ", " + kInstructionsSchema +
+                              " or " + common::kMacroInstructionsSchema + ")");
   } else if (doc.contains("benchmarks")) {
     set.kind = "gbench";
     set.micro = parse_gbench_json(root);

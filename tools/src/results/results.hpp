@@ -35,7 +35,10 @@ struct MicroRun {
   const MicroBenchmark* find(const std::string& name) const;
 };
 
-// Instructions per iteration measured under callgrind (schema gatebench.instructions/1).
+// Instructions per iteration measured under callgrind: instructions.json (written by `gatebench
+// micro --instructions`, instructions_to_json) and report.json's "instructions".
+inline constexpr const char* kInstructionsSchema = "gatebench.instructions/1";
+
 struct InstructionCount {
   std::string name;
   double per_iteration = 0.0;
