@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -60,10 +62,15 @@ class PrivateDockerd {
                  "native.cgroupdriver=cgroupfs"};
     spec.out = Stream::to_file(dir_ + "/dockerd.log");
     spec.err = Stream::to_file(dir_ + "/dockerd.log");
-    daemon_ = ChildProcess::spawn(spec);
-    const char* before = std::getenv("DOCKER_HOST");
-    if (before != nullptr) previous_host_ = before;
+    try {
+      daemon_ = ChildProcess::spawn(spec);
+    } catch (const SpawnError& e) {
+      spawn_error_ = e.what();
+      return;
+    }
+    if (const char* before = std::getenv("DOCKER_HOST")) previous_host_ = before;
     setenv("DOCKER_HOST", host().c_str(), 1);
+    host_set_ = true;
   }
   PrivateDockerd(const PrivateDockerd&) = delete;
   PrivateDockerd& operator=(const PrivateDockerd&) = delete;
@@ -84,10 +91,11 @@ class PrivateDockerd {
     unmount_below(dir_);
     std::error_code ec;
     fs::remove_all(dir_, ec);
-    if (previous_host_.empty())
-      unsetenv("DOCKER_HOST");
+    if (!host_set_) return;
+    if (previous_host_)
+      setenv("DOCKER_HOST", previous_host_->c_str(), 1);
     else
-      setenv("DOCKER_HOST", previous_host_.c_str(), 1);
+      unsetenv("DOCKER_HOST");
   }
 
   std::string host() const { return "unix://" + dir_ + "/docker.sock"; }
@@ -96,6 +104,7 @@ class PrivateDockerd {
   // Waits until the daemon answers `docker version`; "" then, else why not.
   std::string wait_ready(std::chrono::seconds limit) {
     if (dir_.empty()) return "no directory for dockerd";
+    if (!spawn_error_.empty()) return "dockerd: " + spawn_error_;
     if (daemon_.pid() <= 0) return "dockerd not installed (ci/setup installs docker.io)";
     const auto deadline = std::chrono::steady_clock::now() + limit;
     std::string last;
@@ -129,7 +138,9 @@ class PrivateDockerd {
   }
 
   std::string dir_;
-  std::string previous_host_;
+  std::optional<std::string> previous_host_;  // the caller's DOCKER_HOST, put back at the end
+  bool host_set_ = false;
+  std::string spawn_error_;
   ChildProcess daemon_;
 };
 
