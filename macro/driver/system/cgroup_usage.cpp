@@ -115,7 +115,7 @@ std::optional<double> leading_number(std::string_view text) {
   return value;
 }
 
-// The value of `key` in a "key value" per line file (cpu.stat, memory.stat).
+// The value of `key` in a "key value" per line file (cpu.stat).
 std::optional<double> keyed_value(std::string_view text, std::string_view key) {
   for (std::string_view line : split_on(text, '\n')) {
     if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ')
@@ -164,13 +164,9 @@ std::optional<CgroupUsage> read_cgroup(const CgroupFiles& files) {
 
   const auto in_use =
       slurp(files.memory_dir + (files.memory_v2 ? "/memory.current" : "/memory.usage_in_bytes"));
-  const auto stat = slurp(files.memory_dir + "/memory.stat");
-  if (!in_use || !stat) return std::nullopt;
-  const auto bytes = leading_number(*in_use);
+  const auto bytes = in_use ? leading_number(*in_use) : std::nullopt;
   if (!bytes) return std::nullopt;
-  const double inactive_file =
-      keyed_value(*stat, files.memory_v2 ? "inactive_file" : "total_inactive_file").value_or(0);
-  usage.mem_mb = std::max(0.0, *bytes - inactive_file) / 1e6;
+  usage.mem_mb = *bytes / 1e6;
   return usage;
 }
 

@@ -26,7 +26,8 @@ std::optional<CgroupFiles> process_cgroup(pid_t pid);
 
 struct CgroupUsage {
   double cpu_s = 0;  // cumulative CPU time of every process the cgroup ever held
-  // Memory in use less the inactive file cache (reclaimable): what `docker stats` calls usage.
+  // Memory charged to the cgroup, resident and page cache: what `podman stats` reports as
+  // mem_usage (`docker stats` subtracts the inactive file pages).
   double mem_mb = 0;
 };
 
