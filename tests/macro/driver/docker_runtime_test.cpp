@@ -32,9 +32,30 @@ using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 
+// DOCKER_HOST for this process and its children (the driver) while it lives; the caller's, if
+// any, put back at the end.
+class DockerHost {
+ public:
+  explicit DockerHost(const std::string& value) {
+    if (const char* before = std::getenv("DOCKER_HOST")) previous_ = before;
+    setenv("DOCKER_HOST", value.c_str(), 1);
+  }
+  DockerHost(const DockerHost&) = delete;
+  DockerHost& operator=(const DockerHost&) = delete;
+  ~DockerHost() {
+    if (previous_)
+      setenv("DOCKER_HOST", previous_->c_str(), 1);
+    else
+      unsetenv("DOCKER_HOST");
+  }
+
+ private:
+  std::optional<std::string> previous_;
+};
+
 // dockerd with its data, state, pid file and socket in a directory of its own, no bridge and no
-// iptables rules (containers use the host's network), cgroupfs as on these VMs. DOCKER_HOST
-// points this process and its children (the driver) at it. The destructor removes every
+// iptables rules (containers use the host's network), cgroupfs as on these VMs; DOCKER_HOST
+// points at it. The destructor removes every
 // container, stops the daemon and what it started, unmounts what is left and removes the
 // directory, however the test ends.
 class PrivateDockerd {
@@ -68,9 +89,7 @@ class PrivateDockerd {
       spawn_error_ = e.what();
       return;
     }
-    if (const char* before = std::getenv("DOCKER_HOST")) previous_host_ = before;
-    setenv("DOCKER_HOST", host().c_str(), 1);
-    host_set_ = true;
+    docker_host_.emplace(host());
   }
   PrivateDockerd(const PrivateDockerd&) = delete;
   PrivateDockerd& operator=(const PrivateDockerd&) = delete;
@@ -91,11 +110,6 @@ class PrivateDockerd {
     unmount_below(dir_);
     std::error_code ec;
     fs::remove_all(dir_, ec);
-    if (!host_set_) return;
-    if (previous_host_)
-      setenv("DOCKER_HOST", previous_host_->c_str(), 1);
-    else
-      unsetenv("DOCKER_HOST");
   }
 
   std::string host() const { return "unix://" + dir_ + "/docker.sock"; }
@@ -138,8 +152,7 @@ class PrivateDockerd {
   }
 
   std::string dir_;
-  std::optional<std::string> previous_host_;  // the caller's DOCKER_HOST, put back at the end
-  bool host_set_ = false;
+  std::optional<DockerHost> docker_host_;
   std::string spawn_error_;
   ChildProcess daemon_;
 };
@@ -159,10 +172,19 @@ TEST(DockerRuntime, ImageTargetRunsAgainstNginxWithCgroupFigures) {
       "docker", {"build", "-q", "-t", tag, "-f", dir + "/Containerfile", dir + "/context"}, 120s);
   ASSERT_TRUE(r.succeeded()) << r.output;
 
+  const std::string offset = std::to_string(testing::port_offset());
+  r = run_driver({"target", "check", dir + "/mygw.json", "--runtime", "docker", "--port-offset",
+                  offset, "--out", dir + "/check"},
+                 120s);
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  for (const std::string& want :
+       {"image " + tag + ": id ", std::string("every feature answered 2xx")})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+
   const std::string out = dir + "/run";
   r = run_driver({"--runtime", "docker", "--target", dir + "/mygw.json", "--workloads", "plain",
                   "--quick", "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
-                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
+                  "--port-offset", offset, "--out", out},
                  300s);
   ASSERT_EQ(exit_code(r), 0) << r.output;
   std::ifstream report_file(out + "/macro.json");
@@ -190,6 +212,31 @@ TEST(DockerRuntime, ImageTargetRunsAgainstNginxWithCgroupFigures) {
   EXPECT_TRUE(r.succeeded()) << r.output;
   EXPECT_EQ(r.output, "");
   EXPECT_TRUE(processes_mentioning(out).empty());
+}
+
+// Where no engine answers, every scenario is skipped with the reason and `target check` says it
+// once (exit 1); nothing is started.
+TEST(DockerRuntime, WithoutAnEngineScenariosSkipWithTheReason) {
+  const std::string dir = testing::unique_dir("docker-none");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const DockerHost nowhere("unix://" + dir + "/no-engine.sock");
+  CaptureResult r = run_driver({"--dry-run", "--runtime", "docker", "--scenarios", "nginx-baseline",
+                                "--rounds", "1", "--out", dir + "/out"});
+  EXPECT_EQ(exit_code(r), 0) << r.output;
+  EXPECT_NE(r.output.find("skipped: no Docker engine answers (docker version: "), std::string::npos)
+      << r.output;
+  std::ofstream(dir + "/p.conf") << "${port.http}\n";
+  std::ofstream(dir + "/mygw.json") << R"({"name": "mygw", "description": "d",
+    "binary": "nginx", "args": ["-c", "${run_dir}/p.conf"],
+    "configs": [{"template": "p.conf", "output": "p.conf"}],
+    "ports": {"http": 18081}, "features": {"plain": {}}})";
+  r = run_driver(
+      {"target", "check", dir + "/mygw.json", "--runtime", "docker", "--out", dir + "/check"});
+  EXPECT_EQ(exit_code(r), 1) << r.output;
+  EXPECT_NE(r.output.find("no Docker engine answers"), std::string::npos) << r.output;
+  EXPECT_TRUE(processes_mentioning(dir).empty());
+  fs::remove_all(dir);
 }
 
 }  // namespace
