@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/children.hpp"
@@ -186,8 +187,14 @@ bool remove_container(const ContainerEngine& engine, const std::string& name) {
   } catch (const SpawnError&) {
     return false;
   }
-  auto left = list_containers(engine, name);
-  return std::find(left.begin(), left.end(), name) == left.end();
+  // docker's --rm removes a stopped container in the background, and `rm -f` meanwhile fails
+  // ("removal already in progress"): it may be listed for a moment after.
+  for (int tries = 0; tries < 20; ++tries) {
+    auto left = list_containers(engine, name);
+    if (std::find(left.begin(), left.end(), name) == left.end()) return true;
+    std::this_thread::sleep_for(250ms);
+  }
+  return false;
 }
 
 std::vector<std::string> list_containers(const ContainerEngine& engine, const std::string& prefix) {
