@@ -559,6 +559,12 @@ int run(const std::vector<std::string>& args) {
       for (const auto& pod : remove_orphan_pods(engine))
         std::cerr << "gatebench-macro: removed pod " << pod
                   << " of a driver that is no longer running\n";
+    // docker has no run --timeout: what a killed driver left is removed here instead.
+    if (options.runtime == "docker" && !options.dry_run &&
+        engine_unreachable("docker", engine.exe).empty())
+      for (const auto& name : remove_orphan_containers(engine))
+        std::cerr << "gatebench-macro: removed container " << name
+                  << " of a driver that is no longer running\n";
   }
 
   std::optional<RemoteHosts> remote;

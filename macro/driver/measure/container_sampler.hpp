@@ -1,11 +1,13 @@
 #pragma once
-// CPU and memory of a scenario's containers from the engine's `stats` (container runtime).
+// CPU and memory of a scenario's containers (container runtime): from each container's cgroup,
+// found once through its PID, the same for podman and docker; a remote engine's from its `stats`.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "macro/driver/runtime/container.hpp"
 #include "macro/driver/runtime/services.hpp"
+#include "macro/driver/system/cgroup_usage.hpp"
 #include "macro/driver/system/proc_sampler.hpp"
 
 namespace gatebench::macro {
@@ -30,12 +32,15 @@ class ContainerSampler {
 
  private:
   std::vector<std::string> names() const;
+  // Every container's figures now; a container not found (yet, or any more) is absent.
+  std::map<std::string, ContainerStats> read();
   // CPU seconds since start() by role, or of the sampled (target) services by binary.
   std::map<std::string, double> cpu_s_grouped(bool target_by_binary) const;
   double target_cpu(const std::map<std::string, ContainerStats>& stats) const;
 
   const ContainerEngine& engine_;
   std::vector<const RunningService*> services_;
+  std::map<std::string, CgroupFiles> cgroups_;  // by container name, once found
   std::map<std::string, ContainerStats> first_, last_;
   double last_t_ = 0;
   double peak_mb_ = 0;

@@ -326,7 +326,7 @@ double wait_for_load(LoadRun& run, Services& services, Sampling& sampling, const
     }
     services.check_alive();
     if (spec.sample) {
-      // An engine `stats` call costs ~0.1 s of CPU: containers are sampled once a second.
+      // Containers are sampled once a second (a remote engine's `stats` call costs ~0.1 s CPU).
       sampling.take(elapsed, elapsed - sampling.last_full_t >= full_every || status.has_value(),
                     elapsed - sampling.last_container_t >= 1.0 || status.has_value());
     }
@@ -399,7 +399,7 @@ std::pair<double, double> measured_window(Measurement& m, const LoadRun& run,
     w1 = static_cast<double>(*m.load.window_end_ns - start_ns) / 1e9;
     m.window_source = "load generator";
   }
-  if (sampling.containers) m.window_source = "engine stats";
+  if (sampling.containers) m.window_source = "container samples";
   m.window_s = w1 - w0;
   if (m.window_s <= 0) throw Outcome{Status::failed, "the measured window is empty"};
   return {w0, w1};

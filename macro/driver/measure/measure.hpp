@@ -29,7 +29,7 @@ struct Measurement {
   std::map<std::string, double> load_host_cpu_s;
   double window_s = 0;
   // Where the window's instants come from: "load generator" (gatebench-load reports them on
-  // CLOCK_MONOTONIC), "last D s before exit" (wrk reports none), "engine stats" (containers,
+  // CLOCK_MONOTONIC), "last D s before exit" (wrk reports none), "container samples" (containers,
   // sampled once a second over the generator's whole run).
   std::string window_source;
 };

@@ -35,8 +35,8 @@ workload through it (curl; HTTP/2 for an HTTP/2 workload): prints the status and
   --out DIR             run directories (default target-check)
   --port-offset N       add N to every port
   --bin-dir DIR         where gatebench-* executables are (default: the build tree)
-  --runtime R           process (default) or podman: the services in containers, as in a run
-                        (a target with "image" needs podman)
+  --runtime R           process (default), podman or docker: the services in containers, as
+                        in a run (a target with "image" needs podman or docker)
 
 Exit status: 0 every feature answered 2xx (or the status its request mix expects); 1 one did
 not or could not start; 2 bad target file or option (nothing started).
@@ -177,7 +177,7 @@ int target_command(const std::vector<std::string>& args) {
   options.port_offset = static_cast<int>(line.integer("port-offset", -60000, 60000).value_or(0));
   options.bin_dir = line.value_or("bin-dir", "");
   options.out_dir = line.value_or("out", "target-check");
-  options.runtime = line.choice("runtime", {"process", "podman"}).value_or("process");
+  options.runtime = line.choice("runtime", {"process", "podman", "docker"}).value_or("process");
   options.duration_s = 1;
   options.warmup_s = 0;
   const std::string scenario_dir = (fs::path(source_dir()) / "macro" / "scenarios").string();
@@ -205,6 +205,11 @@ int target_command(const std::vector<std::string>& args) {
   ContainerEngine engine;
   if (options.runtime != "process") {
     engine = local_engine(options.runtime);
+    // Nothing can start without an engine: said once, not as every feature's failure.
+    if (const std::string why = engine_unreachable(engine.name, engine.exe); !why.empty()) {
+      std::printf("target %s (%s): %s\n", target.name.c_str(), file.c_str(), why.c_str());
+      return 1;
+    }
     context.engine = &engine;
   }
   std::printf("target %s (%s): %zu feature(s)\n", target.name.c_str(), file.c_str(), checks.size());

@@ -44,7 +44,8 @@ or baseline, warm-up, measured load with CPU/memory sampling, in rounds; writes 
   --out DIR             results directory (default macro-results)
   --runtime R           process (default), podman (services in containers) or kube (each
                         service a Kubernetes Pod manifest, played with podman kube play), see
-                        docs/containers.md; docker is accepted but skipped
+                        docs/containers.md; docker: as podman, through the docker client
+                        and the engine of DOCKER_HOST
   --load L              gatebench (gatebench-load, default), or wrk or h2load (nghttp2's,
                         HTTP/2 and keep-alive HTTP/1.1) to cross-check it
   --scenario-dir DIR    scenario files (default: this checkout's macro/scenarios)

@@ -207,14 +207,14 @@ void use_image(const ServiceSpec& spec, const std::string& file, const Options& 
                const Toolbox& tools, ServicePlan& service) {
   const std::string at = file + ": " + spec.image_at + ": ";
   if (options.runtime != "podman" && options.runtime != "docker")
-    throw ScenarioError(at + "image '" + spec.image + "' runs only with --runtime podman (this " +
-                        "run: --runtime " + options.runtime + ")");
+    throw ScenarioError(at + "image '" + spec.image + "' runs only with --runtime podman or " +
+                        "docker (this run: --runtime " + options.runtime + ")");
   service.binary = spec.image;
   service.image = spec.image;
   service.mount = spec.mount;
   // Without the engine the scenario is skipped with the reason, as every other one is.
   const auto engine = tools.find(options.runtime);
-  if (!engine) return;
+  if (!engine || !engine_unreachable(options.runtime, *engine).empty()) return;
   try {
     const ImageInfo info = inspect_image(*engine, spec.image);
     service.image_id = info.id;
@@ -222,7 +222,8 @@ void use_image(const ServiceSpec& spec, const std::string& file, const Options& 
   } catch (const ContainerError& e) {
     throw ScenarioError(at + "no image '" + spec.image + "' on this machine (" + options.runtime +
                         " image inspect: " + e.what() + "); gatebench never pulls: build it " +
-                        "(podman build -t " + spec.image + " ...) or load it first");
+                        "(" + options.runtime + " build -t " + spec.image +
+                        " ...) or load it first");
   }
 }
 
@@ -486,7 +487,10 @@ std::string load_tool_cannot(const Scenario& s, const std::string& load_tool,
 
 // Why the runtime cannot run any scenario here, or "".
 std::string runtime_cannot(const Options& options, const Toolbox& tools) {
-  if (options.runtime == "docker") return "runtime docker is not supported yet (podman is)";
+  if (options.runtime == "docker") {
+    const auto docker = tools.find("docker");
+    return docker ? engine_unreachable("docker", *docker) : "docker not installed";
+  }
   if ((options.runtime == "podman" || options.runtime == "kube") && !tools.find("podman"))
     return "podman not installed";
   if (options.runtime == "kube" && !tools.find("catatonit"))

@@ -1,9 +1,12 @@
 #include "macro/driver/runtime/container.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "macro/driver/results/run_support.hpp"
 #include "macro/driver/system/children.hpp"
@@ -104,18 +108,46 @@ ContainerEngine local_engine(const std::string& name) {
   return engine;
 }
 
-ImageInfo inspect_image(const std::string& engine_exe, const std::string& image) {
-  CaptureResult r = run_capture(engine_exe, {"image", "inspect", image}, 30s);
-  if (!r.succeeded()) throw ContainerError(last_line(r.output));
+std::string engine_unreachable(const std::string& name, const std::string& exe) {
+  if (name != "docker") return "";                    // podman runs containers without a daemon
+  static std::map<std::string, std::string> answers;  // client -> why not, this run
+  if (auto it = answers.find(exe); it != answers.end()) return it->second;
+  std::string why;
   try {
-    const auto j = nlohmann::json::parse(r.output.substr(r.output.find('[')));
+    const CaptureResult r = run_capture(exe, {"version", "--format", "{{.Server.Version}}"}, 15s);
+    if (!r.succeeded())
+      why = "no Docker engine answers (docker version: " + last_line(r.output) + ")";
+  } catch (const SpawnError& e) {
+    why = std::string("docker: ") + e.what();
+  }
+  return answers[exe] = why;
+}
+
+ImageInfo parse_image_inspect(const std::string& output) {
+  try {
+    const auto j = nlohmann::json::parse(output.substr(output.find('[')));
     ImageInfo info;
     info.id = j.at(0).at("Id").get<std::string>();
+    // docker writes the ID as "sha256:<hex>", podman as the hex alone.
+    if (info.id.starts_with("sha256:")) info.id.erase(0, 7);
     info.digest = j.at(0).value("Digest", "");
+    const auto repo_digests = j.at(0).find("RepoDigests");
+    if (info.digest.empty() && repo_digests != j.at(0).end() && repo_digests->is_array() &&
+        !repo_digests->empty()) {
+      const std::string first = repo_digests->at(0).get<std::string>();
+      if (const size_t at = first.find('@'); at != std::string::npos)
+        info.digest = first.substr(at + 1);
+    }
     return info;
   } catch (const std::exception& e) {
     throw ContainerError("unreadable image inspect output: " + std::string(e.what()));
   }
+}
+
+ImageInfo inspect_image(const std::string& engine_exe, const std::string& image) {
+  CaptureResult r = run_capture(engine_exe, {"image", "inspect", image}, 30s);
+  if (!r.succeeded()) throw ContainerError(last_line(r.output));
+  return parse_image_inspect(r.output);
 }
 
 std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args) {
@@ -127,7 +159,8 @@ std::vector<std::string> container_run_args(const ContainerEngine& engine, const
                                             const std::string& verb) {
   std::vector<std::string> a = {verb, "--rm", "--name", run.name, "--network", "host"};
   if (!run.cpus.empty()) a.insert(a.end(), {"--cpuset-cpus", run.cpus.to_string()});
-  if (run.timeout_s > 0) a.insert(a.end(), {"--timeout", std::to_string(run.timeout_s)});
+  if (run.timeout_s > 0 && engine.name != "docker")
+    a.insert(a.end(), {"--timeout", std::to_string(run.timeout_s)});
   for (const auto& v : run.volumes) a.insert(a.end(), {"-v", v + ":" + v});
   for (const auto& m : run.mounts) a.insert(a.end(), {"-v", m});
   for (const auto& [name, value] : run.env) a.insert(a.end(), {"-e", name + "=" + value});
@@ -154,8 +187,14 @@ bool remove_container(const ContainerEngine& engine, const std::string& name) {
   } catch (const SpawnError&) {
     return false;
   }
-  auto left = list_containers(engine, name);
-  return std::find(left.begin(), left.end(), name) == left.end();
+  // docker's --rm removes a stopped container in the background, and `rm -f` meanwhile fails
+  // ("removal already in progress"): it may be listed for a moment after.
+  for (int tries = 0; tries < 20; ++tries) {
+    auto left = list_containers(engine, name);
+    if (std::find(left.begin(), left.end(), name) == left.end()) return true;
+    std::this_thread::sleep_for(250ms);
+  }
+  return false;
 }
 
 std::vector<std::string> list_containers(const ContainerEngine& engine, const std::string& prefix) {
@@ -170,6 +209,52 @@ std::vector<std::string> list_containers(const ContainerEngine& engine, const st
     if (name.starts_with(prefix)) out.push_back(name);
   }
   return out;
+}
+
+std::vector<std::string> remove_orphan_containers(const ContainerEngine& engine) {
+  std::vector<std::string> removed;
+  try {
+    for (const auto& name : list_containers(engine, "gb-")) {
+      // gb-<pid>-<scenario>-<service>: the driver that started it.
+      const long pid = std::strtol(name.c_str() + 3, nullptr, 10);
+      if (pid <= 0 || pid == getpid()) continue;
+      if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (remove_container(engine, name)) removed.push_back(name);
+    }
+  } catch (const SpawnError&) {
+  }
+  return removed;
+}
+
+std::map<std::string, pid_t> parse_container_pids(std::string_view output) {
+  std::map<std::string, pid_t> out;
+  std::istringstream lines{std::string(output)};
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name, pid_text, rest;
+    // The engine's error lines ("Error: No such object: x") have more or other words.
+    if (!(words >> name >> pid_text) || (words >> rest)) continue;
+    if (name.starts_with('/')) name.erase(0, 1);
+    long pid = 0;
+    auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+    if (ec == std::errc() && end == pid_text.data() + pid_text.size() && pid > 0)
+      out[name] = static_cast<pid_t>(pid);
+  }
+  return out;
+}
+
+std::map<std::string, pid_t> container_pids(const ContainerEngine& engine,
+                                            const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  std::vector<std::string> args =
+      engine_args(engine, {"container", "inspect", "--format", "{{.Name}} {{.State.Pid}}"});
+  args.insert(args.end(), names.begin(), names.end());
+  try {
+    // A name the engine does not know fails the call but not the others' lines.
+    return parse_container_pids(run_capture(engine.exe, args, 10s).output);
+  } catch (const SpawnError&) {
+    return {};
+  }
 }
 
 namespace {

@@ -1,6 +1,9 @@
 #pragma once
 // The container runtime (--runtime podman|docker): images made from the host's binaries, services
-// run with host networking and --cpuset-cpus, CPU and memory from the engine's stats.
+// run with host networking and --cpuset-cpus, CPU and memory from each container's cgroup (a
+// remote engine's from its `stats`).
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -33,15 +36,25 @@ struct ContainerEngine {
 // $GATEBENCH_ENGINE_ARGS (split on spaces) added to its `run`s.
 ContainerEngine local_engine(const std::string& name);
 
+// Why the engine `name` (its client `exe`) cannot run containers here, or "". A docker client
+// needs a daemon (DOCKER_HOST or its default socket): `docker version` must reach it. Asked once
+// per driver run.
+std::string engine_unreachable(const std::string& name, const std::string& exe);
+
 // A local image under test (a target's "image"), as the engine reports it.
 struct ImageInfo {
-  std::string id;      // full ID (sha256 hex): what runs, whatever the name points to later
-  std::string digest;  // "sha256:...", the manifest's
+  std::string id;  // full ID (sha256 hex, without "sha256:"): what runs, whatever the name
+                   // points to later
+  // "sha256:...", the manifest's (podman's Digest; docker's RepoDigests, empty for an image
+  // that was built here and never pushed)
+  std::string digest;
 };
 
 // `<engine> image inspect IMAGE`: never pulls. Throws ContainerError with the engine's last line
 // when the image is not on this machine.
 ImageInfo inspect_image(const std::string& engine_exe, const std::string& image);
+// The same from the text of `image inspect` (a JSON array), for tests.
+ImageInfo parse_image_inspect(const std::string& output);
 
 // The engine's arguments for one command: its global arguments, then `args`.
 std::vector<std::string> engine_args(const ContainerEngine& engine, std::vector<std::string> args);
@@ -62,6 +75,8 @@ struct ContainerRun {
   CpuSet cpus;
   // > 0: the engine kills the container after this many seconds. A container outlives its
   // attached client (a driver killed with SIGKILL cannot stop it); this bounds what is left.
+  // podman only: docker has no such option, remove_orphan_containers clears what a killed
+  // driver left there.
   int timeout_s = 0;
 };
 
@@ -83,12 +98,25 @@ bool remove_container(const ContainerEngine& engine, const std::string& name);
 // Names of the containers (running or not) whose name starts with `prefix`.
 std::vector<std::string> list_containers(const ContainerEngine& engine, const std::string& prefix);
 
+// Removes the containers of drivers that are no longer running (named gb-<driver pid>-...,
+// container_prefix); returns their names.
+std::vector<std::string> remove_orphan_containers(const ContainerEngine& engine);
+
+// The host PID of each running container of `names` (one `container inspect` call); stopped or
+// unknown containers are absent.
+std::map<std::string, pid_t> container_pids(const ContainerEngine& engine,
+                                            const std::vector<std::string>& names);
+// The same from the output of `container inspect --format '{{.Name}} {{.State.Pid}}'` (docker
+// writes the name with a leading '/'), for tests.
+std::map<std::string, pid_t> parse_container_pids(std::string_view output);
+
 struct ContainerStats {
   double cpu_s = 0;  // cumulative CPU time
   double mem_mb = 0;
 };
 
-// One `stats --no-stream` call for all `names`; containers the engine does not report are absent.
+// One `stats --no-stream` call for all `names` (podman's format); containers the engine does not
+// report are absent. For a remote engine, whose containers' cgroups are not on this machine.
 std::map<std::string, ContainerStats> container_stats(const ContainerEngine& engine,
                                                       const std::vector<std::string>& names);
 

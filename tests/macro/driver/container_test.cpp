@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace gatebench::macro {
 namespace {
 
@@ -84,6 +86,42 @@ TEST(ContainerRun, RemoteEngineArgumentsLeadEveryCommand) {
                                              "/b/gatebench-gateway"};
   // container_run_args leaves the globals to whoever runs it (engine_args).
   EXPECT_EQ(container_run_args(engine, run, "create"), expected);
+}
+
+// docker's run has no --timeout (the driver removes what a killed driver left instead).
+TEST(ContainerRun, DockerRunHasNoTimeout) {
+  ContainerEngine engine{"docker", "/usr/bin/docker", "", {}, {}};
+  ContainerRun run;
+  run.name = "gb-1-x-gateway";
+  run.image = "0123abcd";
+  run.timeout_s = 60;
+  EXPECT_EQ(container_run_args(engine, run),
+            (std::vector<std::string>{"run", "--rm", "--name", "gb-1-x-gateway", "--network",
+                                      "host", "0123abcd"}));
+}
+
+// docker prefixes names with '/'; error lines of unknown names and stopped containers (PID 0)
+// name no PID.
+TEST(ContainerPids, NamesAndPidsOfRunningContainers) {
+  const auto pids = parse_container_pids(
+      "/gb-7-a-gateway 10884\nError: No such object: gb-7-b\nhdp1 11189\ngb-7-c 0\nx y\n");
+  EXPECT_EQ(pids, (std::map<std::string, pid_t>{{"gb-7-a-gateway", 10884}, {"hdp1", 11189}}));
+  EXPECT_TRUE(parse_container_pids("").empty());
+}
+
+// podman: hex ID and Digest; docker: "sha256:" ID and RepoDigests (empty for a local build).
+TEST(ImageInspect, IdAndDigestOfBothEngines) {
+  const std::string hex(64, 'a');
+  ImageInfo podman = parse_image_inspect(R"([{"Id": ")" + hex + R"(", "Digest": "sha256:bb"}])");
+  EXPECT_EQ(podman.id, hex);
+  EXPECT_EQ(podman.digest, "sha256:bb");
+  ImageInfo docker = parse_image_inspect(R"([{"Id": "sha256:)" + hex + R"(", "RepoDigests": []}])");
+  EXPECT_EQ(docker.id, hex);
+  EXPECT_EQ(docker.digest, "");
+  docker =
+      parse_image_inspect(R"([{"Id": "sha256:)" + hex + R"(", "RepoDigests": ["r/x@sha256:cc"]}])");
+  EXPECT_EQ(docker.digest, "sha256:cc");
+  EXPECT_THROW(parse_image_inspect("Error: no such image"), ContainerError);
 }
 
 // Two services (10 s and 5 s to be ready), 5 s warm-up, one 20 s run: 2 image builds of 120 s,

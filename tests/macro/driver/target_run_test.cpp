@@ -69,8 +69,9 @@ TEST(TargetRun, ImageTargetErrorsAreExit2AndStartNothing) {
     "image": ")" + absent + R"(", "ports": {"http": 18081}, "features": {"plain": {}}})");
   const std::string out = dir + "/out";
   const std::string offset = std::to_string(testing::port_offset());
-  const std::string native = file + ": /image: image '" + absent +
-                             "' runs only with --runtime podman (this run: " + "--runtime process)";
+  const std::string native =
+      file + ": /image: image '" + absent +
+      "' runs only with --runtime podman or docker (this run: " + "--runtime process)";
   CaptureResult r = run_driver({"--target", file, "--port-offset", offset, "--out", out});
   EXPECT_EQ(exit_code(r), 2) << r.output;
   EXPECT_NE(r.output.find(native), std::string::npos) << r.output;

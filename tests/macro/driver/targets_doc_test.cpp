@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "doc_examples.hpp"
 #include "driver_exe.hpp"
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
@@ -23,42 +24,14 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::examples;
 using testing::exit_code;
 using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// Every fenced block that follows a line "<!-- <kind>-example: NAME -->", by NAME.
-std::map<std::string, std::string> examples(const std::string& page,
-                                            const std::string& kind = "target") {
-  std::map<std::string, std::string> out;
-  std::istringstream lines(page);
-  std::string line, name, body;
-  enum { outside, marked, inside } state = outside;
-  const std::string marker = "<!-- " + kind + "-example: ";
-  while (std::getline(lines, line)) {
-    if (state == outside && line.rfind(marker, 0) == 0) {
-      name = line.substr(marker.size(), line.find(" -->") - marker.size());
-      state = marked;
-    } else if (state == marked && line.rfind("```", 0) == 0) {
-      body.clear();
-      state = inside;
-    } else if (state == inside && line.rfind("```", 0) == 0) {
-      out[name] = body;
-      state = outside;
-    } else if (state == inside) {
-      body += line + "\n";
-    }
-  }
-  return out;
-}
-
 TEST(TargetsDoc, LighttpdExampleChecksAndRunsAgainstNginx) {
-  std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) + "/docs/targets.md");
-  ASSERT_TRUE(in);
-  std::stringstream page;
-  page << in.rdbuf();
-  const auto files = examples(page.str());
+  const auto files = examples(testing::targets_page());
   ASSERT_EQ(files.size(), 4u);
   ASSERT_TRUE(files.contains("lighttpd.json"));
   for (int port : {18080, 18081, 18443})
@@ -125,15 +98,6 @@ struct ImageGuard {
 // image built from this build's gateway and the libraries ldd lists, `target check` and a
 // one-round run of the plain workload against nginx with --runtime podman.
 TEST(TargetsDoc, ImageExampleBuildsChecksAndRuns) {
-  std::ifstream in(std::string(GATEBENCH_SOURCE_DIR) + "/docs/targets.md");
-  ASSERT_TRUE(in);
-  std::stringstream page;
-  page << in.rdbuf();
-  auto files = examples(page.str(), "image");
-  ASSERT_EQ(files.size(), 3u);
-  ASSERT_TRUE(files.contains("Containerfile"));
-  ASSERT_TRUE(files.contains("mygw.json"));
-  ASSERT_TRUE(files.contains("gateway.json"));
   const int kImageOffset = testing::port_offset();
   const auto gateway = Toolbox().find("gatebench-gateway");
   ASSERT_TRUE(gateway.has_value()) << "gatebench-gateway not built";
@@ -141,28 +105,9 @@ TEST(TargetsDoc, ImageExampleBuildsChecksAndRuns) {
   std::string tmpl = (fs::temp_directory_path() / "gatebench-image-XXXXXX").string();
   ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
   const std::string dir = tmpl;
-  // The build context the page's commands make: the binary and its libraries at their paths.
-  const fs::path rootfs = fs::path(dir) / "context" / "rootfs";
-  auto copy_in = [&](const std::string& file, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    fs::copy_file(file, to, fs::copy_options::overwrite_existing);
-  };
-  copy_in(*gateway, rootfs / "usr/local/bin/gatebench-gateway");
-  const CaptureResult ldd = run_capture("ldd", {*gateway}, 10s);
-  ASSERT_TRUE(ldd.succeeded()) << ldd.output;
-  std::istringstream words(ldd.output);
-  for (std::string word; words >> word;)
-    if (word.front() == '/') copy_in(word, rootfs / fs::path(word).relative_path());
-
   // A tag of this run's own, in place of the page's.
-  const std::string page_tag = "localhost/mygw:1";
   const ImageGuard image{"localhost/gatebench-doc-mygw:" + std::to_string(getpid())};
-  std::string& target_text = files["mygw.json"];
-  ASSERT_NE(target_text.find(page_tag), std::string::npos);
-  for (auto at = target_text.find(page_tag); at != std::string::npos;
-       at = target_text.find(page_tag, at + image.tag.size()))
-    target_text.replace(at, page_tag.size(), image.tag);
-  for (const auto& [name, text] : files) std::ofstream(dir + "/" + name) << text;
+  ASSERT_EQ(testing::write_image_example(dir, *gateway, image.tag), "");
   CaptureResult r = run_capture(
       "podman", {"build", "-q", "-t", image.tag, "-f", dir + "/Containerfile", dir + "/context"},
       120s);
