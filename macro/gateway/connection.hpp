@@ -68,8 +68,9 @@ struct RequestBuffers {
 };
 
 // The response part, held from the first upstream bytes or a local answer until the request
-// ends (an HTTP/2 connection holds one for its frames): the upstream's response window, its
-// parsed head, and a response head or a whole local response for the client.
+// ends (an HTTP/2 connection holds one only for frames its socket did not take yet): the
+// upstream's response window, its parsed head, and a response head or a whole local response for
+// the client.
 struct ResponseBuffers {
   std::unique_ptr<ResponseHead> rh;
   std::unique_ptr<char[]> resp;

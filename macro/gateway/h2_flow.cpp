@@ -16,29 +16,55 @@ void WorkerLoop::start_h2(Client& c) {
   H2Settings settings;
   settings.max_concurrent_streams = cfg().h2_max_concurrent_streams;
   settings.max_header_list = static_cast<std::uint32_t>(cfg().max_header_bytes);
-  take_buffers(c);             // after a TLS handshake the connection has read nothing yet
-  take_response_buffers(c);    // `out` holds the frames to send
   H2Handler& handler = *this;  // converted here: the base is private
   c.buffers.h2 = std::make_unique<H2Front>(handler, settings);
   c.buffers.h2->owner = &c;
   cc.state = CState::kH2;
   cc.out_len = cc.out_sent = 0;
   cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
-  // Bytes read before the protocol was known (h2c: the preface and what followed it).
+  // Bytes read before the protocol was known (h2c: the preface and what followed it). From here
+  // on the connection holds no part of its own (step_h2).
   const std::size_t n = cc.in_len;
   cc.in_len = 0;
   if (n > 0) c.buffers.h2->feed(std::string_view(c.buffers.in.get(), n));
+  give_back_buffers(c);
 }
 
+// The connection's bytes pass through the worker's scratch both ways: nghttp2 takes what it is
+// fed at once, and frames go to the socket as soon as they are made. Only frames the socket did
+// not take wait in a response part (`out`), held until they are sent. Nothing that runs inside
+// feed() or produce() uses the scratch: stream clients write to the H2Front, and connections are
+// driven only from the loop (drive queues a stream's connection). So 64 connections with 10
+// streams each hold no part between their writes, where each held a request and a response part
+// for its life, a few touched pages each.
 bool WorkerLoop::step_h2(Client& c) {
   ClientConn& cc = c.conn;
   H2Front& f = *c.buffers.h2;
-  char* out = c.buffers.out.get();
+  char* scratch = tls_scratch_.get();
   if (cc.out_sent == cc.out_len) {
-    cc.out_len = f.produce(out, kOutCap);
-    cc.out_sent = 0;
-  }
-  if (cc.out_sent < cc.out_len && cc.io.writable) {
+    give_back_response_buffers(c);
+    cc.out_len = cc.out_sent = 0;
+    const std::size_t n = f.produce(scratch, kOutCap);
+    if (n > 0) {
+      std::size_t sent = 0;
+      if (cc.io.writable) {
+        iovec iov{scratch, n};
+        IoResult r = write_client(c, &iov, 1);
+        if (r.status != IoStatus::kOk && r.status != IoStatus::kWouldBlock) {
+          close_client(c);
+          return false;
+        }
+        sent = r.bytes;
+      }
+      if (sent < n) {
+        take_response_buffers(c);
+        std::memcpy(c.buffers.out.get(), scratch + sent, n - sent);
+        cc.out_len = n - sent;
+      }
+      if (sent > 0) return true;
+    }
+  } else if (cc.io.writable) {
+    char* out = c.buffers.out.get();
     iovec iov{out + cc.out_sent, cc.out_len - cc.out_sent};
     IoResult r = write_client(c, &iov, 1);
     if (r.status == IoStatus::kOk && r.bytes > 0) {
@@ -51,9 +77,9 @@ bool WorkerLoop::step_h2(Client& c) {
     }
   }
   if (cc.io.readable) {
-    IoResult r = client_read(cc.io, c.buffers.in.get(), c.buffers.in_cap);
+    IoResult r = client_read(cc.io, scratch, kOutCap + kRespCap);
     if (r.status == IoStatus::kOk) {
-      f.feed(std::string_view(c.buffers.in.get(), r.bytes));
+      f.feed(std::string_view(scratch, r.bytes));
       return true;
     }
     if (r.status != IoStatus::kWouldBlock) {
@@ -111,7 +137,11 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
   std::memcpy(cc.ip_text, pc.ip_text, sizeof cc.ip_text);
   cc.ip_len = pc.ip_len;
   parent.conn.deadline_ms = 0;
-  take_buffers(sc);
+  if (s.req_end && !s.too_large && s.head.size() <= kHeadOnlyCap) {
+    take_head_only_buffers(sc);  // no body will come (END_STREAM): no body window
+  } else {
+    take_buffers(sc);
+  }
   if (s.too_large || s.head.size() > sc.buffers.in_cap) {
     refuse_head(sc, 431, "request header list too large\n");
   } else {

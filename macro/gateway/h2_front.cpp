@@ -216,6 +216,10 @@ H2Front::H2Front(H2Handler& handler, const H2Settings& settings)
   nghttp2_option_new(&opt);
   // Window credit goes back as the worker reads the body (read_body), not as frames arrive.
   nghttp2_option_set_no_auto_window_update(opt, 1);
+  // A server session otherwise keeps up to SETTINGS_MAX_CONCURRENT_STREAMS closed streams for
+  // RFC 7540's priority tree, which the response scheduling here never needs: each is a
+  // stream object nghttp2 keeps, so a connection that served many streams held that many.
+  nghttp2_option_set_no_closed_streams(opt, 1);
   nghttp2_session_server_new2(&session_, callbacks, this, opt);
   nghttp2_option_del(opt);
   const nghttp2_settings_entry entries[] = {

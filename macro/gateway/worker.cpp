@@ -152,6 +152,7 @@ void WorkerLoop::run() {
       } catch (const std::bad_alloc&) {
         out_of_memory(*p);
       }
+      give_back_dead_parts();
     }
     if (!redis_stores_.empty()) run_redis();
     flush_connections();
@@ -236,15 +237,25 @@ void WorkerLoop::flush_connections() {
   flush_.clear();
 }
 
-void WorkerLoop::reap() {
-  // A dead client's buffers go back here, not in close_client: code up the stack of the close
-  // may still read them.
-  for (Client* c : dead_clients_) {
-    give_back_buffers(*c);
-    give_back_exchange_buffers(*c);
-    free_clients_.push_back(c);
+// Between two events nothing up the stack reads a dead client's buffers (in close_client code up
+// the stack of the close may), and a later event naming it finds it dead: its parts can serve the
+// next stream at once. Only the object itself must wait for reap(), since the batch's events may
+// still name it. One batch of up to kMaxEvents events ends HTTP/2 streams by the hundred while it
+// starts as many: their request parts waited for the batch's end, and the new streams took fresh
+// ones meanwhile.
+void WorkerLoop::give_back_dead_parts() {
+  for (; dead_parts_returned_ < dead_clients_.size(); ++dead_parts_returned_) {
+    Client& c = *dead_clients_[dead_parts_returned_];
+    give_back_buffers(c);
+    give_back_exchange_buffers(c);
   }
+}
+
+void WorkerLoop::reap() {
+  give_back_dead_parts();
+  for (Client* c : dead_clients_) free_clients_.push_back(c);
   dead_clients_.clear();
+  dead_parts_returned_ = 0;
   dead_fronts_.clear();
   ups_.reap();
 }
@@ -262,12 +273,14 @@ void WorkerLoop::release_spare_buffers() {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
     request_pool_.next_window();
+    head_only_pool_.next_window();
     response_pool_.next_window();
     up_head_pool_.next_window();
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
     ups_.next_window(*gen_);
   }
   bool released = request_pool_.trim(kSpareRequestBuffers);
+  released = head_only_pool_.trim(kSpareRequestBuffers) || released;
   released = response_pool_.trim(kSpareRequestBuffers) || released;
   released = up_head_pool_.trim(kSpareRequestBuffers) || released;
   const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
@@ -289,14 +302,22 @@ void WorkerLoop::release_spare_buffers() {
 }
 
 void WorkerLoop::take_buffers(Client& c) {
+  take_request_part(c, request_pool_, cfg().max_header_bytes + kBodyWindow);
+}
+
+void WorkerLoop::take_head_only_buffers(Client& c) {
+  take_request_part(c, head_only_pool_, kHeadOnlyCap);
+}
+
+void WorkerLoop::take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap) {
   RequestBuffers& b = c.buffers;
   if (b.in) return;
-  b = request_pool_.take([this] {
+  b = pool.take([cap] {
     // Made whole before the client gets it: the part is held when `in` is set. The parsed head
     // first, so a small head's bytes land on the page its scalars already use.
     RequestBuffers fresh;
     fresh.req = std::make_unique<RequestHead>();
-    fresh.in_cap = cfg().max_header_bytes + kBodyWindow;
+    fresh.in_cap = cap;
     fresh.in = std::make_unique_for_overwrite<char[]>(fresh.in_cap);
     return fresh;
   });
@@ -305,7 +326,9 @@ void WorkerLoop::take_buffers(Client& c) {
 void WorkerLoop::give_back_buffers(Client& c) {
   RequestBuffers& b = c.buffers;
   if (!b.in) return;
-  request_pool_.give(std::move(b));
+  // A whole part's window is max_header_bytes + kBodyWindow, never kHeadOnlyCap; one grown for
+  // an inspected body (grow_in) is larger still.
+  (b.in_cap == kHeadOnlyCap ? head_only_pool_ : request_pool_).give(std::move(b));
   b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
 }
 

@@ -26,6 +26,11 @@ namespace gatebench::gateway {
 inline constexpr std::size_t kBodyWindow = 16384;
 inline constexpr std::size_t kRespCap = 16384;
 inline constexpr std::size_t kOutCap = kRespCap + 4096;
+// The request part of an HTTP/2 stream whose request is its head alone (END_STREAM on its HEADERS,
+// as every GET's): room for the head and no body window. Each of hundreds of streams in flight
+// touches a page of its part; a whole part's window spreads the head and the parsed head over
+// two pages about half the time, where small parts share theirs.
+inline constexpr std::size_t kHeadOnlyCap = 2048;
 // Spare parts of request sets (each pool: RequestBuffers, ResponseBuffers, upstream heads) and
 // closed connections' objects kept for reuse; the others are freed on the tick, so a worker's
 // memory follows its connections and requests, not its peak.
@@ -79,6 +84,9 @@ class WorkerLoop final : private H2Handler {
   void adopt_generation();
   void begin_stop();
   void reap();
+  // The pooled parts of clients closed since the last call go back to their pools; the
+  // objects wait for reap() (see give_back_dead_parts in worker.cpp).
+  void give_back_dead_parts();
   // Drives the HTTP/2 connections whose streams progressed since the last call (drive queues
   // them), so the frames of every stream served in one batch of events leave in one write.
   void flush_connections();
@@ -88,6 +96,9 @@ class WorkerLoop final : private H2Handler {
   // The request part of a request set from its pool (or a new one) for a connection that has
   // bytes to work on, and back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
   void take_buffers(Client& c);
+  // A request part with kHeadOnlyCap bytes of window, for a stream without a body (h2_flow.cpp).
+  void take_head_only_buffers(Client& c);
+  void take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap);
   void give_back_buffers(Client& c);
   // The response part, taken when upstream bytes or a local answer are about to be written, and
   // the upstream head, taken to be written; both go back when the request ends (the upstream
@@ -203,9 +214,11 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> free_clients_;
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
-  std::vector<Client*> flush_;  // see flush_connections
+  std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
+  std::vector<Client*> flush_;           // see flush_connections
   // The parts of request sets no connection holds (spare_pool.hpp).
   SparePool<RequestBuffers> request_pool_;
+  SparePool<RequestBuffers> head_only_pool_;  // parts of kHeadOnlyCap
   SparePool<ResponseBuffers> response_pool_;
   SparePool<std::unique_ptr<char[]>> up_head_pool_;
   // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
