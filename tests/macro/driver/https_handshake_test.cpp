@@ -103,6 +103,11 @@ TEST(HttpsHandshakes, FullNeverResumeAndResumedResumeAfterTheFirst) {
 // (4: more runnable generator threads than the gateway's workers, so the generator gets the
 // larger share of a shared machine) leaves the gateway the limit.
 TEST(HttpsHandshakes, NewConnectionsAreLimitedByTheGatewayNotTheGenerator) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Sanitizers slow the generator's handshake more than the gateway's (an Intel VM measured the
+  // sanitized generator saturated): the release stage runs this test on the optimised build.
+  GTEST_SKIP() << "skipped: which process limits the load is measured on the release build";
+#endif
   Toolbox tools;
   for (const char* tool : {"openssl", "gatebench-load", "gatebench-gateway"}) {
     if (!tools.find(tool)) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason(tool);
