@@ -170,10 +170,11 @@ TEST_F(OverloadE2E, TenThousandIdleConnectionsUnderASoftLimitOf1024) {
       1024.0 * static_cast<double>(rss_idle - rss_before) / std::max(held, 1), idle_cpu, status);
   EXPECT_TRUE(status == 200 || status == 503) << status;
   EXPECT_LT(waited, std::chrono::seconds(2));
-  // Each 100 ms tick scans the live clients' deadlines: with AddressSanitizer's redzones around
-  // 10,000 scattered clients that scan took 10-14% of a CPU on an Intel VM (1.0% in the release
-  // build, which holds the 5% line); under ASan the line only catches a spinning loop.
-  EXPECT_LT(idle_cpu, asan_build() ? 30.0 : 5.0);
+  // Each 100 ms tick of each worker scans the live clients' deadlines, one scattered client
+  // object each: on an Intel VM 10,000 of them took 1.0% and 6.0% of a CPU in two release runs
+  // of one build (tick-sampled CPU time over 2 s), 10-14% under AddressSanitizer's redzones.
+  // The lines catch a loop that spins or a tick that does per-connection work, not the scan.
+  EXPECT_LT(idle_cpu, asan_build() ? 30.0 : 10.0);
   if (!asan_build()) {
     EXPECT_LT(rss_idle, kRssLimitKib);
     EXPECT_LT((rss_idle - rss_before) * 1024, kPerConnectionLimitBytes * std::max(held, 1));
