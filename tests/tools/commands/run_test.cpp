@@ -24,18 +24,24 @@ fs::path macro_driver() {
          "gatebench-macro";
 }
 
+// DIR/scenarios/broken.json: one service, `false`, which exits at once, so the driver fails the
+// scenario within a second. `port`: one no shipped scenario uses, so a concurrent macro run does
+// not make the test skip.
+void write_broken_scenario(const fs::path& dir, int port) {
+  fs::create_directories(dir / "scenarios");
+  std::ofstream(dir / "scenarios" / "broken.json") << R"({
+    "name": "broken", "description": "a service that exits at once",
+    "ports": {"backend": )" << port << R"(},
+    "services": [{"name": "backend", "role": "backend", "binary": "false",
+                  "ready": {"port": "backend", "timeout_s": 2}}],
+    "load": {"port": "backend"}})";
+}
+
 TEST(RunCli, FailedScenarioStillYieldsTheReportAndExitOne) {
   if (!fs::exists(macro_driver()))
     GTEST_SKIP() << macro_driver().string() << " not built (target gatebench-macro)";
   const auto dir = test::scratch_dir("run-failed");
-  fs::create_directories(dir / "scenarios");
-  // A port no shipped scenario uses, so a concurrent macro run does not make this one skip.
-  std::ofstream(dir / "scenarios" / "broken.json") << R"({
-    "name": "broken", "description": "a service that exits at once",
-    "ports": {"backend": 28931},
-    "services": [{"name": "backend", "role": "backend", "binary": "false",
-                  "ready": {"port": "backend", "timeout_s": 2}}],
-    "load": {"port": "backend"}})";
+  write_broken_scenario(dir, 28931);
   const auto out = dir / "results";
   const auto err = (dir / "err.txt").string();
   const int rc = test::run_gatebench("run --no-micro --scenarios broken --scenario-dir " +
@@ -94,13 +100,7 @@ TEST(RunCli, RunJsonMeasuresWhatOtherProcessesTook) {
   if (!fs::exists(macro_driver()))
     GTEST_SKIP() << macro_driver().string() << " not built (target gatebench-macro)";
   const auto dir = test::scratch_dir("run-others");
-  fs::create_directories(dir / "scenarios");
-  std::ofstream(dir / "scenarios" / "broken.json") << R"({
-    "name": "broken", "description": "a service that exits at once",
-    "ports": {"backend": 28932},
-    "services": [{"name": "backend", "role": "backend", "binary": "false",
-                  "ready": {"port": "backend", "timeout_s": 2}}],
-    "load": {"port": "backend"}})";
+  write_broken_scenario(dir, 28932);
   std::atomic<bool> stop{false};
   std::thread spinner([&] {
     volatile unsigned long spins = 0;
