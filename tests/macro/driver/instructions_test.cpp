@@ -168,6 +168,22 @@ TEST(MacroInstructions, AnyTargetByItsProcessTree) {
   fs::remove_all(dir);
 }
 
+// h2o started as root switches to nobody unless its config names a user, and nobody cannot
+// write callgrind's counts into the driver's private run directory: the h2o template names the
+// services' user, so h2o's process tree (the server and its neverbleed key process) is counted.
+TEST(MacroInstructions, H2oIsCountedByItsProcessTree) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  if (!Toolbox().find("h2o")) GTEST_SKIP() << "skipped: " << Toolbox::missing_reason("h2o");
+  const nlohmann::json doc = count("h2o-h2-one-stream", "instructions-h2o");
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_EQ(doc["scenarios"].size(), 1u);
+  const nlohmann::json& x = doc["scenarios"][0];
+  ASSERT_EQ(x["status"], "ok") << x.dump();
+  EXPECT_EQ(x["method"], "process-tree");
+  EXPECT_GT(x["instructions_per_request"].get<double>(), 1000);
+  EXPECT_GT(x["syscalls_per_request"].get<double>(), 3);
+}
+
 TEST(MacroInstructions, OptionsAreCheckedFirst) {
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"--instructions", "0"},
