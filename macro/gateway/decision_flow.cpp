@@ -1,6 +1,7 @@
 // A request on a decision listener (decision.hpp): the JSON form's body is read like an inspected
 // body, then the described request is rebuilt, parsed, routed and judged by the host's policy;
 // nothing goes upstream.
+#include "macro/gateway/clock.hpp"
 #include "macro/gateway/decision.hpp"
 #include "macro/gateway/text_buf.hpp"
 #include "macro/gateway/worker_loop.hpp"

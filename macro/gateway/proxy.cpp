@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "macro/gateway/clock.hpp"
 #include "macro/gateway/loop_guard.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"

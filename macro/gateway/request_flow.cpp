@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "macro/gateway/calibrate.hpp"
+#include "macro/gateway/clock.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker_loop.hpp"

@@ -259,8 +259,4 @@ class WorkerLoop final : private H2Handler {
   void study_work(Client& c);
 };
 
-// Clocks of the request path (worker.cpp).
-std::int64_t mono_us();
-std::int64_t wall_us();
-
 }  // namespace gatebench::gateway
