@@ -10,6 +10,7 @@
 
 #include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/clock.hpp"
+#include "macro/gateway/decision.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker_loop.hpp"
@@ -194,6 +195,18 @@ void WorkerLoop::begin_request(Client& c) {
   route_request(c);
 }
 
+void WorkerLoop::begin_decision(Client& c) {
+  const LocalResponse answer = decision_.begin(c, *policy_scratch_);
+  if (answer.status != 0) {
+    respond(c, answer);
+    return;
+  }
+  // The JSON form: its body is read first (step_read_body).
+  grow_in(c, c.req().head_len + kDecisionMaxBody);
+  c.conn.state = CState::kReadBody;
+  c.conn.deadline_ms = now_ms_ + cfg().client_body_timeout_ms;
+}
+
 // Room for the head and `want` bytes in all; the head is parsed again, since its views point
 // into the buffer. Kept until the connection object is reused (new_client sizes it again).
 void WorkerLoop::grow_in(Client& c, std::size_t want) {
@@ -219,7 +232,7 @@ bool WorkerLoop::step_read_body(Client& c) {
   if (cc.decision) {
     // begin_decision admitted only a Content-Length body that fits the buffer.
     if (body.complete) {
-      decide(c, true);
+      respond(c, decision_.decide(c, true, *policy_scratch_));
       return true;
     }
   } else if (body.complete || body.scan - c.req().head_len >= host_of(c).body_limit ||

@@ -15,6 +15,7 @@
 
 #include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/connection.hpp"
+#include "macro/gateway/decision_flow.hpp"
 #include "macro/gateway/h2_front.hpp"
 #include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/shared_state.hpp"
@@ -42,9 +43,6 @@ inline constexpr std::uint64_t kPeakWindowMs = 1000;
 // listener whose accept fails would otherwise wake the loop at once, for ever (nginx does the
 // same).
 inline constexpr std::uint64_t kAcceptPauseMs = 100;
-// A described request rebuilt as a head (decision.hpp), and the decision's own answer.
-inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
-inline constexpr std::size_t kDecisionOutCap = 8192;
 
 class WorkerLoop final : private H2Handler {
  public:
@@ -133,6 +131,9 @@ class WorkerLoop final : private H2Handler {
   void log_request(const Client& c);
   void respond(Client& c, std::uint16_t status, std::string_view content_type,
                std::string_view body, std::string_view extra_headers);
+  void respond(Client& c, const LocalResponse& r) {
+    respond(c, r.status, r.content_type, r.body, r.extra_headers);
+  }
   // A head that cannot be served (bad, too large): answered and logged, the connection closes.
   void refuse_head(Client& c, std::uint16_t status, std::string_view why);
 
@@ -148,9 +149,9 @@ class WorkerLoop final : private H2Handler {
   // A client's request bytes: the socket's, or a stream client's body from its H2Front.
   IoResult read_client(Client& c, char* buf, std::size_t len);
 
-  // Decision listeners (decision_flow.cpp).
+  // Decision listeners: the request's form, and the JSON form's body read first (the flow
+  // itself is DecisionFlow's).
   void begin_decision(Client& c);
-  void decide(Client& c, bool json);
 
   // Response cache (cache_flow.cpp).
   bool answer_from_cache(Client& c);
@@ -229,9 +230,7 @@ class WorkerLoop final : private H2Handler {
   std::unique_ptr<char[]> tls_scratch_;
   std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
   std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
-  std::unique_ptr<char[]> decision_head_ = std::make_unique<char[]>(kDecisionHeadCap);
-  std::unique_ptr<RequestHead> decision_req_ = std::make_unique<RequestHead>();
-  std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
+  DecisionFlow decision_;
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   // Clients in use at the peak of the current and the previous window (release_spare_buffers).
