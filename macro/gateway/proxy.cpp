@@ -250,7 +250,7 @@ bool WorkerLoop::parse_upstream_head(Client& c) {
     }
     cc.out_sent = 0;
     px.resp_body.start(c.rh().body, c.rh().content_length, c.rh().head_len);
-    begin_capture(c);
+    cache_.begin_capture(c);
     return true;
   }
   if (st != HeadStatus::kIncomplete) {
@@ -272,7 +272,7 @@ bool WorkerLoop::send_response(Client& c) {
     close_client(c);  // the head went out already: all we can do is cut the response
     return true;
   }
-  capture_body(c);
+  cache_.capture_body(c);
   iovec iov[2];
   int cnt = 0;
   if (cc.out_sent < cc.out_len) {
@@ -297,7 +297,7 @@ bool WorkerLoop::send_response(Client& c) {
     bool reusable = c.rh().keep_alive && px.req_body.complete && px.req_sent &&
                     body.scan == px.resp_len && !px.up_eof;
     if (px.up != nullptr) release_upconn(c, reusable);
-    store_capture(c);
+    cache_.store_capture(c);
     finish_request(c);
     return true;
   }

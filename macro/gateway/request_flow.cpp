@@ -335,6 +335,55 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
   cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
 }
 
+bool WorkerLoop::answer_from_cache(Client& c) {
+  if (!CacheFlow::caches(c)) return false;
+  const CacheAnswer a = cache_.lookup(c, now_ms_);
+  if (a.status != CacheStatus::kNone) serve_entry(c, a);
+  return a.status != CacheStatus::kNone || a.waiting;
+}
+
+bool WorkerLoop::serve_stale(Client& c) {
+  const CacheAnswer a = cache_.stale(c);
+  if (a.status == CacheStatus::kNone) return false;
+  serve_entry(c, a);
+  return true;
+}
+
+void WorkerLoop::resume_after_lookup(Client& c) {
+  if (c.conn.dead || c.conn.state != CState::kCacheWait) return;
+  const CacheAnswer a = cache_.lookup_done(c);
+  if (a.status != CacheStatus::kNone) {
+    serve_entry(c, a);
+  } else {
+    start_proxy(c);
+  }
+  drive(c);
+}
+
+// A stored response: its head rewritten for the client, its body sent after it from the entry.
+void WorkerLoop::serve_entry(Client& c, const CacheAnswer& a) {
+  ClientConn& cc = c.conn;
+  EntryView e;
+  if (!split_entry(a.entry, e)) {
+    respond(c, 500, "text/plain", "bad cache entry\n", {});
+    return;
+  }
+  take_response_buffers(c);
+  cc.out_len = write_hit_head(c.buffers.out.get(), kOutCap, e.head, a.age_s, a.status,
+                              cc.close_after, c.req().minor_version == 0);
+  if (cc.out_len == 0) {
+    respond(c, 500, "text/plain", "cache entry head too large\n", {});
+    return;
+  }
+  cc.out_sent = 0;
+  cc.out_body = e.body;
+  cc.out_body_borrowed = a.borrowed && !e.body.empty();
+  c.px.cache = a.status;
+  c.log.status = e.status;
+  cc.state = CState::kLocal;
+  cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
+}
+
 bool WorkerLoop::step_local(Client& c) {
   ClientConn& cc = c.conn;
   const std::size_t total = cc.out_len + cc.out_body.size();
@@ -343,7 +392,7 @@ bool WorkerLoop::step_local(Client& c) {
     return true;
   }
   if (!cc.io.writable) {
-    unborrow_body(c);
+    CacheFlow::unborrow_body(c);
     return false;
   }
   iovec iov[2];
@@ -363,7 +412,7 @@ bool WorkerLoop::step_local(Client& c) {
     return true;
   }
   if (r.status == IoStatus::kWouldBlock) {
-    unborrow_body(c);
+    CacheFlow::unborrow_body(c);
     return false;
   }
   close_client(c);

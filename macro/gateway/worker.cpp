@@ -54,7 +54,7 @@ std::uint64_t mono_ms() {
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
     : index_(index),
       shared_(shared),
-      cache_counters_(shared.cache_counters[static_cast<std::size_t>(index)]),
+      cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
       calibrate_mixes_(shared.calibrate_mixes),
       study_on_(shared.calibrate_mixes != 0 || shared.study_inject.any()),
       study_inject_(shared.study_inject),
@@ -130,7 +130,7 @@ void WorkerLoop::run() {
   now_ms_ = mono_ms();
   next_tick_ms_ = now_ms_ + kTickMs;
   // The Redis pools' connects were queued by the constructor: under way before the first event.
-  if (!redis_stores_.empty()) run_redis();
+  if (cache_.has_redis()) run_redis();
   for (;;) {
     int n = epoll_wait(epfd_, events, kMaxEvents, poll_timeout_ms());
     now_ms_ = mono_ms();
@@ -143,7 +143,7 @@ void WorkerLoop::run() {
       }
       give_back_dead_parts();
     }
-    if (!redis_stores_.empty()) run_redis();
+    if (cache_.has_redis()) run_redis();
     flush_connections();
     reap();
     if (shared_.generation() != seen_generation_) adopt_generation();
@@ -152,7 +152,7 @@ void WorkerLoop::run() {
     if (now_ms_ >= next_tick_ms_) {
       next_tick_ms_ = now_ms_ + kTickMs;
       tick();
-      if (!redis_stores_.empty()) run_redis();
+      if (cache_.has_redis()) run_redis();
       flush_connections();
       reap();
     }
@@ -201,13 +201,7 @@ void WorkerLoop::out_of_memory(Pollable& p) {
 }
 
 int WorkerLoop::poll_timeout_ms() const {
-  std::uint64_t wait = kTickMs;
-  for (const auto& r : redis_stores_) {
-    const std::uint64_t d = r->next_deadline_ms();
-    // At least 1 ms: the coarse clock may not have reached a deadline that has passed.
-    if (d != 0) wait = std::min<std::uint64_t>(wait, d > now_ms_ ? d - now_ms_ : 1);
-  }
-  return static_cast<int>(wait);
+  return static_cast<int>(cache_.wait_ms(kTickMs, now_ms_));
 }
 
 // Before reap(): a queued connection closed in this batch is still marked dead, not reused.
@@ -407,8 +401,9 @@ std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published
 // The Redis pools belong to the worker's loop (its epoll set), so they are looked up here.
 void WorkerLoop::finish_gen(WorkerGen& g) {
   for (const HostConfig& h : g.pub->config->hosts) {
-    g.redis_caches.push_back(
-        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
+    g.redis_caches.push_back(h.cache && h.cache->store == CacheStore::kRedis
+                                 ? cache_.redis_store_for(*h.cache, epfd_)
+                                 : nullptr);
   }
 }
 
@@ -455,7 +450,7 @@ void WorkerLoop::begin_stop() {
 void WorkerLoop::tick() {
   if (log_) log_->tick(now_ms_);
   release_spare_buffers();
-  for (auto& r : redis_stores_) r->tick(now_ms_);  // reconnects
+  cache_.tick(now_ms_);
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.
   for (std::size_t i = 0; i < live_.size();) {
     Client* c = live_[i];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "macro/gateway/access_log_sink.hpp"
+#include "macro/gateway/cache_flow.hpp"
 #include "macro/gateway/connection.hpp"
 #include "macro/gateway/decision_flow.hpp"
 #include "macro/gateway/h2_front.hpp"
@@ -153,22 +154,16 @@ class WorkerLoop final : private H2Handler {
   // itself is DecisionFlow's).
   void begin_decision(Client& c);
 
-  // Response cache (cache_flow.cpp).
+  // Response cache: what CacheFlow finds, sent as a local answer (request_flow.cpp). True when
+  // the cache took the request (an entry served, or a Redis lookup under way).
   bool answer_from_cache(Client& c);
-  // `borrowed`: `entry` is the memory store's view (unborrow_body before waiting).
-  void serve_entry(Client& c, std::string_view entry, std::uint32_t age_s, CacheStatus status,
-                   bool borrowed);
+  void serve_entry(Client& c, const CacheAnswer& a);
   bool serve_stale(Client& c);
-  void begin_capture(Client& c);
-  void capture_body(Client& c);
-  void store_capture(Client& c);
-  void unborrow_body(Client& c);
-  bool start_redis_lookup(Client& c, RedisStore& store);
   void resume_after_lookup(Client& c);
-  void store_in_redis(Client& c, RedisStore& store);
-  RedisStore* redis_store_for(const CacheConfig& config);
   // After a batch of events or a tick: timeouts, finished lookups, queued commands out.
-  void run_redis();
+  void run_redis() {
+    cache_.run_redis(now_ms_, [this](Client& c) { resume_after_lookup(c); });
+  }
   int poll_timeout_ms() const;
 
   // Proxying (proxy.cpp).
@@ -194,9 +189,6 @@ class WorkerLoop final : private H2Handler {
                          std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
   }
   const Config& cfg() const { return *gen_->pub->config; }
-  static const HostConfig& host_of(const Client& c) {
-    return c.conn.gen->pub->config->hosts[static_cast<std::size_t>(c.conn.host)];
-  }
 
   int index_;
   SharedState& shared_;
@@ -241,12 +233,7 @@ class WorkerLoop final : private H2Handler {
   std::uint64_t accept_resume_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
-  CacheCounters& cache_counters_;
-  KeyHeaders key_headers_;
-  std::vector<Client*> redis_ready_;  // before redis_stores_: their destructors may touch it
-  std::vector<Client*> redis_batch_;
-  std::vector<std::unique_ptr<RedisStore>> redis_stores_;
-  std::vector<std::byte> redis_entry_;  // an entry being encoded for SET
+  CacheFlow cache_;
   std::uint32_t calibrate_mixes_ = 0;
   std::uint64_t calibrate_state_ = 0;
   // Study-only work per request (calibrate.hpp): on when the knob or an injection is, so the
