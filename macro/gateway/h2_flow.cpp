@@ -27,7 +27,7 @@ void WorkerLoop::start_h2(Client& c) {
   const std::size_t n = cc.in_len;
   cc.in_len = 0;
   if (n > 0) c.buffers.h2->feed(std::string_view(c.buffers.in.get(), n));
-  give_back_buffers(c);
+  parts_.give_request(c);
 }
 
 // The connection's bytes pass through the worker's scratch both ways: nghttp2 takes what it is
@@ -42,7 +42,7 @@ bool WorkerLoop::step_h2(Client& c) {
   H2Front& f = *c.buffers.h2;
   char* scratch = tls_scratch_.get();
   if (cc.out_sent == cc.out_len) {
-    give_back_response_buffers(c);
+    parts_.give_response(c);
     cc.out_len = cc.out_sent = 0;
     const std::size_t n = f.produce(scratch, kOutCap);
     if (n > 0) {
@@ -57,7 +57,7 @@ bool WorkerLoop::step_h2(Client& c) {
         sent = r.bytes;
       }
       if (sent < n) {
-        take_response_buffers(c);
+        parts_.take_response(c);
         std::memcpy(c.buffers.out.get(), scratch + sent, n - sent);
         cc.out_len = n - sent;
       }
@@ -138,9 +138,9 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
   cc.ip_len = pc.ip_len;
   parent.conn.deadline_ms = 0;
   if (s.req_end && !s.too_large && s.head.size() <= kHeadOnlyCap) {
-    take_head_only_buffers(sc);  // no body will come (END_STREAM): no body window
+    parts_.take_head_only(sc);  // no body will come (END_STREAM): no body window
   } else {
-    take_buffers(sc);
+    parts_.take_request(sc);
   }
   if (s.too_large || s.head.size() > sc.buffers.in_cap) {
     refuse_head(sc, 431, "request header list too large\n");

@@ -56,7 +56,7 @@ bool WorkerLoop::send_continue(Client& c) {
 void WorkerLoop::write_up_head(Client& c) {
   const ClientConn& cc = c.conn;
   const HostConfig& host = host_of(c);
-  take_up_head(c);
+  parts_.take_up_head(c);
   char hop_buf[96];
   const std::string_view hops =
       c.log.decision.hops == 0
@@ -195,7 +195,7 @@ bool WorkerLoop::pump_request(Client& c) {
   advance(sent, px.up_head_sent, px.up_head_len, body);
   // Sent: the buffer serves other requests while this one waits for its response (a retry
   // writes the head again).
-  if (px.up_head_sent == px.up_head_len) give_back_up_head(c);
+  if (px.up_head_sent == px.up_head_len) parts_.give_up_head(c);
   cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
   return true;
 }
@@ -327,7 +327,7 @@ bool WorkerLoop::read_upstream(Client& c) {
     }
     return false;
   }
-  take_response_buffers(c);
+  parts_.take_response(c);
   ssize_t n = ::read(u.fd, c.buffers.resp.get() + px.resp_len, kRespCap - px.resp_len);
   if (n > 0) {
     // A short read drained the socket, but an end epoll already reported sends no new edge.
@@ -341,7 +341,7 @@ bool WorkerLoop::read_upstream(Client& c) {
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
     u.readable = false;
     // Nothing of the response yet: a request waiting for it holds no response part.
-    if (px.resp_len == 0 && !px.resp_head_done) give_back_response_buffers(c);
+    if (px.resp_len == 0 && !px.resp_head_done) parts_.give_response(c);
     return false;
   }
   // EOF or reset.

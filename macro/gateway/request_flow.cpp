@@ -89,7 +89,7 @@ bool WorkerLoop::step_read_head(Client& c) {
     const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
     IoResult r = read_client(c, tls_scratch_.get(), std::min(room, kOutCap + kRespCap));
     if (r.status == IoStatus::kOk) {
-      take_buffers(c);
+      parts_.take_request(c);
       std::memcpy(c.buffers.in.get(), tls_scratch_.get(), r.bytes);
       cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
       cc.in_len = r.bytes;
@@ -107,7 +107,7 @@ bool WorkerLoop::step_read_head(Client& c) {
     return true;
   }
   if (r.status == IoStatus::kWouldBlock) {
-    if (cc.in_len == 0 && cc.parent == nullptr) give_back_buffers(c);
+    if (cc.in_len == 0 && cc.parent == nullptr) parts_.give_request(c);
     return false;
   }
   close_client(c);  // EOF or error between requests
@@ -321,7 +321,7 @@ void WorkerLoop::route_request(Client& c) {
 void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
                          std::string_view body, std::string_view extra_headers) {
   ClientConn& cc = c.conn;
-  take_response_buffers(c);
+  parts_.take_response(c);
   SecurityHeaders sh =
       cc.host >= 0 && cc.gen != nullptr ? host_of(c).security_headers : SecurityHeaders::kOff;
   cc.out_len =
@@ -368,7 +368,7 @@ void WorkerLoop::serve_entry(Client& c, const CacheAnswer& a) {
     respond(c, 500, "text/plain", "bad cache entry\n", {});
     return;
   }
-  take_response_buffers(c);
+  parts_.take_response(c);
   cc.out_len = write_hit_head(c.buffers.out.get(), kOutCap, e.head, a.age_s, a.status,
                               cc.close_after, c.req().minor_version == 0);
   if (cc.out_len == 0) {
@@ -459,7 +459,7 @@ void WorkerLoop::finish_request(Client& c) {
   ClientConn& cc = c.conn;
   if (log_) log_request(c);
   end_generation_use(c);
-  give_back_exchange_buffers(c);  // what follows on the connection is a new request
+  parts_.give_exchange(c);  // what follows on the connection is a new request
   cc.out_body = {};
   cc.out_body_borrowed = false;
   if (cc.parent != nullptr) {
@@ -486,7 +486,7 @@ void WorkerLoop::finish_request(Client& c) {
   if (rest > 0) std::memmove(in, in + used, rest);
   cc.in_len = rest;
   // Idle until the next request's first bytes: the request part goes back to the pool.
-  if (rest == 0) give_back_buffers(c);
+  if (rest == 0) parts_.give_request(c);
   cc.state = CState::kReadHead;
   cc.deadline_ms =
       now_ms_ + (rest == 0 ? cfg().keepalive_timeout_ms : cfg().client_header_timeout_ms);

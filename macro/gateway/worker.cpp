@@ -54,6 +54,7 @@ std::uint64_t mono_ms() {
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
     : index_(index),
       shared_(shared),
+      parts_(shared.current()->config->max_header_bytes),
       cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
       calibrate_mixes_(shared.calibrate_mixes),
       study_on_(shared.calibrate_mixes != 0 || shared.study_inject.any()),
@@ -229,8 +230,8 @@ void WorkerLoop::flush_connections() {
 void WorkerLoop::give_back_dead_parts() {
   for (; dead_parts_returned_ < dead_clients_.size(); ++dead_parts_returned_) {
     Client& c = *dead_clients_[dead_parts_returned_];
-    give_back_buffers(c);
-    give_back_exchange_buffers(c);
+    parts_.give_request(c);
+    parts_.give_exchange(c);
   }
 }
 
@@ -255,17 +256,11 @@ void WorkerLoop::release_spare_buffers() {
   if (now_ms_ >= peak_window_end_ms_) {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
-    request_pool_.next_window();
-    head_only_pool_.next_window();
-    response_pool_.next_window();
-    up_head_pool_.next_window();
+    parts_.next_window();
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
     ups_.next_window(*gen_);
   }
-  bool released = request_pool_.trim(kSpareRequestBuffers);
-  released = head_only_pool_.trim(kSpareRequestBuffers) || released;
-  released = response_pool_.trim(kSpareRequestBuffers) || released;
-  released = up_head_pool_.trim(kSpareRequestBuffers) || released;
+  bool released = parts_.trim();
   const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
   const std::size_t keep_clients = std::max(kSpareClients, clients_peak - in_use);
   if (free_clients_.size() > keep_clients) {
@@ -282,69 +277,6 @@ void WorkerLoop::release_spare_buffers() {
     released = true;
   }
   if (released) trim_heap();
-}
-
-void WorkerLoop::take_buffers(Client& c) {
-  take_request_part(c, request_pool_, cfg().max_header_bytes + kBodyWindow);
-}
-
-void WorkerLoop::take_head_only_buffers(Client& c) {
-  take_request_part(c, head_only_pool_, kHeadOnlyCap);
-}
-
-void WorkerLoop::take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap) {
-  RequestBuffers& b = c.buffers;
-  if (b.in) return;
-  b = pool.take([cap] {
-    // Made whole before the client gets it: the part is held when `in` is set. The parsed head
-    // first, so a small head's bytes land on the page its scalars already use.
-    RequestBuffers fresh;
-    fresh.req = std::make_unique<RequestHead>();
-    fresh.in_cap = cap;
-    fresh.in = std::make_unique_for_overwrite<char[]>(fresh.in_cap);
-    return fresh;
-  });
-}
-
-void WorkerLoop::give_back_buffers(Client& c) {
-  RequestBuffers& b = c.buffers;
-  if (!b.in) return;
-  // A whole part's window is max_header_bytes + kBodyWindow, never kHeadOnlyCap; one grown for
-  // an inspected body (grow_in) is larger still.
-  (b.in_cap == kHeadOnlyCap ? head_only_pool_ : request_pool_).give(std::move(b));
-  b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
-}
-
-void WorkerLoop::take_response_buffers(Client& c) {
-  ResponseBuffers& b = c.buffers;
-  if (b.out) return;
-  b = response_pool_.take([] {
-    ResponseBuffers fresh;
-    fresh.rh = std::make_unique<ResponseHead>();
-    fresh.resp = std::make_unique_for_overwrite<char[]>(kRespCap);
-    fresh.out = std::make_unique_for_overwrite<char[]>(kOutCap);
-    return fresh;
-  });
-}
-
-void WorkerLoop::take_up_head(Client& c) {
-  if (c.buffers.up_head) return;
-  c.buffers.up_head = up_head_pool_.take(
-      [this] { return std::make_unique_for_overwrite<char[]>(cfg().max_header_bytes + 1024); });
-}
-
-void WorkerLoop::give_back_response_buffers(Client& c) {
-  ResponseBuffers& b = c.buffers;
-  if (b.out) response_pool_.give(std::move(b));
-}
-
-void WorkerLoop::give_back_up_head(Client& c) {
-  if (c.buffers.up_head) up_head_pool_.give(std::move(c.buffers.up_head));
-}
-
-void WorkerLoop::give_back_exchange_buffers(Client& c) {
-  give_back_up_head(c);
-  give_back_response_buffers(c);
 }
 
 void WorkerLoop::adopt_generation() {

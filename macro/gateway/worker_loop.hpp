@@ -19,24 +19,15 @@
 #include "macro/gateway/decision_flow.hpp"
 #include "macro/gateway/h2_front.hpp"
 #include "macro/gateway/redis_store.hpp"
+#include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
-#include "macro/gateway/spare_pool.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
 
-inline constexpr std::size_t kBodyWindow = 16384;
-inline constexpr std::size_t kRespCap = 16384;
-inline constexpr std::size_t kOutCap = kRespCap + 4096;
-// The request part of an HTTP/2 stream whose request is its head alone (END_STREAM on its HEADERS,
-// as every GET's): room for the head and no body window. Each of hundreds of streams in flight
-// touches a page of its part; a whole part's window spreads the head and the parsed head over
-// two pages about half the time, where small parts share theirs.
-inline constexpr std::size_t kHeadOnlyCap = 2048;
-// Spare parts of request sets (each pool: RequestBuffers, ResponseBuffers, upstream heads) and
-// closed connections' objects kept for reuse; the others are freed on the tick, so a worker's
-// memory follows its connections and requests, not its peak.
-inline constexpr std::size_t kSpareRequestBuffers = 16;
+// Closed connections' objects kept for reuse (and spare parts of request sets,
+// request_parts.hpp); the others are freed on the tick, so a worker's memory follows its
+// connections and requests, not its peak.
 inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
@@ -92,21 +83,6 @@ class WorkerLoop final : private H2Handler {
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
-  // The request part of a request set from its pool (or a new one) for a connection that has
-  // bytes to work on, and back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
-  void take_buffers(Client& c);
-  // A request part with kHeadOnlyCap bytes of window, for a stream without a body (h2_flow.cpp).
-  void take_head_only_buffers(Client& c);
-  void take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap);
-  void give_back_buffers(Client& c);
-  // The response part, taken when upstream bytes or a local answer are about to be written, and
-  // the upstream head, taken to be written; both go back when the request ends (the upstream
-  // head once it is sent). No-ops when already held or already given back.
-  void take_response_buffers(Client& c);
-  void take_up_head(Client& c);
-  void give_back_response_buffers(Client& c);
-  void give_back_up_head(Client& c);
-  void give_back_exchange_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
   // The generation's per-worker state without what lives in this worker's loop (prepare), then
@@ -209,11 +185,8 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> dead_clients_;
   std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
   std::vector<Client*> flush_;           // see flush_connections
-  // The parts of request sets no connection holds (spare_pool.hpp).
-  SparePool<RequestBuffers> request_pool_;
-  SparePool<RequestBuffers> head_only_pool_;  // parts of kHeadOnlyCap
-  SparePool<ResponseBuffers> response_pool_;
-  SparePool<std::unique_ptr<char[]>> up_head_pool_;
+  // The parts of request sets no connection holds.
+  RequestParts parts_;
   // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
   std::vector<std::unique_ptr<H2Front>> dead_fronts_;
   UpstreamConns ups_;
