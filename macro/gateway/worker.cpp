@@ -72,7 +72,6 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
-  tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   if (cfg().access_log_enabled) {
     // The id carries the pid so a restarted gateway's sequence numbers start a new series.
     log_ = std::make_unique<AccessLogSink>(
@@ -207,18 +206,13 @@ int WorkerLoop::poll_timeout_ms() const {
 
 // Before reap(): a queued connection closed in this batch is still marked dead, not reused.
 void WorkerLoop::flush_connections() {
-  // Indexed: driving a connection can close stream clients, never queue another connection.
-  for (std::size_t i = 0; i < flush_.size(); ++i) {
-    Client& c = *flush_[i];
-    c.conn.flush_queued = false;
-    if (c.conn.dead) continue;
+  h2_.flush([this](Client& c) {
     try {
       drive(c);
     } catch (const std::bad_alloc&) {
       out_of_memory(c);
     }
-  }
-  flush_.clear();
+  });
 }
 
 // Between two events nothing up the stack reads a dead client's buffers (in close_client code up
@@ -240,7 +234,7 @@ void WorkerLoop::reap() {
   for (Client* c : dead_clients_) free_clients_.push_back(c);
   dead_clients_.clear();
   dead_parts_returned_ = 0;
-  dead_fronts_.clear();
+  h2_.reap();
   ups_.reap();
 }
 
@@ -558,8 +552,7 @@ void WorkerLoop::drive(Client& c) {
   // streams in flight, haproxy's 0.17), where the streams answered by one batch share one.
   if (parent != nullptr && !parent->conn.dead && !parent->conn.driving &&
       !parent->conn.flush_queued) {
-    parent->conn.flush_queued = true;
-    flush_.push_back(parent);
+    h2_.queue(*parent);
   }
 }
 

@@ -17,7 +17,7 @@
 #include "macro/gateway/cache_flow.hpp"
 #include "macro/gateway/connection.hpp"
 #include "macro/gateway/decision_flow.hpp"
-#include "macro/gateway/h2_front.hpp"
+#include "macro/gateway/h2_flow.hpp"
 #include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
@@ -114,13 +114,21 @@ class WorkerLoop final : private H2Handler {
   // A head that cannot be served (bad, too large): answered and logged, the connection closes.
   void refuse_head(Client& c, std::uint16_t status, std::string_view why);
 
-  // HTTP/2 (h2_flow.cpp).
+  // HTTP/2: the connections are H2Flow's; their streams are clients of this loop
+  // (h2_streams.cpp).
   void start_h2(Client& c);
-  bool step_h2(Client& c);
+  // Inline: drive_steps calls H2Flow::step directly, one call per step.
+  bool step_h2(Client& c) {
+    const H2Step step = h2_.step(c);
+    if (step == H2Step::kClose) {
+      close_client(c);
+      return false;
+    }
+    return step == H2Step::kProgress;
+  }
   void start_stream(Client& parent, H2Stream& s);
   void end_stream(Client& c);
   void detach_streams(Client& c);
-  IoResult stream_write(Client& c, const iovec* iov, int cnt);
   void on_ready(H2Front& front, H2Stream& s) override;
   void on_closed(H2Front& front, H2Stream& s) override;
   // A client's request bytes: the socket's, or a stream client's body from its H2Front.
@@ -160,7 +168,7 @@ class WorkerLoop final : private H2Handler {
   void body_timed_out(Client& c);
 
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
-    if (c.conn.parent != nullptr) return stream_write(c, iov, cnt);
+    if (c.conn.parent != nullptr) return H2Flow::stream_write(c, iov, cnt);
     return client_writev(c.conn.io, iov, cnt,
                          std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
   }
@@ -184,15 +192,15 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
   std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
-  std::vector<Client*> flush_;           // see flush_connections
+  // The I/O scratch: a connection's bytes on their way (TLS record coalescing, an idle
+  // connection's next bytes, HTTP/2 frames both ways).
+  std::unique_ptr<char[]> tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   // The parts of request sets no connection holds.
   RequestParts parts_;
-  // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
-  std::vector<std::unique_ptr<H2Front>> dead_fronts_;
+  H2Flow h2_{parts_, now_ms_, gen_, std::span<char>(tls_scratch_.get(), kOutCap + kRespCap)};
   UpstreamConns ups_;
 
   std::unique_ptr<AccessLogSink> log_;
-  std::unique_ptr<char[]> tls_scratch_;
   std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
   std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
   DecisionFlow decision_;
