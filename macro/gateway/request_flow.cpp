@@ -8,7 +8,6 @@
 #include <cstring>
 #include <memory>
 
-#include "macro/gateway/calibrate.hpp"
 #include "macro/gateway/clock.hpp"
 #include "macro/gateway/decision.hpp"
 #include "macro/gateway/response_writer.hpp"
@@ -131,28 +130,8 @@ void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view w
   respond(c, status, "text/plain", why, {});
 }
 
-void WorkerLoop::study_work(Client& c) {
-  if (calibrate_mixes_ != 0) calibrate_state_ = calibrate_mix(calibrate_state_, calibrate_mixes_);
-  const char* head = c.buffers.in.get();
-  const std::size_t head_len = head != nullptr ? c.req().head_len : 0;
-  if (study_inject_.alloc) {
-    auto block = std::make_unique<char[]>(64);
-    // The block escapes, so the allocation and its free stay in the code.
-    asm volatile("" : : "r"(block.get()) : "memory");
-  }
-  if (study_inject_.write && head_len > 0) {
-    // A system call's cost is the point; /dev/null takes the byte whatever happens.
-    [[maybe_unused]] const ssize_t n = ::write(study_null_fd_, head, 1);
-  }
-  if (study_inject_.copy && head_len > 0) {
-    if (study_copy_.size() < head_len) study_copy_.resize(head_len);
-    std::memcpy(study_copy_.data(), head, head_len);
-    asm volatile("" : : "r"(study_copy_.data()) : "memory");
-  }
-}
-
 void WorkerLoop::begin_request(Client& c) {
-  if (study_on_) study_work(c);
+  if (study_.on()) study_.run(c);
   ClientConn& cc = c.conn;
   std::int64_t now_us = mono_us();
   c.log = {};

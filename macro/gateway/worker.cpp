@@ -56,10 +56,7 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
       shared_(shared),
       parts_(shared.current()->config->max_header_bytes),
       cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
-      calibrate_mixes_(shared.calibrate_mixes),
-      study_on_(shared.calibrate_mixes != 0 || shared.study_inject.any()),
-      study_inject_(shared.study_inject),
-      study_null_fd_(shared.study_null_fd) {
+      study_(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -160,7 +157,7 @@ void WorkerLoop::run() {
   }
   if (log_) log_->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
-  asm volatile("" : : "r"(calibrate_state_));
+  asm volatile("" : : "r"(study_.state()));
 }
 
 void WorkerLoop::dispatch(Pollable& p, std::uint32_t ev) {

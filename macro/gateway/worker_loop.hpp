@@ -21,6 +21,7 @@
 #include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
+#include "macro/gateway/study_work.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
@@ -215,15 +216,7 @@ class WorkerLoop final : private H2Handler {
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
   CacheFlow cache_;
-  std::uint32_t calibrate_mixes_ = 0;
-  std::uint64_t calibrate_state_ = 0;
-  // Study-only work per request (calibrate.hpp): on when the knob or an injection is, so the
-  // request path tests one flag whatever is switched on.
-  bool study_on_ = false;
-  StudyInjections study_inject_;
-  int study_null_fd_ = -1;
-  std::vector<char> study_copy_;  // sized once, to the largest head copied
-  void study_work(Client& c);
+  StudyWork study_;
 };
 
 }  // namespace gatebench::gateway
