@@ -1,7 +1,11 @@
-// The worker's event loop and its request state machine. One class over files by seam:
-// worker.cpp (the loop, accepting, connection lifetimes, generations), request_flow.cpp (reading
-// a head, policy, local responses, the end of a request), proxy.cpp (the upstream exchange) and
-// h2_flow.cpp (HTTP/2 connections, whose streams run the same machine as stream clients).
+// The worker's event loop and its HTTP/1.1 request state machine, which HTTP/2 streams run too.
+// One class over files by seam: worker.cpp (the loop, accepting, connection lifetimes,
+// generations), request_flow.cpp (reading a head, policy, local responses, the end of a
+// request), proxy.cpp (the upstream exchange) and h2_streams.cpp (HTTP/2 streams as clients of
+// the machine). Each other flow is a part the loop owns, in its own header with its own state:
+// RequestParts (the pools of request-set parts), H2Flow (HTTP/2 connections), CacheFlow (the
+// response cache and its Redis pools), DecisionFlow (decision listeners) and StudyWork
+// (study-only work per request). docs/design.md, "The gateway's worker", lists who owns what.
 #pragma once
 
 #include <sys/uio.h>
@@ -18,7 +22,6 @@
 #include "macro/gateway/connection.hpp"
 #include "macro/gateway/decision_flow.hpp"
 #include "macro/gateway/h2_flow.hpp"
-#include "macro/gateway/redis_store.hpp"
 #include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
 #include "macro/gateway/study_work.hpp"
