@@ -175,4 +175,9 @@ struct Client : Pollable {
   const ResponseHead& rh() const { return *buffers.rh; }
 };
 
+// The configuration of the host the current request of `c` was routed to (c.conn.host >= 0).
+inline const HostConfig& host_of(const Client& c) {
+  return c.conn.gen->pub->config->hosts[static_cast<std::size_t>(c.conn.host)];
+}
+
 }  // namespace gatebench::gateway

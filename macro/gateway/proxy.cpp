@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "macro/gateway/clock.hpp"
 #include "macro/gateway/loop_guard.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/worker_loop.hpp"
@@ -55,7 +56,7 @@ bool WorkerLoop::send_continue(Client& c) {
 void WorkerLoop::write_up_head(Client& c) {
   const ClientConn& cc = c.conn;
   const HostConfig& host = host_of(c);
-  take_up_head(c);
+  parts_.take_up_head(c);
   char hop_buf[96];
   const std::string_view hops =
       c.log.decision.hops == 0
@@ -194,7 +195,7 @@ bool WorkerLoop::pump_request(Client& c) {
   advance(sent, px.up_head_sent, px.up_head_len, body);
   // Sent: the buffer serves other requests while this one waits for its response (a retry
   // writes the head again).
-  if (px.up_head_sent == px.up_head_len) give_back_up_head(c);
+  if (px.up_head_sent == px.up_head_len) parts_.give_up_head(c);
   cc.deadline_ms = until_body_due(c, now_ms_ + host.read_timeout_ms);
   return true;
 }
@@ -249,7 +250,7 @@ bool WorkerLoop::parse_upstream_head(Client& c) {
     }
     cc.out_sent = 0;
     px.resp_body.start(c.rh().body, c.rh().content_length, c.rh().head_len);
-    begin_capture(c);
+    cache_.begin_capture(c);
     return true;
   }
   if (st != HeadStatus::kIncomplete) {
@@ -271,7 +272,7 @@ bool WorkerLoop::send_response(Client& c) {
     close_client(c);  // the head went out already: all we can do is cut the response
     return true;
   }
-  capture_body(c);
+  cache_.capture_body(c);
   iovec iov[2];
   int cnt = 0;
   if (cc.out_sent < cc.out_len) {
@@ -296,7 +297,7 @@ bool WorkerLoop::send_response(Client& c) {
     bool reusable = c.rh().keep_alive && px.req_body.complete && px.req_sent &&
                     body.scan == px.resp_len && !px.up_eof;
     if (px.up != nullptr) release_upconn(c, reusable);
-    store_capture(c);
+    cache_.store_capture(c);
     finish_request(c);
     return true;
   }
@@ -326,7 +327,7 @@ bool WorkerLoop::read_upstream(Client& c) {
     }
     return false;
   }
-  take_response_buffers(c);
+  parts_.take_response(c);
   ssize_t n = ::read(u.fd, c.buffers.resp.get() + px.resp_len, kRespCap - px.resp_len);
   if (n > 0) {
     // A short read drained the socket, but an end epoll already reported sends no new edge.
@@ -340,7 +341,7 @@ bool WorkerLoop::read_upstream(Client& c) {
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
     u.readable = false;
     // Nothing of the response yet: a request waiting for it holds no response part.
-    if (px.resp_len == 0 && !px.resp_head_done) give_back_response_buffers(c);
+    if (px.resp_len == 0 && !px.resp_head_done) parts_.give_response(c);
     return false;
   }
   // EOF or reset.

@@ -8,7 +8,8 @@
 #include <cstring>
 #include <memory>
 
-#include "macro/gateway/calibrate.hpp"
+#include "macro/gateway/clock.hpp"
+#include "macro/gateway/decision.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/tls_context.hpp"
 #include "macro/gateway/worker_loop.hpp"
@@ -87,7 +88,7 @@ bool WorkerLoop::step_read_head(Client& c) {
     const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
     IoResult r = read_client(c, tls_scratch_.get(), std::min(room, kOutCap + kRespCap));
     if (r.status == IoStatus::kOk) {
-      take_buffers(c);
+      parts_.take_request(c);
       std::memcpy(c.buffers.in.get(), tls_scratch_.get(), r.bytes);
       cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
       cc.in_len = r.bytes;
@@ -105,7 +106,7 @@ bool WorkerLoop::step_read_head(Client& c) {
     return true;
   }
   if (r.status == IoStatus::kWouldBlock) {
-    if (cc.in_len == 0 && cc.parent == nullptr) give_back_buffers(c);
+    if (cc.in_len == 0 && cc.parent == nullptr) parts_.give_request(c);
     return false;
   }
   close_client(c);  // EOF or error between requests
@@ -129,28 +130,8 @@ void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view w
   respond(c, status, "text/plain", why, {});
 }
 
-void WorkerLoop::study_work(Client& c) {
-  if (calibrate_mixes_ != 0) calibrate_state_ = calibrate_mix(calibrate_state_, calibrate_mixes_);
-  const char* head = c.buffers.in.get();
-  const std::size_t head_len = head != nullptr ? c.req().head_len : 0;
-  if (study_inject_.alloc) {
-    auto block = std::make_unique<char[]>(64);
-    // The block escapes, so the allocation and its free stay in the code.
-    asm volatile("" : : "r"(block.get()) : "memory");
-  }
-  if (study_inject_.write && head_len > 0) {
-    // A system call's cost is the point; /dev/null takes the byte whatever happens.
-    [[maybe_unused]] const ssize_t n = ::write(study_null_fd_, head, 1);
-  }
-  if (study_inject_.copy && head_len > 0) {
-    if (study_copy_.size() < head_len) study_copy_.resize(head_len);
-    std::memcpy(study_copy_.data(), head, head_len);
-    asm volatile("" : : "r"(study_copy_.data()) : "memory");
-  }
-}
-
 void WorkerLoop::begin_request(Client& c) {
-  if (study_on_) study_work(c);
+  if (study_.on()) study_.run(c);
   ClientConn& cc = c.conn;
   std::int64_t now_us = mono_us();
   c.log = {};
@@ -193,6 +174,18 @@ void WorkerLoop::begin_request(Client& c) {
   route_request(c);
 }
 
+void WorkerLoop::begin_decision(Client& c) {
+  const LocalResponse answer = decision_.begin(c, *policy_scratch_);
+  if (answer.status != 0) {
+    respond(c, answer);
+    return;
+  }
+  // The JSON form: its body is read first (step_read_body).
+  grow_in(c, c.req().head_len + kDecisionMaxBody);
+  c.conn.state = CState::kReadBody;
+  c.conn.deadline_ms = now_ms_ + cfg().client_body_timeout_ms;
+}
+
 // Room for the head and `want` bytes in all; the head is parsed again, since its views point
 // into the buffer. Kept until the connection object is reused (new_client sizes it again).
 void WorkerLoop::grow_in(Client& c, std::size_t want) {
@@ -218,7 +211,7 @@ bool WorkerLoop::step_read_body(Client& c) {
   if (cc.decision) {
     // begin_decision admitted only a Content-Length body that fits the buffer.
     if (body.complete) {
-      decide(c, true);
+      respond(c, decision_.decide(c, true, *policy_scratch_));
       return true;
     }
   } else if (body.complete || body.scan - c.req().head_len >= host_of(c).body_limit ||
@@ -307,7 +300,7 @@ void WorkerLoop::route_request(Client& c) {
 void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
                          std::string_view body, std::string_view extra_headers) {
   ClientConn& cc = c.conn;
-  take_response_buffers(c);
+  parts_.take_response(c);
   SecurityHeaders sh =
       cc.host >= 0 && cc.gen != nullptr ? host_of(c).security_headers : SecurityHeaders::kOff;
   cc.out_len =
@@ -321,6 +314,55 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
   cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
 }
 
+bool WorkerLoop::answer_from_cache(Client& c) {
+  if (!CacheFlow::caches(c)) return false;
+  const CacheAnswer a = cache_.lookup(c, now_ms_);
+  if (a.status != CacheStatus::kNone) serve_entry(c, a);
+  return a.status != CacheStatus::kNone || a.waiting;
+}
+
+bool WorkerLoop::serve_stale(Client& c) {
+  const CacheAnswer a = cache_.stale(c);
+  if (a.status == CacheStatus::kNone) return false;
+  serve_entry(c, a);
+  return true;
+}
+
+void WorkerLoop::resume_after_lookup(Client& c) {
+  if (c.conn.dead || c.conn.state != CState::kCacheWait) return;
+  const CacheAnswer a = cache_.lookup_done(c);
+  if (a.status != CacheStatus::kNone) {
+    serve_entry(c, a);
+  } else {
+    start_proxy(c);
+  }
+  drive(c);
+}
+
+// A stored response: its head rewritten for the client, its body sent after it from the entry.
+void WorkerLoop::serve_entry(Client& c, const CacheAnswer& a) {
+  ClientConn& cc = c.conn;
+  EntryView e;
+  if (!split_entry(a.entry, e)) {
+    respond(c, 500, "text/plain", "bad cache entry\n", {});
+    return;
+  }
+  parts_.take_response(c);
+  cc.out_len = write_hit_head(c.buffers.out.get(), kOutCap, e.head, a.age_s, a.status,
+                              cc.close_after, c.req().minor_version == 0);
+  if (cc.out_len == 0) {
+    respond(c, 500, "text/plain", "cache entry head too large\n", {});
+    return;
+  }
+  cc.out_sent = 0;
+  cc.out_body = e.body;
+  cc.out_body_borrowed = a.borrowed && !e.body.empty();
+  c.px.cache = a.status;
+  c.log.status = e.status;
+  cc.state = CState::kLocal;
+  cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
+}
+
 bool WorkerLoop::step_local(Client& c) {
   ClientConn& cc = c.conn;
   const std::size_t total = cc.out_len + cc.out_body.size();
@@ -329,7 +371,7 @@ bool WorkerLoop::step_local(Client& c) {
     return true;
   }
   if (!cc.io.writable) {
-    unborrow_body(c);
+    CacheFlow::unborrow_body(c);
     return false;
   }
   iovec iov[2];
@@ -349,7 +391,7 @@ bool WorkerLoop::step_local(Client& c) {
     return true;
   }
   if (r.status == IoStatus::kWouldBlock) {
-    unborrow_body(c);
+    CacheFlow::unborrow_body(c);
     return false;
   }
   close_client(c);
@@ -396,7 +438,7 @@ void WorkerLoop::finish_request(Client& c) {
   ClientConn& cc = c.conn;
   if (log_) log_request(c);
   end_generation_use(c);
-  give_back_exchange_buffers(c);  // what follows on the connection is a new request
+  parts_.give_exchange(c);  // what follows on the connection is a new request
   cc.out_body = {};
   cc.out_body_borrowed = false;
   if (cc.parent != nullptr) {
@@ -423,7 +465,7 @@ void WorkerLoop::finish_request(Client& c) {
   if (rest > 0) std::memmove(in, in + used, rest);
   cc.in_len = rest;
   // Idle until the next request's first bytes: the request part goes back to the pool.
-  if (rest == 0) give_back_buffers(c);
+  if (rest == 0) parts_.give_request(c);
   cc.state = CState::kReadHead;
   cc.deadline_ms =
       now_ms_ + (rest == 0 ? cfg().keepalive_timeout_ms : cfg().client_header_timeout_ms);

@@ -51,25 +51,12 @@ std::uint64_t mono_ms() {
 
 }  // namespace
 
-std::int64_t mono_us() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-std::int64_t wall_us() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
     : index_(index),
       shared_(shared),
-      cache_counters_(shared.cache_counters[static_cast<std::size_t>(index)]),
-      calibrate_mixes_(shared.calibrate_mixes),
-      study_on_(shared.calibrate_mixes != 0 || shared.study_inject.any()),
-      study_inject_(shared.study_inject),
-      study_null_fd_(shared.study_null_fd) {
+      parts_(shared.current()->config->max_header_bytes),
+      cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
+      study_(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -82,7 +69,6 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
-  tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   if (cfg().access_log_enabled) {
     // The id carries the pid so a restarted gateway's sequence numbers start a new series.
     log_ = std::make_unique<AccessLogSink>(
@@ -141,7 +127,7 @@ void WorkerLoop::run() {
   now_ms_ = mono_ms();
   next_tick_ms_ = now_ms_ + kTickMs;
   // The Redis pools' connects were queued by the constructor: under way before the first event.
-  if (!redis_stores_.empty()) run_redis();
+  if (cache_.has_redis()) run_redis();
   for (;;) {
     int n = epoll_wait(epfd_, events, kMaxEvents, poll_timeout_ms());
     now_ms_ = mono_ms();
@@ -154,7 +140,7 @@ void WorkerLoop::run() {
       }
       give_back_dead_parts();
     }
-    if (!redis_stores_.empty()) run_redis();
+    if (cache_.has_redis()) run_redis();
     flush_connections();
     reap();
     if (shared_.generation() != seen_generation_) adopt_generation();
@@ -163,7 +149,7 @@ void WorkerLoop::run() {
     if (now_ms_ >= next_tick_ms_) {
       next_tick_ms_ = now_ms_ + kTickMs;
       tick();
-      if (!redis_stores_.empty()) run_redis();
+      if (cache_.has_redis()) run_redis();
       flush_connections();
       reap();
     }
@@ -171,7 +157,7 @@ void WorkerLoop::run() {
   }
   if (log_) log_->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
-  asm volatile("" : : "r"(calibrate_state_));
+  asm volatile("" : : "r"(study_.state()));
 }
 
 void WorkerLoop::dispatch(Pollable& p, std::uint32_t ev) {
@@ -212,29 +198,18 @@ void WorkerLoop::out_of_memory(Pollable& p) {
 }
 
 int WorkerLoop::poll_timeout_ms() const {
-  std::uint64_t wait = kTickMs;
-  for (const auto& r : redis_stores_) {
-    const std::uint64_t d = r->next_deadline_ms();
-    // At least 1 ms: the coarse clock may not have reached a deadline that has passed.
-    if (d != 0) wait = std::min<std::uint64_t>(wait, d > now_ms_ ? d - now_ms_ : 1);
-  }
-  return static_cast<int>(wait);
+  return static_cast<int>(cache_.wait_ms(kTickMs, now_ms_));
 }
 
 // Before reap(): a queued connection closed in this batch is still marked dead, not reused.
 void WorkerLoop::flush_connections() {
-  // Indexed: driving a connection can close stream clients, never queue another connection.
-  for (std::size_t i = 0; i < flush_.size(); ++i) {
-    Client& c = *flush_[i];
-    c.conn.flush_queued = false;
-    if (c.conn.dead) continue;
+  h2_.flush([this](Client& c) {
     try {
       drive(c);
     } catch (const std::bad_alloc&) {
       out_of_memory(c);
     }
-  }
-  flush_.clear();
+  });
 }
 
 // Between two events nothing up the stack reads a dead client's buffers (in close_client code up
@@ -246,8 +221,8 @@ void WorkerLoop::flush_connections() {
 void WorkerLoop::give_back_dead_parts() {
   for (; dead_parts_returned_ < dead_clients_.size(); ++dead_parts_returned_) {
     Client& c = *dead_clients_[dead_parts_returned_];
-    give_back_buffers(c);
-    give_back_exchange_buffers(c);
+    parts_.give_request(c);
+    parts_.give_exchange(c);
   }
 }
 
@@ -256,7 +231,7 @@ void WorkerLoop::reap() {
   for (Client* c : dead_clients_) free_clients_.push_back(c);
   dead_clients_.clear();
   dead_parts_returned_ = 0;
-  dead_fronts_.clear();
+  h2_.reap();
   ups_.reap();
 }
 
@@ -272,17 +247,11 @@ void WorkerLoop::release_spare_buffers() {
   if (now_ms_ >= peak_window_end_ms_) {
     previous_peak_ = current_peak_;
     current_peak_ = in_use;
-    request_pool_.next_window();
-    head_only_pool_.next_window();
-    response_pool_.next_window();
-    up_head_pool_.next_window();
+    parts_.next_window();
     peak_window_end_ms_ = now_ms_ + kPeakWindowMs;
     ups_.next_window(*gen_);
   }
-  bool released = request_pool_.trim(kSpareRequestBuffers);
-  released = head_only_pool_.trim(kSpareRequestBuffers) || released;
-  released = response_pool_.trim(kSpareRequestBuffers) || released;
-  released = up_head_pool_.trim(kSpareRequestBuffers) || released;
+  bool released = parts_.trim();
   const std::size_t clients_peak = std::max({previous_peak_, current_peak_, in_use});
   const std::size_t keep_clients = std::max(kSpareClients, clients_peak - in_use);
   if (free_clients_.size() > keep_clients) {
@@ -299,69 +268,6 @@ void WorkerLoop::release_spare_buffers() {
     released = true;
   }
   if (released) trim_heap();
-}
-
-void WorkerLoop::take_buffers(Client& c) {
-  take_request_part(c, request_pool_, cfg().max_header_bytes + kBodyWindow);
-}
-
-void WorkerLoop::take_head_only_buffers(Client& c) {
-  take_request_part(c, head_only_pool_, kHeadOnlyCap);
-}
-
-void WorkerLoop::take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap) {
-  RequestBuffers& b = c.buffers;
-  if (b.in) return;
-  b = pool.take([cap] {
-    // Made whole before the client gets it: the part is held when `in` is set. The parsed head
-    // first, so a small head's bytes land on the page its scalars already use.
-    RequestBuffers fresh;
-    fresh.req = std::make_unique<RequestHead>();
-    fresh.in_cap = cap;
-    fresh.in = std::make_unique_for_overwrite<char[]>(fresh.in_cap);
-    return fresh;
-  });
-}
-
-void WorkerLoop::give_back_buffers(Client& c) {
-  RequestBuffers& b = c.buffers;
-  if (!b.in) return;
-  // A whole part's window is max_header_bytes + kBodyWindow, never kHeadOnlyCap; one grown for
-  // an inspected body (grow_in) is larger still.
-  (b.in_cap == kHeadOnlyCap ? head_only_pool_ : request_pool_).give(std::move(b));
-  b.in_cap = 0;  // the moved-from pointers are null; the size is not moved
-}
-
-void WorkerLoop::take_response_buffers(Client& c) {
-  ResponseBuffers& b = c.buffers;
-  if (b.out) return;
-  b = response_pool_.take([] {
-    ResponseBuffers fresh;
-    fresh.rh = std::make_unique<ResponseHead>();
-    fresh.resp = std::make_unique_for_overwrite<char[]>(kRespCap);
-    fresh.out = std::make_unique_for_overwrite<char[]>(kOutCap);
-    return fresh;
-  });
-}
-
-void WorkerLoop::take_up_head(Client& c) {
-  if (c.buffers.up_head) return;
-  c.buffers.up_head = up_head_pool_.take(
-      [this] { return std::make_unique_for_overwrite<char[]>(cfg().max_header_bytes + 1024); });
-}
-
-void WorkerLoop::give_back_response_buffers(Client& c) {
-  ResponseBuffers& b = c.buffers;
-  if (b.out) response_pool_.give(std::move(b));
-}
-
-void WorkerLoop::give_back_up_head(Client& c) {
-  if (c.buffers.up_head) up_head_pool_.give(std::move(c.buffers.up_head));
-}
-
-void WorkerLoop::give_back_exchange_buffers(Client& c) {
-  give_back_up_head(c);
-  give_back_response_buffers(c);
 }
 
 void WorkerLoop::adopt_generation() {
@@ -418,8 +324,9 @@ std::unique_ptr<WorkerGen> WorkerLoop::build_gen(std::shared_ptr<const Published
 // The Redis pools belong to the worker's loop (its epoll set), so they are looked up here.
 void WorkerLoop::finish_gen(WorkerGen& g) {
   for (const HostConfig& h : g.pub->config->hosts) {
-    g.redis_caches.push_back(
-        h.cache && h.cache->store == CacheStore::kRedis ? redis_store_for(*h.cache) : nullptr);
+    g.redis_caches.push_back(h.cache && h.cache->store == CacheStore::kRedis
+                                 ? cache_.redis_store_for(*h.cache, epfd_)
+                                 : nullptr);
   }
 }
 
@@ -466,7 +373,7 @@ void WorkerLoop::begin_stop() {
 void WorkerLoop::tick() {
   if (log_) log_->tick(now_ms_);
   release_spare_buffers();
-  for (auto& r : redis_stores_) r->tick(now_ms_);  // reconnects
+  cache_.tick(now_ms_);
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.
   for (std::size_t i = 0; i < live_.size();) {
     Client* c = live_[i];
@@ -642,8 +549,7 @@ void WorkerLoop::drive(Client& c) {
   // streams in flight, haproxy's 0.17), where the streams answered by one batch share one.
   if (parent != nullptr && !parent->conn.dead && !parent->conn.driving &&
       !parent->conn.flush_queued) {
-    parent->conn.flush_queued = true;
-    flush_.push_back(parent);
+    h2_.queue(*parent);
   }
 }
 

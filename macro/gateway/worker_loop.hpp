@@ -1,7 +1,11 @@
-// The worker's event loop and its request state machine. One class over files by seam:
-// worker.cpp (the loop, accepting, connection lifetimes, generations), request_flow.cpp (reading
-// a head, policy, local responses, the end of a request), proxy.cpp (the upstream exchange) and
-// h2_flow.cpp (HTTP/2 connections, whose streams run the same machine as stream clients).
+// The worker's event loop and its HTTP/1.1 request state machine, which HTTP/2 streams run too.
+// One class over files by seam: worker.cpp (the loop, accepting, connection lifetimes,
+// generations), request_flow.cpp (reading a head, policy, local responses, the end of a
+// request), proxy.cpp (the upstream exchange) and h2_streams.cpp (HTTP/2 streams as clients of
+// the machine). Each other flow is a part the loop owns, in its own header with its own state:
+// RequestParts (the pools of request-set parts), H2Flow (HTTP/2 connections), CacheFlow (the
+// response cache and its Redis pools), DecisionFlow (decision listeners) and StudyWork
+// (study-only work per request). docs/design.md, "The gateway's worker", lists who owns what.
 #pragma once
 
 #include <sys/uio.h>
@@ -14,27 +18,20 @@
 #include <vector>
 
 #include "macro/gateway/access_log_sink.hpp"
+#include "macro/gateway/cache_flow.hpp"
 #include "macro/gateway/connection.hpp"
-#include "macro/gateway/h2_front.hpp"
-#include "macro/gateway/redis_store.hpp"
+#include "macro/gateway/decision_flow.hpp"
+#include "macro/gateway/h2_flow.hpp"
+#include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
-#include "macro/gateway/spare_pool.hpp"
+#include "macro/gateway/study_work.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
 
-inline constexpr std::size_t kBodyWindow = 16384;
-inline constexpr std::size_t kRespCap = 16384;
-inline constexpr std::size_t kOutCap = kRespCap + 4096;
-// The request part of an HTTP/2 stream whose request is its head alone (END_STREAM on its HEADERS,
-// as every GET's): room for the head and no body window. Each of hundreds of streams in flight
-// touches a page of its part; a whole part's window spreads the head and the parsed head over
-// two pages about half the time, where small parts share theirs.
-inline constexpr std::size_t kHeadOnlyCap = 2048;
-// Spare parts of request sets (each pool: RequestBuffers, ResponseBuffers, upstream heads) and
-// closed connections' objects kept for reuse; the others are freed on the tick, so a worker's
-// memory follows its connections and requests, not its peak.
-inline constexpr std::size_t kSpareRequestBuffers = 16;
+// Closed connections' objects kept for reuse (and spare parts of request sets,
+// request_parts.hpp); the others are freed on the tick, so a worker's memory follows its
+// connections and requests, not its peak.
 inline constexpr std::size_t kSpareClients = 64;
 // Beyond those, as many as were in use at the peak of this window or the one before.
 inline constexpr std::uint64_t kPeakWindowMs = 1000;
@@ -42,9 +39,6 @@ inline constexpr std::uint64_t kPeakWindowMs = 1000;
 // listener whose accept fails would otherwise wake the loop at once, for ever (nginx does the
 // same).
 inline constexpr std::uint64_t kAcceptPauseMs = 100;
-// A described request rebuilt as a head (decision.hpp), and the decision's own answer.
-inline constexpr std::size_t kDecisionHeadCap = 16384 + 1024;
-inline constexpr std::size_t kDecisionOutCap = 8192;
 
 class WorkerLoop final : private H2Handler {
  public:
@@ -93,21 +87,6 @@ class WorkerLoop final : private H2Handler {
   void release_spare_buffers();
   Client* new_client();
   void close_client(Client& c);
-  // The request part of a request set from its pool (or a new one) for a connection that has
-  // bytes to work on, and back to the pool once it has none (request_flow.cpp, h2_flow.cpp).
-  void take_buffers(Client& c);
-  // A request part with kHeadOnlyCap bytes of window, for a stream without a body (h2_flow.cpp).
-  void take_head_only_buffers(Client& c);
-  void take_request_part(Client& c, SparePool<RequestBuffers>& pool, std::size_t cap);
-  void give_back_buffers(Client& c);
-  // The response part, taken when upstream bytes or a local answer are about to be written, and
-  // the upstream head, taken to be written; both go back when the request ends (the upstream
-  // head once it is sent). No-ops when already held or already given back.
-  void take_response_buffers(Client& c);
-  void take_up_head(Client& c);
-  void give_back_response_buffers(Client& c);
-  void give_back_up_head(Client& c);
-  void give_back_exchange_buffers(Client& c);
   void release_gen(WorkerGen* g);
   void end_generation_use(Client& c);
   // The generation's per-worker state without what lives in this worker's loop (prepare), then
@@ -133,41 +112,46 @@ class WorkerLoop final : private H2Handler {
   void log_request(const Client& c);
   void respond(Client& c, std::uint16_t status, std::string_view content_type,
                std::string_view body, std::string_view extra_headers);
+  void respond(Client& c, const LocalResponse& r) {
+    respond(c, r.status, r.content_type, r.body, r.extra_headers);
+  }
   // A head that cannot be served (bad, too large): answered and logged, the connection closes.
   void refuse_head(Client& c, std::uint16_t status, std::string_view why);
 
-  // HTTP/2 (h2_flow.cpp).
+  // HTTP/2: the connections are H2Flow's; their streams are clients of this loop
+  // (h2_streams.cpp).
   void start_h2(Client& c);
-  bool step_h2(Client& c);
+  // Inline: drive_steps calls H2Flow::step directly, one call per step.
+  bool step_h2(Client& c) {
+    const H2Step step = h2_.step(c);
+    if (step == H2Step::kClose) {
+      close_client(c);
+      return false;
+    }
+    return step == H2Step::kProgress;
+  }
   void start_stream(Client& parent, H2Stream& s);
   void end_stream(Client& c);
   void detach_streams(Client& c);
-  IoResult stream_write(Client& c, const iovec* iov, int cnt);
   void on_ready(H2Front& front, H2Stream& s) override;
   void on_closed(H2Front& front, H2Stream& s) override;
   // A client's request bytes: the socket's, or a stream client's body from its H2Front.
   IoResult read_client(Client& c, char* buf, std::size_t len);
 
-  // Decision listeners (decision_flow.cpp).
+  // Decision listeners: the request's form, and the JSON form's body read first (the flow
+  // itself is DecisionFlow's).
   void begin_decision(Client& c);
-  void decide(Client& c, bool json);
 
-  // Response cache (cache_flow.cpp).
+  // Response cache: what CacheFlow finds, sent as a local answer (request_flow.cpp). True when
+  // the cache took the request (an entry served, or a Redis lookup under way).
   bool answer_from_cache(Client& c);
-  // `borrowed`: `entry` is the memory store's view (unborrow_body before waiting).
-  void serve_entry(Client& c, std::string_view entry, std::uint32_t age_s, CacheStatus status,
-                   bool borrowed);
+  void serve_entry(Client& c, const CacheAnswer& a);
   bool serve_stale(Client& c);
-  void begin_capture(Client& c);
-  void capture_body(Client& c);
-  void store_capture(Client& c);
-  void unborrow_body(Client& c);
-  bool start_redis_lookup(Client& c, RedisStore& store);
   void resume_after_lookup(Client& c);
-  void store_in_redis(Client& c, RedisStore& store);
-  RedisStore* redis_store_for(const CacheConfig& config);
   // After a batch of events or a tick: timeouts, finished lookups, queued commands out.
-  void run_redis();
+  void run_redis() {
+    cache_.run_redis(now_ms_, [this](Client& c) { resume_after_lookup(c); });
+  }
   int poll_timeout_ms() const;
 
   // Proxying (proxy.cpp).
@@ -188,14 +172,11 @@ class WorkerLoop final : private H2Handler {
   void body_timed_out(Client& c);
 
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
-    if (c.conn.parent != nullptr) return stream_write(c, iov, cnt);
+    if (c.conn.parent != nullptr) return H2Flow::stream_write(c, iov, cnt);
     return client_writev(c.conn.io, iov, cnt,
                          std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
   }
   const Config& cfg() const { return *gen_->pub->config; }
-  static const HostConfig& host_of(const Client& c) {
-    return c.conn.gen->pub->config->hosts[static_cast<std::size_t>(c.conn.host)];
-  }
 
   int index_;
   SharedState& shared_;
@@ -215,23 +196,18 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
   std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
-  std::vector<Client*> flush_;           // see flush_connections
-  // The parts of request sets no connection holds (spare_pool.hpp).
-  SparePool<RequestBuffers> request_pool_;
-  SparePool<RequestBuffers> head_only_pool_;  // parts of kHeadOnlyCap
-  SparePool<ResponseBuffers> response_pool_;
-  SparePool<std::unique_ptr<char[]>> up_head_pool_;
-  // Sessions of closed HTTP/2 connections, freed in reap(): a close may run inside their calls.
-  std::vector<std::unique_ptr<H2Front>> dead_fronts_;
+  // The I/O scratch: a connection's bytes on their way (TLS record coalescing, an idle
+  // connection's next bytes, HTTP/2 frames both ways).
+  std::unique_ptr<char[]> tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
+  // The parts of request sets no connection holds.
+  RequestParts parts_;
+  H2Flow h2_{parts_, now_ms_, gen_, std::span<char>(tls_scratch_.get(), kOutCap + kRespCap)};
   UpstreamConns ups_;
 
   std::unique_ptr<AccessLogSink> log_;
-  std::unique_ptr<char[]> tls_scratch_;
   std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
   std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
-  std::unique_ptr<char[]> decision_head_ = std::make_unique<char[]>(kDecisionHeadCap);
-  std::unique_ptr<RequestHead> decision_req_ = std::make_unique<RequestHead>();
-  std::unique_ptr<char[]> decision_out_ = std::make_unique<char[]>(kDecisionOutCap);
+  DecisionFlow decision_;
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   // Clients in use at the peak of the current and the previous window (release_spare_buffers).
@@ -242,25 +218,8 @@ class WorkerLoop final : private H2Handler {
   std::uint64_t accept_resume_ms_ = 0;
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
-  CacheCounters& cache_counters_;
-  KeyHeaders key_headers_;
-  std::vector<Client*> redis_ready_;  // before redis_stores_: their destructors may touch it
-  std::vector<Client*> redis_batch_;
-  std::vector<std::unique_ptr<RedisStore>> redis_stores_;
-  std::vector<std::byte> redis_entry_;  // an entry being encoded for SET
-  std::uint32_t calibrate_mixes_ = 0;
-  std::uint64_t calibrate_state_ = 0;
-  // Study-only work per request (calibrate.hpp): on when the knob or an injection is, so the
-  // request path tests one flag whatever is switched on.
-  bool study_on_ = false;
-  StudyInjections study_inject_;
-  int study_null_fd_ = -1;
-  std::vector<char> study_copy_;  // sized once, to the largest head copied
-  void study_work(Client& c);
+  CacheFlow cache_;
+  StudyWork study_;
 };
-
-// Clocks of the request path (worker.cpp).
-std::int64_t mono_us();
-std::int64_t wall_us();
 
 }  // namespace gatebench::gateway

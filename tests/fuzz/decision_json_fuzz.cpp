@@ -23,7 +23,7 @@ void check(bool ok) {
   if (!ok) std::abort();
 }
 
-// The decision flow's buffer (kDecisionHeadCap in worker_loop.hpp) and a small one, so that a
+// The decision flow's buffer (kDecisionHeadCap in decision_flow.hpp) and a small one, so that a
 // head that does not fit is refused rather than cut.
 std::array<char, 16384 + 1024> big;
 std::array<char, 64> small;
