@@ -22,7 +22,8 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-const std::initializer_list<const char*> kHaproxyTools = {"haproxy", "nginx", "openssl", "curl", "gatebench-load"};
+const std::initializer_list<const char*> kHaproxyTools = {"haproxy", "nginx", "openssl", "curl",
+                                                          "gatebench-load"};
 
 TEST(HaproxyTarget, CheckAnswersEveryFeature) {
   testing::expect_installed(kHaproxyTools);
@@ -33,11 +34,11 @@ TEST(HaproxyTarget, HttpsRunsBesideTheNginxBaseline) {
   testing::expect_installed(kHaproxyTools);
   const std::string out = unique_dir("haproxy-https");
   fs::remove_all(out);
-  CaptureResult r = run_driver(
-      {"--scenarios", "haproxy-https-keepalive,haproxy-https-newconn", "--quick", "--rounds", "1",
-       "--warmup", "0", "--duration", "1s", "--threads", "1", "--port-offset",
-       std::to_string(testing::port_offset()), "--out", out},
-      180s);
+  CaptureResult r =
+      run_driver({"--scenarios", "haproxy-https-keepalive,haproxy-https-newconn", "--quick",
+                  "--rounds", "1", "--warmup", "0", "--duration", "1s", "--threads", "1",
+                  "--port-offset", std::to_string(testing::port_offset()), "--out", out},
+                 180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
   std::ifstream in(out + "/macro.json");
   ASSERT_TRUE(in) << r.output;
