@@ -37,6 +37,10 @@ bool same_host(std::string_view a, std::string_view b) {
 bool WorkerLoop::step_handshake(Client& c) {
   switch (client_handshake(c.conn.io)) {
     case HandshakeStatus::kDone:
+      // With read-ahead the handshake's last read can take the first request's records too, and
+      // the edge that announced them may have been spent by an earlier step (readable false):
+      // bytes OpenSSL holds are readable, or the request would wait for an event that never comes.
+      if (SSL_has_pending(c.conn.io.ssl)) c.conn.io.readable = true;
       if (negotiated_h2(c.conn.io.ssl)) {
         start_h2(c);
       } else {

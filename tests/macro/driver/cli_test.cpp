@@ -201,7 +201,8 @@ TEST(Cli, ListNamesEveryShippedScenario) {
   EXPECT_EQ(exit_code(r), 0);
   for (const char* name :
        {"direct", "nginx-baseline", "haproxy-baseline", "caddy-baseline", "nginx-https-keepalive",
-        "nginx-https-newconn", "latency-at-rate/direct", "max-throughput/nginx-baseline"}) {
+        "nginx-https-newconn", "haproxy-https-keepalive", "haproxy-https-newconn",
+        "latency-at-rate/direct", "max-throughput/nginx-baseline"}) {
     EXPECT_NE(r.output.find(name), std::string::npos) << name;
   }
 }

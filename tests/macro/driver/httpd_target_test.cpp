@@ -10,6 +10,7 @@
 #include "driver_exe.hpp"
 #include "macro/driver/system/toolbox.hpp"
 #include "port_offset.hpp"
+#include "target_check.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -21,33 +22,16 @@ using testing::processes_mentioning;
 using testing::run_driver;
 using testing::unique_dir;
 
-// ci/setup installs every tool these tests start.
-void expect_tools() {
-  Toolbox tools;
-  for (const char* tool : {"apache2", "nginx", "openssl", "curl", "gatebench-load"})
-    EXPECT_TRUE(tools.find(tool)) << tool << " missing: run ci/setup";
-}
+const std::initializer_list<const char*> kHttpdTools = {"apache2", "nginx", "openssl", "curl",
+                                                        "gatebench-load"};
 
 TEST(HttpdTarget, CheckAnswersEveryFeature) {
-  expect_tools();
-  const int kHttpdCheckOffset = testing::port_offset();
-  const std::string out = unique_dir("httpd-check");
-  fs::remove_all(out);
-  CaptureResult r = run_driver({"target", "check", "httpd", "--port-offset",
-                                std::to_string(kHttpdCheckOffset), "--out", out},
-                               120s);
-  EXPECT_EQ(exit_code(r), 0) << r.output;
-  for (const char* want :
-       {"feature plain (workload plain)", "feature https (workload https-keepalive)",
-        "feature https-full (workload https-newconn)", "feature h2 (workload h2)", "HTTP/1.1 200",
-        "HTTP/2 200", "every feature answered 2xx"})
-    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
-  EXPECT_TRUE(processes_mentioning(out).empty());
-  fs::remove_all(out);
+  testing::expect_installed(kHttpdTools);
+  testing::expect_check_answers_every_feature("httpd");
 }
 
 TEST(HttpdTarget, PlainRunsBesideTheNginxBaseline) {
-  expect_tools();
+  testing::expect_installed(kHttpdTools);
   const int kHttpdRunOffset = testing::port_offset();
   const std::string out = unique_dir("httpd-run");
   fs::remove_all(out);

@@ -14,6 +14,7 @@
 #include "macro/driver/system/net_probe.hpp"
 #include "macro/driver/system/toolbox.hpp"
 #include "port_offset.hpp"
+#include "target_check.hpp"
 
 namespace gatebench::macro {
 namespace {
@@ -188,19 +189,7 @@ TEST(TargetRun, FixedCountCompletesItsRequests) {
 TEST(TargetRun, CheckAnswersEveryFeatureOfTheGateway) {
   if (!ready_to_run(testing::port_offset()))
     GTEST_SKIP() << "skipped: a tool is missing or a port is busy";
-  const std::string out = unique_dir("target-check");
-  fs::remove_all(out);
-  CaptureResult r = run_driver({"target", "check", "gateway", "--port-offset",
-                                std::to_string(testing::port_offset()), "--out", out},
-                               120s);
-  EXPECT_EQ(exit_code(r), 0) << r.output;
-  for (const char* want :
-       {"feature plain (workload plain)", "feature https (workload https-keepalive)",
-        "feature https-full (workload https-newconn)", "feature h2 (workload h2)", "HTTP/1.1 200",
-        "HTTP/2 200", "every feature answered 2xx"})
-    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
-  EXPECT_TRUE(processes_mentioning(out).empty());
-  fs::remove_all(out);
+  testing::expect_check_answers_every_feature("gateway");
 }
 
 }  // namespace
