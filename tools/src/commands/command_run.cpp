@@ -43,8 +43,9 @@ minutes on a 2-vCPU machine; --full is the release run (hours; its estimate is p
                       --full: every benchmark, 9 repetitions in 9 processes
   DIR/macro/...       default: the seed set (nginx-baseline, gateway-default, -protected,
                       -https-keepalive, -https-newconn, -queue, -challenge-pass, haproxy-baseline,
-                      caddy-baseline) and HTTP/2 (gateway, haproxy and h2o, 10 streams and
-                      one stream) in gatebench-macro --quick rounds; --full: every scenario,
+                      caddy-baseline), haproxy-https-keepalive and HTTP/2 (gateway, haproxy
+                      and h2o, 10 streams and one stream) in gatebench-macro --quick rounds;
+                      --full: every scenario,
                       5 rounds of 5 s warm-up + 20 s measured
   DIR/counts/instructions.json
                       instructions and system calls per request of gateway-default and every
@@ -109,15 +110,17 @@ constexpr const char* kFirstRunMinTime = "--benchmark_min_time=0.05";
 constexpr long kFirstRunProcesses = 3;
 
 // The seed method's scenarios (the gateway's configurations beside the three proxies it is
-// compared with), then the gateway over HTTP/2, 10 streams and one stream per connection, beside
-// the two proxies that set its bar there (haproxy, h2o): the report's HTTP/2 tables and CPU per
-// request come from the same rounds. gatebench-macro adds each one's baseline: nginx-baseline is
-// among them, the two HTTPS scenarios bring nginx-https-keepalive and nginx-https-newconn, the
-// h2 ones nginx-h2-baseline and nginx-h2-one-stream, so 19 scenarios run.
+// compared with), haproxy over HTTPS keep-alive, then the gateway over HTTP/2, 10 streams and one
+// stream per connection, beside the two proxies that set its bar there (haproxy, h2o): the
+// report's HTTPS and HTTP/2 tables and CPU per request come from the same rounds.
+// gatebench-macro adds each one's baseline: nginx-baseline is among them, the HTTPS scenarios
+// bring nginx-https-keepalive and nginx-https-newconn, the h2 ones nginx-h2-baseline and
+// nginx-h2-one-stream, so 20 scenarios run.
 constexpr const char* kFirstRunScenarios =
     "nginx-baseline,gateway-default,gateway-protected,gateway-https-keepalive,"
     "gateway-https-newconn,gateway-queue,gateway-challenge-pass,haproxy-baseline,caddy-baseline,"
-    "gateway-h2,haproxy-h2,h2o-h2,gateway-h2-one-stream,haproxy-h2-one-stream,h2o-h2-one-stream";
+    "haproxy-https-keepalive,gateway-h2,haproxy-h2,h2o-h2,gateway-h2-one-stream,"
+    "haproxy-h2-one-stream,h2o-h2-one-stream";
 
 // Seconds per benchmark and process, for the estimates: 1.10 s with Google Benchmark's default
 // minimum time (issue 40: 163 benchmarks x 9 processes in 27 min on 2 vCPUs); 0.375 s for the
