@@ -27,6 +27,14 @@ std::optional<uint64_t> to_count(std::string_view text) {
   return static_cast<uint64_t>(*value);
 }
 
+// A latency of the done() script's line: a finite number of microseconds, not below zero
+// (strtod also reads "-1610", "inf" and "nan", which no latency is).
+std::optional<double> to_latency_us(std::string_view text) {
+  auto value = to_number(text);
+  if (!value || !std::isfinite(*value) || *value < 0) return std::nullopt;
+  return value;
+}
+
 std::vector<std::string> words(std::string_view line) {
   std::istringstream in{std::string(line)};
   std::vector<std::string> out;
@@ -86,11 +94,13 @@ LoadResult parse_wrk_output(std::string_view text) {
     }
     in_distribution = false;
     if (w[0] == std::string(kWrkLatencyTag) && w.size() == 6) {
-      result.p50_us = to_number(w[1]);
-      result.p90_us = to_number(w[2]);
-      result.p99_us = to_number(w[3]);
-      result.p999_us = to_number(w[4]);
-      result.mean_us = to_number(w[5]);
+      result.p50_us = to_latency_us(w[1]);
+      result.p90_us = to_latency_us(w[2]);
+      result.p99_us = to_latency_us(w[3]);
+      result.p999_us = to_latency_us(w[4]);
+      result.mean_us = to_latency_us(w[5]);
+      if (!result.p50_us || !result.p90_us || !result.p99_us || !result.p999_us || !result.mean_us)
+        throw LoadParseError("wrk output: cannot read '" + line + "'");
     } else if (w.size() >= 5 && w[1] == "requests" && w[2] == "in") {
       // "838236 requests in 4.00s, 123.56MB read"
       auto requests = to_count(w[0]);

@@ -45,6 +45,14 @@ TEST(WrkOutput, DoneHookLineGivesExactPercentiles) {
   EXPECT_DOUBLE_EQ(*r.mean_us, 301.5);
 }
 
+// Found by wrk_output_fuzz: strtod reads "-1610" (and "inf", "nan"), which no latency is.
+TEST(WrkOutput, ANegativeOrNonFiniteLatencyIsAnError) {
+  for (const char* bad : {"-1610", "inf", "nan", "12x"}) {
+    std::string text = std::string(kWrk) + "gatebench-latency-us 289 379 " + bad + " 2900 301.49\n";
+    EXPECT_THROW(parse_wrk_output(text), LoadParseError) << bad;
+  }
+}
+
 TEST(WrkOutput, MissingSummaryIsAnError) {
   EXPECT_THROW(parse_wrk_output(""), LoadParseError);
   EXPECT_THROW(parse_wrk_output("unable to connect to 127.0.0.1:1 Connection refused\n"),
