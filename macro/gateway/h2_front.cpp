@@ -248,6 +248,8 @@ std::size_t H2Front::produce(char* out, std::size_t cap) {
   for (;;) {
     while (n < cap) {
       if (pending_len_ == 0) {
+        // Asking when nothing is queued still costs a full pass of nghttp2's frame scheduler.
+        if (nghttp2_session_want_write(session_) == 0) break;
         const ssize_t r = nghttp2_session_mem_send(session_, &pending_);
         if (r <= 0) {
           if (r < 0) failed_ = true;
@@ -395,8 +397,10 @@ H2Front::HeadResult H2Front::submit_head(H2Stream& s) {
   std::size_t names_len = 0;
   for (std::size_t i = 0; i < rh.fields.count; ++i) names_len += rh.fields.lines[i].name_len;
   names_.resize(names_len);  // sized first: nv_ points into it
-  char status[4];
-  std::snprintf(status, sizeof status, "%03u", static_cast<unsigned>(rh.status % 1000));
+  // Three digits by hand: snprintf is a format interpreter, called once per response.
+  const unsigned code = static_cast<unsigned>(rh.status % 1000);
+  char status[3] = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10),
+                    static_cast<char>('0' + code % 10)};
   nv_.clear();
   nv_.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(":status")),
                  reinterpret_cast<std::uint8_t*>(status), 7, 3, NGHTTP2_NV_FLAG_NONE});
