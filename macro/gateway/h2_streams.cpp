@@ -53,7 +53,7 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
     parts_.take_request(sc);
   }
   if (s.too_large || s.head.size() > sc.buffers.in_cap) {
-    refuse_head(sc, 431, "request header list too large\n");
+    http1_.refuse_head(sc, 431, "request header list too large\n");
   } else {
     std::memcpy(sc.buffers.in.get(), s.head.data(), s.head.size());
     cc.in_len = s.head.size();
@@ -61,16 +61,6 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
     cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
   }
   drive(sc);
-}
-
-// The request is logged and its response handed over: the H2Front sends the rest.
-void WorkerLoop::end_stream(Client& c) {
-  if (H2Stream* s = c.conn.stream) {
-    c.conn.parent->buffers.h2->end_response(*s);
-    s->user = nullptr;
-    c.conn.stream = nullptr;
-  }
-  close_client(c);
 }
 
 // A closing connection takes its stream clients with it.
@@ -83,11 +73,6 @@ void WorkerLoop::detach_streams(Client& c) {
     close_client(sc);
   }
   h2_.retire(std::move(c.buffers.h2));
-}
-
-IoResult WorkerLoop::read_client(Client& c, char* buf, std::size_t len) {
-  if (c.conn.parent == nullptr) return client_read(c.conn.io, buf, len);
-  return H2Flow::stream_read(c, buf, len);
 }
 
 }  // namespace gatebench::gateway
