@@ -80,11 +80,12 @@ class Http1Flow {
   bool pump_request(Client& c);
   bool pump_response(Client& c);
 
+  // The stream client `c` of `s`, whose head is complete, takes its request part and the head
+  // (or refuses a head too large); the loop drives it next.
+  void begin_stream(Client& c, const H2Stream& s);
   // The Redis lookup of `c` is done (CacheFlow::run_redis): its entry served or the request
   // proxied. False when `c` was not waiting for it any more (nothing to drive).
   bool resume_after_lookup(Client& c);
-  // A head that cannot be served (bad, too large): answered and logged, the connection closes.
-  void refuse_head(Client& c, std::uint16_t status, std::string_view why);
   void release_upconn(Client& c, bool reusable);
   void upstream_failed(Client& c, std::uint16_t status);
   bool body_overdue(const Client& c) const;
@@ -95,6 +96,8 @@ class Http1Flow {
  private:
   // Request state machine (request_flow.cpp).
   void begin_request(Client& c);
+  // A head that cannot be served (bad, too large): answered and logged, the connection closes.
+  void refuse_head(Client& c, std::uint16_t status, std::string_view why);
   void route_request(Client& c);
   bool send_continue(Client& c);
   void grow_in(Client& c, std::size_t want);

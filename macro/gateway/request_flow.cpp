@@ -117,6 +117,23 @@ bool Http1Flow::step_read_head(Client& c) {
   return false;
 }
 
+void Http1Flow::begin_stream(Client& c, const H2Stream& s) {
+  ClientConn& cc = c.conn;
+  if (s.req_end && !s.too_large && s.head.size() <= kHeadOnlyCap) {
+    parts_.take_head_only(c);  // no body will come (END_STREAM): no body window
+  } else {
+    parts_.take_request(c);
+  }
+  if (s.too_large || s.head.size() > c.buffers.in_cap) {
+    refuse_head(c, 431, "request header list too large\n");
+  } else {
+    std::memcpy(c.buffers.in.get(), s.head.data(), s.head.size());
+    cc.in_len = s.head.size();
+    cc.state = CState::kReadHead;
+    cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
+  }
+}
+
 void Http1Flow::refuse_head(Client& c, std::uint16_t status, std::string_view why) {
   ClientConn& cc = c.conn;
   c.log = {};
