@@ -86,10 +86,12 @@ class Http1Flow {
   // The Redis lookup of `c` is done (CacheFlow::run_redis): its entry served or the request
   // proxied. False when `c` was not waiting for it any more (nothing to drive).
   bool resume_after_lookup(Client& c);
+  // Closing a client: its upstream connection, if any, closed or back to its pool.
   void release_upconn(Client& c, bool reusable);
-  void upstream_failed(Client& c, std::uint16_t status);
-  bool body_overdue(const Client& c) const;
-  void body_timed_out(Client& c);
+  // The deadline of `c` passed. A proxied request without a response yet is answered (408 when
+  // its body was overdue, else 504) and true returned (the loop drives it); false otherwise (the
+  // loop closes the connection).
+  bool answer_timeout(Client& c);
 
   const StudyWork& study() const { return study_; }
 
@@ -127,6 +129,9 @@ class Http1Flow {
   bool parse_upstream_head(Client& c);
   bool send_response(Client& c);
   bool read_upstream(Client& c);
+  void upstream_failed(Client& c, std::uint16_t status);
+  bool body_overdue(const Client& c) const;
+  void body_timed_out(Client& c);
   // `d`, or the request body's deadline when that is earlier and the body is still arriving.
   static std::uint64_t until_body_due(const Client& c, std::uint64_t d);
 

@@ -219,6 +219,16 @@ void Http1Flow::body_timed_out(Client& c) {
   respond(c, 408, "text/plain", "request body timed out\n", {});
 }
 
+bool Http1Flow::answer_timeout(Client& c) {
+  if (c.conn.state != CState::kProxy || c.px.resp_head_done || c.conn.out_len != 0) return false;
+  if (body_overdue(c)) {
+    body_timed_out(c);
+  } else {
+    upstream_failed(c, 504);
+  }
+  return true;
+}
+
 // The response head, once complete: rewritten into buffers.out, the body cursor started.
 bool Http1Flow::parse_upstream_head(Client& c) {
   ClientConn& cc = c.conn;

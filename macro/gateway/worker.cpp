@@ -380,12 +380,7 @@ void WorkerLoop::tick() {
   for (std::size_t i = 0; i < live_.size();) {
     Client* c = live_[i];
     if (c->conn.deadline_ms != 0 && now_ms_ >= c->conn.deadline_ms) {
-      if (c->conn.state == CState::kProxy && !c->px.resp_head_done && c->conn.out_len == 0) {
-        if (http1_.body_overdue(*c)) {
-          http1_.body_timed_out(*c);
-        } else {
-          http1_.upstream_failed(*c, 504);
-        }
+      if (http1_.answer_timeout(*c)) {
         if (!c->conn.dead) drive(*c);
       } else {
         close_client(*c);
