@@ -2,11 +2,11 @@
 // the TLS handshake and its head through routing, policy, the cache and local answers
 // (request_flow.cpp) or the upstream exchange (proxy.cpp) to its access-log record and what
 // follows on the connection. The part owns what only the machine uses: the policy scratch (lent
-// to DecisionFlow), the de-chunked body, the decision listeners' flow and the study-only work.
-// What it shares with the loop (the request-set pools, the cache, the upstream connections, the
-// access-log sink, the clock, the current generation, the I/O scratch) it gets by reference at
-// construction; what only the loop may do (close a client, end a generation's use, turn a
-// connection into HTTP/2) it asks through LoopCalls.
+// to DecisionFlow), the de-chunked body, the decision listeners' flow and the study-only work,
+// the I/O scratch it lends to H2Flow, and the access-log sink the loop ticks. What it shares
+// with the loop (the request-set pools, the cache, the upstream connections, the clock, the
+// current generation) it gets by reference at construction; what only the loop may do (close a
+// client, end a generation's use, turn a connection into HTTP/2) it asks through LoopCalls.
 #pragma once
 
 #include <sys/uio.h>
@@ -51,19 +51,21 @@ class LoopCalls {
 
 class Http1Flow {
  public:
+  static constexpr std::size_t kIoScratchCap = kOutCap + kRespCap;
+
   // `now_ms`, `gen`, `stopping` and `epfd` are the loop's clock, current generation, stop flag
-  // and epoll descriptor (read when used, so they may change after construction); `scratch` is
-  // its I/O scratch (kOutCap + kRespCap bytes); `log` its access-log sink (null when off).
+  // and epoll descriptor: read when used, so the loop may construct them after this part and
+  // change them. `log` is the worker's access-log sink (null when the log is off): the machine
+  // alone writes it, the loop ticks and flushes it (access_log).
   Http1Flow(LoopCalls loop, const std::uint64_t& now_ms, WorkerGen* const& gen, RequestParts& parts,
-            CacheFlow& cache, UpstreamConns& ups, const std::unique_ptr<AccessLogSink>& log,
-            const bool& stopping, const int& epfd, std::span<char> scratch, StudyWork study)
+            CacheFlow& cache, UpstreamConns& ups, const bool& stopping, const int& epfd,
+            std::unique_ptr<AccessLogSink> log, StudyWork study)
       : loop_(loop),
         now_ms_(now_ms),
         gen_(gen),
         parts_(parts),
         cache_(cache),
-        scratch_(scratch),
-        log_(log),
+        log_(std::move(log)),
         ups_(ups),
         stopping_(stopping),
         epfd_(epfd),
@@ -94,6 +96,10 @@ class Http1Flow {
   bool answer_timeout(Client& c);
 
   const StudyWork& study() const { return study_; }
+  AccessLogSink* access_log() const { return log_.get(); }
+  // The I/O scratch: a connection's bytes on their way (TLS record coalescing, an idle
+  // connection's next bytes, HTTP/2 frames both ways), lent to H2Flow.
+  std::span<char> io_scratch() const { return {io_scratch_.get(), kIoScratchCap}; }
 
  private:
   // Request state machine (request_flow.cpp).
@@ -142,7 +148,7 @@ class Http1Flow {
   }
   IoResult write_client(Client& c, const iovec* iov, int cnt) {
     if (c.conn.parent != nullptr) return H2Flow::stream_write(c, iov, cnt);
-    return client_writev(c.conn.io, iov, cnt, scratch_);
+    return client_writev(c.conn.io, iov, cnt, io_scratch());
   }
   const Config& cfg() const { return *gen_->pub->config; }
 
@@ -152,8 +158,8 @@ class Http1Flow {
   WorkerGen* const& gen_;
   RequestParts& parts_;
   CacheFlow& cache_;
-  std::span<char> scratch_;
-  const std::unique_ptr<AccessLogSink>& log_;
+  std::unique_ptr<char[]> io_scratch_ = std::make_unique<char[]>(kIoScratchCap);
+  std::unique_ptr<AccessLogSink> log_;
   UpstreamConns& ups_;
   const bool& stopping_;
   const int& epfd_;

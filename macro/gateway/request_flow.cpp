@@ -90,10 +90,10 @@ bool Http1Flow::step_read_head(Client& c) {
     // leaves, are read into the worker's scratch, and a set is taken only when bytes came (so
     // thousands of clients closing at once do not each take one to read their EOF).
     const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
-    IoResult r = read_client(c, scratch_.data(), std::min(room, scratch_.size()));
+    IoResult r = read_client(c, io_scratch_.get(), std::min(room, kIoScratchCap));
     if (r.status == IoStatus::kOk) {
       parts_.take_request(c);
-      std::memcpy(c.buffers.in.get(), scratch_.data(), r.bytes);
+      std::memcpy(c.buffers.in.get(), io_scratch_.get(), r.bytes);
       cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
       cc.in_len = r.bytes;
       return true;

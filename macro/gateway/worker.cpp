@@ -49,16 +49,25 @@ std::uint64_t mono_ms() {
          static_cast<std::uint64_t>(ts.tv_nsec) / 1000000;
 }
 
+// The worker's access-log sink, or null when the log is off.
+std::unique_ptr<AccessLogSink> open_access_log(int index, const Config& c) {
+  if (!c.access_log_enabled) return nullptr;
+  // The id carries the pid so a restarted gateway's sequence numbers start a new series.
+  return std::make_unique<AccessLogSink>(
+      static_cast<std::uint32_t>(getpid()) * 256u + static_cast<std::uint32_t>(index),
+      c.access_log_addr, c.access_log_flush_ms);
+}
+
 }  // namespace
 
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
-    : index_(index),
+    : http1_(LoopCalls(*this), now_ms_, gen_, parts_, cache_, ups_, stopping_, epfd_,
+             open_access_log(index, *shared.current()->config),
+             StudyWork(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd)),
+      index_(index),
       shared_(shared),
       parts_(shared.current()->config->max_header_bytes),
-      cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
-      http1_(LoopCalls(*this), now_ms_, gen_, parts_, cache_, ups_, log_, stopping_, epfd_,
-             std::span<char>(tls_scratch_.get(), kOutCap + kRespCap),
-             StudyWork(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd)) {
+      cache_(shared.cache_counters[static_cast<std::size_t>(index)]) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -71,12 +80,6 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
-  if (cfg().access_log_enabled) {
-    // The id carries the pid so a restarted gateway's sequence numbers start a new series.
-    log_ = std::make_unique<AccessLogSink>(
-        static_cast<std::uint32_t>(getpid()) * 256u + static_cast<std::uint32_t>(index_),
-        cfg().access_log_addr, cfg().access_log_flush_ms);
-  }
   open_listeners();
 }
 
@@ -157,7 +160,7 @@ void WorkerLoop::run() {
     }
     if (stopping_ && (live_.empty() || now_ms_ >= stop_deadline_ms_)) break;
   }
-  if (log_) log_->flush();
+  if (AccessLogSink* log = http1_.access_log()) log->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
   asm volatile("" : : "r"(http1_.study().state()));
 }
@@ -373,7 +376,7 @@ void WorkerLoop::begin_stop() {
 }
 
 void WorkerLoop::tick() {
-  if (log_) log_->tick(now_ms_);
+  if (AccessLogSink* log = http1_.access_log()) log->tick(now_ms_);
   release_spare_buffers();
   cache_.tick(now_ms_);
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.

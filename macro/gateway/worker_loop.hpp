@@ -14,7 +14,6 @@
 #include <mutex>
 #include <vector>
 
-#include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/cache_flow.hpp"
 #include "macro/gateway/connection.hpp"
 #include "macro/gateway/h2_flow.hpp"
@@ -124,6 +123,9 @@ class WorkerLoop final : private H2Handler {
 
   const Config& cfg() const { return *gen_->pub->config; }
 
+  // First: H2Flow borrows its I/O scratch. It holds references to the members below, used only
+  // once the loop is built.
+  Http1Flow http1_;
   int index_;
   SharedState& shared_;
   int epfd_ = -1;
@@ -142,15 +144,11 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
   std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
-  // The I/O scratch, lent to H2Flow and Http1Flow: a connection's bytes on their way (TLS record
-  // coalescing, an idle connection's next bytes, HTTP/2 frames both ways).
-  std::unique_ptr<char[]> tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   // The parts of request sets no connection holds.
   RequestParts parts_;
-  H2Flow h2_{parts_, now_ms_, gen_, std::span<char>(tls_scratch_.get(), kOutCap + kRespCap)};
+  H2Flow h2_{parts_, now_ms_, gen_, http1_.io_scratch()};
   UpstreamConns ups_;
 
-  std::unique_ptr<AccessLogSink> log_;
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   // Clients in use at the peak of the current and the previous window (release_spare_buffers).
@@ -162,8 +160,6 @@ class WorkerLoop final : private H2Handler {
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
   CacheFlow cache_;
-  // Last: it holds references to the parts above.
-  Http1Flow http1_;
 };
 
 }  // namespace gatebench::gateway
