@@ -79,8 +79,8 @@ class Http1Flow {
   bool step_read_body(Client& c);
   bool step_local(Client& c);
   bool step_linger(Client& c);
-  bool pump_request(Client& c);
-  bool pump_response(Client& c);
+  // kProxy: the request (head, body) out, then the response in and out to the client.
+  bool step_proxy(Client& c);
 
   // The stream client `c` of `s`, whose head is complete, takes its request part and the head
   // (or refuses a head too large); the loop drives it next.
@@ -129,6 +129,8 @@ class Http1Flow {
 
   // Proxying (proxy.cpp).
   void start_proxy(Client& c);
+  bool pump_request(Client& c);
+  bool pump_response(Client& c);
   // The request head as the upstream gets it, into the upstream head (taken here).
   void write_up_head(Client& c);
   bool connect_upstream(Client& c);

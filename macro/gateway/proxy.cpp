@@ -125,6 +125,13 @@ void Http1Flow::release_upconn(Client& c, bool reusable) {
   ups_.release(*u, reusable, stopping_);
 }
 
+bool Http1Flow::step_proxy(Client& c) {
+  const bool sent = pump_request(c);
+  if (c.conn.dead || c.conn.state != CState::kProxy) return true;
+  const bool received = pump_response(c);
+  return sent || received;
+}
+
 bool Http1Flow::pump_request(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;

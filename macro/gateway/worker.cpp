@@ -572,16 +572,9 @@ void WorkerLoop::drive_steps(Client& c) {
       case CState::kLocal:
         progressed = http1_.step_local(c);
         break;
-      case CState::kProxy: {
-        bool a = http1_.pump_request(c);
-        if (c.conn.dead || c.conn.state != CState::kProxy) {
-          progressed = true;
-          break;
-        }
-        bool b = http1_.pump_response(c);
-        progressed = a || b;
+      case CState::kProxy:
+        progressed = http1_.step_proxy(c);
         break;
-      }
       case CState::kLinger:
         progressed = http1_.step_linger(c);
         break;
