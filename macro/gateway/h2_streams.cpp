@@ -1,6 +1,8 @@
-// The loop's side of HTTP/2 (h2_flow.hpp): a connection's steps, its streams as clients of the
-// request machine (started when their head is complete, driven when they progress, closed with
-// their connection), and a client's request bytes from its socket or its stream.
+// The loop's side of HTTP/2 (h2_flow.hpp): a connection's steps, and its streams as clients of
+// the loop (started when their head is complete, driven when they progress, closed with their
+// connection). These stay the loop's: they take, drive and close client objects, which are its
+// bookkeeping; what a stream's request does once its client exists (Http1Flow::begin_stream) is
+// the request machine's.
 #include <cstring>
 
 #include "macro/gateway/worker_loop.hpp"
@@ -47,30 +49,8 @@ void WorkerLoop::start_stream(Client& parent, H2Stream& s) {
   std::memcpy(cc.ip_text, pc.ip_text, sizeof cc.ip_text);
   cc.ip_len = pc.ip_len;
   parent.conn.deadline_ms = 0;
-  if (s.req_end && !s.too_large && s.head.size() <= kHeadOnlyCap) {
-    parts_.take_head_only(sc);  // no body will come (END_STREAM): no body window
-  } else {
-    parts_.take_request(sc);
-  }
-  if (s.too_large || s.head.size() > sc.buffers.in_cap) {
-    refuse_head(sc, 431, "request header list too large\n");
-  } else {
-    std::memcpy(sc.buffers.in.get(), s.head.data(), s.head.size());
-    cc.in_len = s.head.size();
-    cc.state = CState::kReadHead;
-    cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
-  }
+  http1_.begin_stream(sc, s);
   drive(sc);
-}
-
-// The request is logged and its response handed over: the H2Front sends the rest.
-void WorkerLoop::end_stream(Client& c) {
-  if (H2Stream* s = c.conn.stream) {
-    c.conn.parent->buffers.h2->end_response(*s);
-    s->user = nullptr;
-    c.conn.stream = nullptr;
-  }
-  close_client(c);
 }
 
 // A closing connection takes its stream clients with it.
@@ -83,11 +63,6 @@ void WorkerLoop::detach_streams(Client& c) {
     close_client(sc);
   }
   h2_.retire(std::move(c.buffers.h2));
-}
-
-IoResult WorkerLoop::read_client(Client& c, char* buf, std::size_t len) {
-  if (c.conn.parent == nullptr) return client_read(c.conn.io, buf, len);
-  return H2Flow::stream_read(c, buf, len);
 }
 
 }  // namespace gatebench::gateway

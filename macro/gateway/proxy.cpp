@@ -10,9 +10,9 @@
 #include <cstring>
 
 #include "macro/gateway/clock.hpp"
+#include "macro/gateway/http1_flow.hpp"
 #include "macro/gateway/loop_guard.hpp"
 #include "macro/gateway/response_writer.hpp"
-#include "macro/gateway/worker_loop.hpp"
 
 namespace gatebench::gateway {
 namespace {
@@ -38,7 +38,7 @@ bool idempotent(std::string_view method) {
 
 // "100 Continue" once per request, before the first body byte is read; false when the client
 // connection failed (it is closed).
-bool WorkerLoop::send_continue(Client& c) {
+bool Http1Flow::send_continue(Client& c) {
   ProxyExchange& px = c.px;
   // A stream's Expect never reaches the head (h2_front.hpp): no interim answer to send.
   if (!c.req().expect_continue || px.sent_continue || c.conn.parent != nullptr) return true;
@@ -47,13 +47,13 @@ bool WorkerLoop::send_continue(Client& c) {
   iovec civ{const_cast<char*>(kContinue.data()), kContinue.size()};
   IoResult w = write_client(c, &civ, 1);
   if (w.status != IoStatus::kOk || w.bytes != kContinue.size()) {
-    close_client(c);
+    loop_.close_client(c);
     return false;
   }
   return true;
 }
 
-void WorkerLoop::write_up_head(Client& c) {
+void Http1Flow::write_up_head(Client& c) {
   const ClientConn& cc = c.conn;
   const HostConfig& host = host_of(c);
   parts_.take_up_head(c);
@@ -68,7 +68,7 @@ void WorkerLoop::write_up_head(Client& c) {
                           std::string_view(cc.ip_text, cc.ip_len), cc.https, hops);
 }
 
-void WorkerLoop::start_proxy(Client& c) {
+void Http1Flow::start_proxy(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;
   const HostConfig& host = host_of(c);
@@ -88,7 +88,7 @@ void WorkerLoop::start_proxy(Client& c) {
   connect_upstream(c);
 }
 
-bool WorkerLoop::connect_upstream(Client& c) {
+bool Http1Flow::connect_upstream(Client& c) {
   const HostConfig& host = host_of(c);
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -119,13 +119,20 @@ bool WorkerLoop::connect_upstream(Client& c) {
   return true;
 }
 
-void WorkerLoop::release_upconn(Client& c, bool reusable) {
+void Http1Flow::release_upconn(Client& c, bool reusable) {
   UpConn* u = c.px.up;
   c.px.up = nullptr;
   ups_.release(*u, reusable, stopping_);
 }
 
-bool WorkerLoop::pump_request(Client& c) {
+bool Http1Flow::step_proxy(Client& c) {
+  const bool sent = pump_request(c);
+  if (c.conn.dead || c.conn.state != CState::kProxy) return true;
+  const bool received = pump_response(c);
+  return sent || received;
+}
+
+bool Http1Flow::pump_request(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;
   if (px.req_sent || px.up == nullptr) return false;
@@ -176,7 +183,7 @@ bool WorkerLoop::pump_request(Client& c) {
       return true;
     }
     if (r.status == IoStatus::kWouldBlock) return false;
-    close_client(c);  // the client went away in the middle of its body
+    loop_.close_client(c);  // the client went away in the middle of its body
     return true;
   }
   if (!u.writable) return false;
@@ -200,27 +207,37 @@ bool WorkerLoop::pump_request(Client& c) {
   return true;
 }
 
-std::uint64_t WorkerLoop::until_body_due(const Client& c, std::uint64_t d) {
+std::uint64_t Http1Flow::until_body_due(const Client& c, std::uint64_t d) {
   const ProxyExchange& px = c.px;
   if (px.body_deadline_ms == 0 || px.req_body.complete) return d;
   return std::min(d, px.body_deadline_ms);
 }
 
-bool WorkerLoop::body_overdue(const Client& c) const {
+bool Http1Flow::body_overdue(const Client& c) const {
   const ProxyExchange& px = c.px;
   return px.body_deadline_ms != 0 && !px.req_body.complete && now_ms_ >= px.body_deadline_ms;
 }
 
 // The client did not send its body in time: 408 and the connection closes; the upstream
 // connection holds part of a request and is closed too.
-void WorkerLoop::body_timed_out(Client& c) {
+void Http1Flow::body_timed_out(Client& c) {
   if (c.px.up != nullptr) release_upconn(c, false);
   c.conn.close_after = true;
   respond(c, 408, "text/plain", "request body timed out\n", {});
 }
 
+bool Http1Flow::answer_timeout(Client& c) {
+  if (c.conn.state != CState::kProxy || c.px.resp_head_done || c.conn.out_len != 0) return false;
+  if (body_overdue(c)) {
+    body_timed_out(c);
+  } else {
+    upstream_failed(c, 504);
+  }
+  return true;
+}
+
 // The response head, once complete: rewritten into buffers.out, the body cursor started.
-bool WorkerLoop::parse_upstream_head(Client& c) {
+bool Http1Flow::parse_upstream_head(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;
   char* resp = c.buffers.resp.get();
@@ -262,14 +279,14 @@ bool WorkerLoop::parse_upstream_head(Client& c) {
 
 // After the head: the rewritten head and the identified body bytes out to the client. Returns
 // true when it did something, false with `idle` set when the window needs more upstream bytes.
-bool WorkerLoop::send_response(Client& c) {
+bool Http1Flow::send_response(Client& c) {
   ClientConn& cc = c.conn;
   ProxyExchange& px = c.px;
   BodyCursor& body = px.resp_body;
   char* resp = c.buffers.resp.get();
   body.identify(resp, px.resp_len, px.up_eof);
   if (body.framing_error()) {
-    close_client(c);  // the head went out already: all we can do is cut the response
+    loop_.close_client(c);  // the head went out already: all we can do is cut the response
     return true;
   }
   cache_.capture_body(c);
@@ -284,7 +301,7 @@ bool WorkerLoop::send_response(Client& c) {
     IoResult r = write_client(c, iov, cnt);
     if (r.status == IoStatus::kWouldBlock) return false;
     if (r.status != IoStatus::kOk) {
-      close_client(c);
+      loop_.close_client(c);
       return true;
     }
     std::size_t sent = r.bytes;
@@ -308,7 +325,7 @@ bool WorkerLoop::send_response(Client& c) {
   return read_upstream(c);
 }
 
-bool WorkerLoop::pump_response(Client& c) {
+bool Http1Flow::pump_response(Client& c) {
   ProxyExchange& px = c.px;
   if (px.resp_head_done) return send_response(c);
   if (px.up == nullptr || !px.up->connected) return false;
@@ -316,7 +333,7 @@ bool WorkerLoop::pump_response(Client& c) {
   return read_upstream(c);
 }
 
-bool WorkerLoop::read_upstream(Client& c) {
+bool Http1Flow::read_upstream(Client& c) {
   ProxyExchange& px = c.px;
   if (px.up == nullptr) return false;
   UpConn& u = *px.up;
@@ -355,11 +372,11 @@ bool WorkerLoop::read_upstream(Client& c) {
     px.resp_body.complete = true;
     return true;
   }
-  close_client(c);  // truncated response: the client must see the connection end
+  loop_.close_client(c);  // truncated response: the client must see the connection end
   return true;
 }
 
-void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
+void Http1Flow::upstream_failed(Client& c, std::uint16_t status) {
   ProxyExchange& px = c.px;
   bool fresh_response = px.resp_len == 0 && !px.resp_head_done;
   bool reused = px.up != nullptr && px.up->reused;
@@ -378,7 +395,7 @@ void WorkerLoop::upstream_failed(Client& c, std::uint16_t status) {
     return;
   }
   if (px.resp_head_done || c.conn.out_len > 0) {
-    close_client(c);
+    loop_.close_client(c);
     return;
   }
   // Body bytes may sit half-forwarded in the buffer: only a bodyless request lets the

@@ -10,9 +10,9 @@
 
 #include "macro/gateway/clock.hpp"
 #include "macro/gateway/decision.hpp"
+#include "macro/gateway/http1_flow.hpp"
 #include "macro/gateway/response_writer.hpp"
 #include "macro/gateway/tls_context.hpp"
-#include "macro/gateway/worker_loop.hpp"
 #include "micro/core/access_log/write.hpp"
 #include "micro/core/rules/body_fields.hpp"
 #include "micro/core/rules/normalize.hpp"
@@ -34,7 +34,7 @@ bool same_host(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-bool WorkerLoop::step_handshake(Client& c) {
+bool Http1Flow::step_handshake(Client& c) {
   switch (client_handshake(c.conn.io)) {
     case HandshakeStatus::kDone:
       // With read-ahead the handshake's last read can take the first request's records too, and
@@ -42,7 +42,7 @@ bool WorkerLoop::step_handshake(Client& c) {
       // bytes OpenSSL holds are readable, or the request would wait for an event that never comes.
       if (SSL_has_pending(c.conn.io.ssl)) c.conn.io.readable = true;
       if (negotiated_h2(c.conn.io.ssl)) {
-        start_h2(c);
+        loop_.start_h2(c);
       } else {
         c.conn.state = CState::kReadHead;
       }
@@ -52,11 +52,11 @@ bool WorkerLoop::step_handshake(Client& c) {
     case HandshakeStatus::kFailed:
       break;
   }
-  close_client(c);
+  loop_.close_client(c);
   return false;
 }
 
-bool WorkerLoop::step_read_head(Client& c) {
+bool Http1Flow::step_read_head(Client& c) {
   ClientConn& cc = c.conn;
   char* in = c.buffers.in.get();
   // h2c with prior knowledge: the preface, once whole, turns the connection into HTTP/2; a
@@ -66,7 +66,7 @@ bool WorkerLoop::step_read_head(Client& c) {
     const std::size_t n = std::min(cc.in_len, kH2Preface.size());
     if (std::string_view(in, n) == kH2Preface.substr(0, n)) {
       if (n == kH2Preface.size()) {
-        start_h2(c);
+        loop_.start_h2(c);
         return true;
       }
       preface_prefix = true;
@@ -90,16 +90,16 @@ bool WorkerLoop::step_read_head(Client& c) {
     // leaves, are read into the worker's scratch, and a set is taken only when bytes came (so
     // thousands of clients closing at once do not each take one to read their EOF).
     const std::size_t room = cfg().max_header_bytes + kBodyWindow;  // a new set's window
-    IoResult r = read_client(c, tls_scratch_.get(), std::min(room, kOutCap + kRespCap));
+    IoResult r = read_client(c, io_scratch_.get(), std::min(room, kIoScratchCap));
     if (r.status == IoStatus::kOk) {
       parts_.take_request(c);
-      std::memcpy(c.buffers.in.get(), tls_scratch_.get(), r.bytes);
+      std::memcpy(c.buffers.in.get(), io_scratch_.get(), r.bytes);
       cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
       cc.in_len = r.bytes;
       return true;
     }
     if (r.status == IoStatus::kWouldBlock) return false;
-    close_client(c);  // EOF or error between requests
+    loop_.close_client(c);  // EOF or error between requests
     return false;
   }
   if (cc.in_len == c.buffers.in_cap) return false;  // unreachable: parse reports kTooLarge first
@@ -113,11 +113,28 @@ bool WorkerLoop::step_read_head(Client& c) {
     if (cc.in_len == 0 && cc.parent == nullptr) parts_.give_request(c);
     return false;
   }
-  close_client(c);  // EOF or error between requests
+  loop_.close_client(c);  // EOF or error between requests
   return false;
 }
 
-void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view why) {
+void Http1Flow::begin_stream(Client& c, const H2Stream& s) {
+  ClientConn& cc = c.conn;
+  if (s.req_end && !s.too_large && s.head.size() <= kHeadOnlyCap) {
+    parts_.take_head_only(c);  // no body will come (END_STREAM): no body window
+  } else {
+    parts_.take_request(c);
+  }
+  if (s.too_large || s.head.size() > c.buffers.in_cap) {
+    refuse_head(c, 431, "request header list too large\n");
+  } else {
+    std::memcpy(c.buffers.in.get(), s.head.data(), s.head.size());
+    cc.in_len = s.head.size();
+    cc.state = CState::kReadHead;
+    cc.deadline_ms = now_ms_ + cfg().client_header_timeout_ms;
+  }
+}
+
+void Http1Flow::refuse_head(Client& c, std::uint16_t status, std::string_view why) {
   ClientConn& cc = c.conn;
   c.log = {};
   c.log.start_us = mono_us();
@@ -134,7 +151,7 @@ void WorkerLoop::refuse_head(Client& c, std::uint16_t status, std::string_view w
   respond(c, status, "text/plain", why, {});
 }
 
-void WorkerLoop::begin_request(Client& c) {
+void Http1Flow::begin_request(Client& c) {
   if (study_.on()) study_.run(c);
   ClientConn& cc = c.conn;
   std::int64_t now_us = mono_us();
@@ -178,7 +195,7 @@ void WorkerLoop::begin_request(Client& c) {
   route_request(c);
 }
 
-void WorkerLoop::begin_decision(Client& c) {
+void Http1Flow::begin_decision(Client& c) {
   const LocalResponse answer = decision_.begin(c, *policy_scratch_);
   if (answer.status != 0) {
     respond(c, answer);
@@ -192,7 +209,7 @@ void WorkerLoop::begin_decision(Client& c) {
 
 // Room for the head and `want` bytes in all; the head is parsed again, since its views point
 // into the buffer. Kept until the connection object is reused (new_client sizes it again).
-void WorkerLoop::grow_in(Client& c, std::size_t want) {
+void Http1Flow::grow_in(Client& c, std::size_t want) {
   ClientBuffers& b = c.buffers;
   if (b.in_cap >= want) return;
   auto bigger = std::make_unique<char[]>(want);
@@ -202,7 +219,7 @@ void WorkerLoop::grow_in(Client& c, std::size_t want) {
   parse_request_head(std::string_view(b.in.get(), c.conn.in_len), cfg().max_header_bytes, c.req());
 }
 
-bool WorkerLoop::step_read_body(Client& c) {
+bool Http1Flow::step_read_body(Client& c) {
   ClientConn& cc = c.conn;
   BodyCursor& body = c.px.req_body;
   char* in = c.buffers.in.get();
@@ -231,11 +248,11 @@ bool WorkerLoop::step_read_body(Client& c) {
     return true;
   }
   if (r.status == IoStatus::kWouldBlock) return false;
-  close_client(c);  // the client went away in the middle of its body
+  loop_.close_client(c);  // the client went away in the middle of its body
   return false;
 }
 
-void WorkerLoop::route_request(Client& c) {
+void Http1Flow::route_request(Client& c) {
   ClientConn& cc = c.conn;
   const HostConfig& host = host_of(c);
   // An absolute-form target ("GET http://host/path") goes on as origin-form, so path rules and
@@ -301,8 +318,8 @@ void WorkerLoop::route_request(Client& c) {
   start_proxy(c);
 }
 
-void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view content_type,
-                         std::string_view body, std::string_view extra_headers) {
+void Http1Flow::respond(Client& c, std::uint16_t status, std::string_view content_type,
+                        std::string_view body, std::string_view extra_headers) {
   ClientConn& cc = c.conn;
   parts_.take_response(c);
   SecurityHeaders sh =
@@ -318,33 +335,33 @@ void WorkerLoop::respond(Client& c, std::uint16_t status, std::string_view conte
   cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
 }
 
-bool WorkerLoop::answer_from_cache(Client& c) {
+bool Http1Flow::answer_from_cache(Client& c) {
   if (!CacheFlow::caches(c)) return false;
   const CacheAnswer a = cache_.lookup(c, now_ms_);
   if (a.status != CacheStatus::kNone) serve_entry(c, a);
   return a.status != CacheStatus::kNone || a.waiting;
 }
 
-bool WorkerLoop::serve_stale(Client& c) {
+bool Http1Flow::serve_stale(Client& c) {
   const CacheAnswer a = cache_.stale(c);
   if (a.status == CacheStatus::kNone) return false;
   serve_entry(c, a);
   return true;
 }
 
-void WorkerLoop::resume_after_lookup(Client& c) {
-  if (c.conn.dead || c.conn.state != CState::kCacheWait) return;
+bool Http1Flow::resume_after_lookup(Client& c) {
+  if (c.conn.dead || c.conn.state != CState::kCacheWait) return false;
   const CacheAnswer a = cache_.lookup_done(c);
   if (a.status != CacheStatus::kNone) {
     serve_entry(c, a);
   } else {
     start_proxy(c);
   }
-  drive(c);
+  return true;
 }
 
 // A stored response: its head rewritten for the client, its body sent after it from the entry.
-void WorkerLoop::serve_entry(Client& c, const CacheAnswer& a) {
+void Http1Flow::serve_entry(Client& c, const CacheAnswer& a) {
   ClientConn& cc = c.conn;
   EntryView e;
   if (!split_entry(a.entry, e)) {
@@ -367,7 +384,7 @@ void WorkerLoop::serve_entry(Client& c, const CacheAnswer& a) {
   cc.deadline_ms = now_ms_ + cfg().send_timeout_ms;
 }
 
-bool WorkerLoop::step_local(Client& c) {
+bool Http1Flow::step_local(Client& c) {
   ClientConn& cc = c.conn;
   const std::size_t total = cc.out_len + cc.out_body.size();
   if (cc.out_sent == total) {
@@ -398,22 +415,32 @@ bool WorkerLoop::step_local(Client& c) {
     CacheFlow::unborrow_body(c);
     return false;
   }
-  close_client(c);
+  loop_.close_client(c);
   return false;
 }
 
-bool WorkerLoop::step_linger(Client& c) {
+// The request is logged and its response handed over: the H2Front sends the rest.
+void Http1Flow::end_stream(Client& c) {
+  if (H2Stream* s = c.conn.stream) {
+    c.conn.parent->buffers.h2->end_response(*s);
+    s->user = nullptr;
+    c.conn.stream = nullptr;
+  }
+  loop_.close_client(c);
+}
+
+bool Http1Flow::step_linger(Client& c) {
   // After an error response on a connection with unread input, read and drop what the client
   // still sends so close() does not reset the connection before it read the response.
   if (!c.conn.io.readable) return false;
   IoResult r = read_client(c, c.buffers.in.get(), c.buffers.in_cap);
   if (r.status == IoStatus::kOk) return true;
   if (r.status == IoStatus::kWouldBlock) return false;
-  close_client(c);
+  loop_.close_client(c);
   return false;
 }
 
-void WorkerLoop::log_request(const Client& c) {
+void Http1Flow::log_request(const Client& c) {
   access_log::AccessLogRecord r;
   r.time_us = wall_us();
   r.request_time_us = mono_us() - c.log.start_us;
@@ -438,10 +465,10 @@ void WorkerLoop::log_request(const Client& c) {
   log_->add(r, c.req().method, now_ms_);
 }
 
-void WorkerLoop::finish_request(Client& c) {
+void Http1Flow::finish_request(Client& c) {
   ClientConn& cc = c.conn;
   if (log_) log_request(c);
-  end_generation_use(c);
+  loop_.end_generation_use(c);
   parts_.give_exchange(c);  // what follows on the connection is a new request
   cc.out_body = {};
   cc.out_body_borrowed = false;
@@ -458,7 +485,7 @@ void WorkerLoop::finish_request(Client& c) {
       cc.deadline_ms = now_ms_ + kLingerMs;
       return;
     }
-    close_client(c);
+    loop_.close_client(c);
     return;
   }
   // Keep-alive: whatever follows the request (pipelined bytes) becomes the next request.

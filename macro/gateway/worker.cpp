@@ -1,5 +1,5 @@
 // The event loop: epoll dispatch, accepting, connection and generation lifetimes, timeouts and
-// the graceful stop. The request state machine is in request_flow.cpp and proxy.cpp.
+// the graceful stop. The request state machine is Http1Flow's (http1_flow.hpp).
 #include "macro/gateway/worker.hpp"
 
 #include <arpa/inet.h>
@@ -49,14 +49,25 @@ std::uint64_t mono_ms() {
          static_cast<std::uint64_t>(ts.tv_nsec) / 1000000;
 }
 
+// The worker's access-log sink, or null when the log is off.
+std::unique_ptr<AccessLogSink> open_access_log(int index, const Config& c) {
+  if (!c.access_log_enabled) return nullptr;
+  // The id carries the pid so a restarted gateway's sequence numbers start a new series.
+  return std::make_unique<AccessLogSink>(
+      static_cast<std::uint32_t>(getpid()) * 256u + static_cast<std::uint32_t>(index),
+      c.access_log_addr, c.access_log_flush_ms);
+}
+
 }  // namespace
 
 WorkerLoop::WorkerLoop(int index, SharedState& shared)
-    : index_(index),
+    : http1_(LoopCalls(*this), now_ms_, gen_, parts_, cache_, ups_, stopping_, epfd_,
+             open_access_log(index, *shared.current()->config),
+             StudyWork(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd)),
+      index_(index),
       shared_(shared),
       parts_(shared.current()->config->max_header_bytes),
-      cache_(shared.cache_counters[static_cast<std::size_t>(index)]),
-      study_(shared.calibrate_mixes, shared.study_inject, shared.study_null_fd) {
+      cache_(shared.cache_counters[static_cast<std::size_t>(index)]) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epfd_ < 0 || wake_fd_ < 0)
@@ -69,12 +80,6 @@ WorkerLoop::WorkerLoop(int index, SharedState& shared)
   finish_gen(*gen_owner_);
   gen_ = gen_owner_.get();
   seen_generation_ = gen_->pub->generation;
-  if (cfg().access_log_enabled) {
-    // The id carries the pid so a restarted gateway's sequence numbers start a new series.
-    log_ = std::make_unique<AccessLogSink>(
-        static_cast<std::uint32_t>(getpid()) * 256u + static_cast<std::uint32_t>(index_),
-        cfg().access_log_addr, cfg().access_log_flush_ms);
-  }
   open_listeners();
 }
 
@@ -155,9 +160,9 @@ void WorkerLoop::run() {
     }
     if (stopping_ && (live_.empty() || now_ms_ >= stop_deadline_ms_)) break;
   }
-  if (log_) log_->flush();
+  if (AccessLogSink* log = http1_.access_log()) log->flush();
   // The calibration chain's result is used here, so the compiler cannot drop the work.
-  asm volatile("" : : "r"(study_.state()));
+  asm volatile("" : : "r"(http1_.study().state()));
 }
 
 void WorkerLoop::dispatch(Pollable& p, std::uint32_t ev) {
@@ -371,19 +376,14 @@ void WorkerLoop::begin_stop() {
 }
 
 void WorkerLoop::tick() {
-  if (log_) log_->tick(now_ms_);
+  if (AccessLogSink* log = http1_.access_log()) log->tick(now_ms_);
   release_spare_buffers();
   cache_.tick(now_ms_);
   // Deadlines are coarse (one tick); scanning the live list beats a timer heap at these sizes.
   for (std::size_t i = 0; i < live_.size();) {
     Client* c = live_[i];
     if (c->conn.deadline_ms != 0 && now_ms_ >= c->conn.deadline_ms) {
-      if (c->conn.state == CState::kProxy && !c->px.resp_head_done && c->conn.out_len == 0) {
-        if (body_overdue(*c)) {
-          body_timed_out(*c);
-        } else {
-          upstream_failed(*c, 504);
-        }
+      if (http1_.answer_timeout(*c)) {
         if (!c->conn.dead) drive(*c);
       } else {
         close_client(*c);
@@ -415,7 +415,7 @@ Client* WorkerLoop::new_client() {
 void WorkerLoop::close_client(Client& c) {
   if (c.conn.dead) return;
   if (c.px.redis_lookup != nullptr) c.px.redis_lookup->store->cancel(c);
-  if (c.px.up != nullptr) release_upconn(c, false);
+  if (c.px.up != nullptr) http1_.release_upconn(c, false);
   end_generation_use(c);
   if (c.conn.stream != nullptr) {
     // Cut before its response was complete: the client must not take it for a whole one.
@@ -559,31 +559,24 @@ void WorkerLoop::drive_steps(Client& c) {
     bool progressed = false;
     switch (c.conn.state) {
       case CState::kHandshake:
-        progressed = step_handshake(c);
+        progressed = http1_.step_handshake(c);
         break;
       case CState::kReadHead:
-        progressed = step_read_head(c);
+        progressed = http1_.step_read_head(c);
         break;
       case CState::kReadBody:
-        progressed = step_read_body(c);
+        progressed = http1_.step_read_body(c);
         break;
       case CState::kCacheWait:
         break;  // the Redis lookup's result resumes the request (run_redis)
       case CState::kLocal:
-        progressed = step_local(c);
+        progressed = http1_.step_local(c);
         break;
-      case CState::kProxy: {
-        bool a = pump_request(c);
-        if (c.conn.dead || c.conn.state != CState::kProxy) {
-          progressed = true;
-          break;
-        }
-        bool b = pump_response(c);
-        progressed = a || b;
+      case CState::kProxy:
+        progressed = http1_.step_proxy(c);
         break;
-      }
       case CState::kLinger:
-        progressed = step_linger(c);
+        progressed = http1_.step_linger(c);
         break;
       case CState::kH2:
         progressed = step_h2(c);
@@ -591,6 +584,20 @@ void WorkerLoop::drive_steps(Client& c) {
     }
     if (!progressed) return;
   }
+}
+
+// ---- The request machine's calls back (http1_flow.hpp) ----------------------------------
+
+void LoopCalls::close_client(Client& c) {
+  loop_.close_client(c);
+}
+
+void LoopCalls::end_generation_use(Client& c) {
+  loop_.end_generation_use(c);
+}
+
+void LoopCalls::start_h2(Client& c) {
+  loop_.start_h2(c);
 }
 
 // ---- Worker ------------------------------------------------------------------------------

@@ -1,30 +1,25 @@
-// The worker's event loop and its HTTP/1.1 request state machine, which HTTP/2 streams run too.
-// One class over files by seam: worker.cpp (the loop, accepting, connection lifetimes,
-// generations), request_flow.cpp (reading a head, policy, local responses, the end of a
-// request), proxy.cpp (the upstream exchange) and h2_streams.cpp (HTTP/2 streams as clients of
-// the machine). Each other flow is a part the loop owns, in its own header with its own state:
-// RequestParts (the pools of request-set parts), H2Flow (HTTP/2 connections), CacheFlow (the
-// response cache and its Redis pools), DecisionFlow (decision listeners) and StudyWork
+// The worker's event loop: epoll dispatch, accepting, client objects, configuration generations,
+// timeouts and the graceful stop (worker.cpp), and HTTP/2 streams as clients of the request
+// machine (h2_streams.cpp). Each flow is a part the loop owns, in its own header with its own
+// state: Http1Flow (the HTTP/1.1 request machine, which HTTP/2 streams run too), RequestParts
+// (the pools of request-set parts), H2Flow (HTTP/2 connections), CacheFlow (the response cache
+// and its Redis pools), and inside Http1Flow DecisionFlow (decision listeners) and StudyWork
 // (study-only work per request). docs/design.md, "The gateway's worker", lists who owns what.
 #pragma once
 
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string_view>
 #include <vector>
 
-#include "macro/gateway/access_log_sink.hpp"
 #include "macro/gateway/cache_flow.hpp"
 #include "macro/gateway/connection.hpp"
-#include "macro/gateway/decision_flow.hpp"
 #include "macro/gateway/h2_flow.hpp"
+#include "macro/gateway/http1_flow.hpp"
 #include "macro/gateway/request_parts.hpp"
 #include "macro/gateway/shared_state.hpp"
-#include "macro/gateway/study_work.hpp"
 #include "macro/gateway/upstream_pool.hpp"
 
 namespace gatebench::gateway {
@@ -61,6 +56,8 @@ class WorkerLoop final : private H2Handler {
   }
 
  private:
+  friend class LoopCalls;  // the request machine's calls back (http1_flow.hpp)
+
   // Loop plumbing (worker.cpp).
   void open_listeners();
   void on_accept(Listener& l);
@@ -98,26 +95,6 @@ class WorkerLoop final : private H2Handler {
   [[gnu::noinline]] void drive(Client& c);
   void drive_steps(Client& c);
 
-  // Request state machine (request_flow.cpp).
-  bool step_handshake(Client& c);
-  bool step_read_head(Client& c);
-  void begin_request(Client& c);
-  bool step_read_body(Client& c);
-  void route_request(Client& c);
-  bool send_continue(Client& c);
-  void grow_in(Client& c, std::size_t want);
-  bool step_local(Client& c);
-  bool step_linger(Client& c);
-  void finish_request(Client& c);
-  void log_request(const Client& c);
-  void respond(Client& c, std::uint16_t status, std::string_view content_type,
-               std::string_view body, std::string_view extra_headers);
-  void respond(Client& c, const LocalResponse& r) {
-    respond(c, r.status, r.content_type, r.body, r.extra_headers);
-  }
-  // A head that cannot be served (bad, too large): answered and logged, the connection closes.
-  void refuse_head(Client& c, std::uint16_t status, std::string_view why);
-
   // HTTP/2: the connections are H2Flow's; their streams are clients of this loop
   // (h2_streams.cpp).
   void start_h2(Client& c);
@@ -131,53 +108,24 @@ class WorkerLoop final : private H2Handler {
     return step == H2Step::kProgress;
   }
   void start_stream(Client& parent, H2Stream& s);
-  void end_stream(Client& c);
   void detach_streams(Client& c);
   void on_ready(H2Front& front, H2Stream& s) override;
   void on_closed(H2Front& front, H2Stream& s) override;
-  // A client's request bytes: the socket's, or a stream client's body from its H2Front.
-  IoResult read_client(Client& c, char* buf, std::size_t len);
 
-  // Decision listeners: the request's form, and the JSON form's body read first (the flow
-  // itself is DecisionFlow's).
-  void begin_decision(Client& c);
-
-  // Response cache: what CacheFlow finds, sent as a local answer (request_flow.cpp). True when
-  // the cache took the request (an entry served, or a Redis lookup under way).
-  bool answer_from_cache(Client& c);
-  void serve_entry(Client& c, const CacheAnswer& a);
-  bool serve_stale(Client& c);
-  void resume_after_lookup(Client& c);
-  // After a batch of events or a tick: timeouts, finished lookups, queued commands out.
+  // After a batch of events or a tick: timeouts, finished lookups (resumed by the request
+  // machine, then driven), queued commands out.
   void run_redis() {
-    cache_.run_redis(now_ms_, [this](Client& c) { resume_after_lookup(c); });
+    cache_.run_redis(now_ms_, [this](Client& c) {
+      if (http1_.resume_after_lookup(c)) drive(c);
+    });
   }
   int poll_timeout_ms() const;
 
-  // Proxying (proxy.cpp).
-  void start_proxy(Client& c);
-  // The request head as the upstream gets it, into the upstream head (taken here).
-  void write_up_head(Client& c);
-  bool connect_upstream(Client& c);
-  bool pump_request(Client& c);
-  bool pump_response(Client& c);
-  bool parse_upstream_head(Client& c);
-  bool send_response(Client& c);
-  bool read_upstream(Client& c);
-  void release_upconn(Client& c, bool reusable);
-  void upstream_failed(Client& c, std::uint16_t status);
-  // `d`, or the request body's deadline when that is earlier and the body is still arriving.
-  static std::uint64_t until_body_due(const Client& c, std::uint64_t d);
-  bool body_overdue(const Client& c) const;
-  void body_timed_out(Client& c);
-
-  IoResult write_client(Client& c, const iovec* iov, int cnt) {
-    if (c.conn.parent != nullptr) return H2Flow::stream_write(c, iov, cnt);
-    return client_writev(c.conn.io, iov, cnt,
-                         std::span<char>(tls_scratch_.get(), kOutCap + kRespCap));
-  }
   const Config& cfg() const { return *gen_->pub->config; }
 
+  // First: H2Flow borrows its I/O scratch. It holds references to the members below, used only
+  // once the loop is built.
+  Http1Flow http1_;
   int index_;
   SharedState& shared_;
   int epfd_ = -1;
@@ -196,18 +144,11 @@ class WorkerLoop final : private H2Handler {
   std::vector<Client*> live_;
   std::vector<Client*> dead_clients_;
   std::size_t dead_parts_returned_ = 0;  // dead_clients_ before this gave their parts back
-  // The I/O scratch: a connection's bytes on their way (TLS record coalescing, an idle
-  // connection's next bytes, HTTP/2 frames both ways).
-  std::unique_ptr<char[]> tls_scratch_ = std::make_unique<char[]>(kOutCap + kRespCap);
   // The parts of request sets no connection holds.
   RequestParts parts_;
-  H2Flow h2_{parts_, now_ms_, gen_, std::span<char>(tls_scratch_.get(), kOutCap + kRespCap)};
+  H2Flow h2_{parts_, now_ms_, gen_, http1_.io_scratch()};
   UpstreamConns ups_;
 
-  std::unique_ptr<AccessLogSink> log_;
-  std::unique_ptr<PolicyScratch> policy_scratch_ = std::make_unique<PolicyScratch>();
-  std::vector<char> chunk_scratch_;  // an inspected chunked body without its framing
-  DecisionFlow decision_;
   std::uint64_t now_ms_ = 0;
   std::uint64_t next_tick_ms_ = 0;
   // Clients in use at the peak of the current and the previous window (release_spare_buffers).
@@ -219,7 +160,6 @@ class WorkerLoop final : private H2Handler {
   bool stopping_ = false;
   std::uint64_t stop_deadline_ms_ = 0;
   CacheFlow cache_;
-  StudyWork study_;
 };
 
 }  // namespace gatebench::gateway
