@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "macro/gateway/h2_block_pool.hpp"
 #include "micro/core/rules/request_ascii.hpp"
 
 namespace gatebench::gateway {
@@ -221,7 +220,7 @@ H2Front::H2Front(H2Handler& handler, const H2Settings& settings)
   // RFC 7540's priority tree, which the response scheduling here never needs: each is a
   // stream object nghttp2 keeps, so a connection that served many streams held that many.
   nghttp2_option_set_no_closed_streams(opt, 1);
-  nghttp2_session_server_new3(&session_, callbacks, this, opt, h2_block_pool());
+  nghttp2_session_server_new2(&session_, callbacks, this, opt);
   nghttp2_option_del(opt);
   const nghttp2_settings_entry entries[] = {
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.max_concurrent_streams},
