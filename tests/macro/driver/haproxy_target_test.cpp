@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "driver_exe.hpp"
+#include "macro/common/json_field.hpp"
 #include "port_offset.hpp"
 #include "target_check.hpp"
 
@@ -40,9 +40,8 @@ TEST(HaproxyTarget, HttpsRunsBesideTheNginxBaseline) {
                   "--port-offset", std::to_string(testing::port_offset()), "--out", out},
                  180s);
   ASSERT_TRUE(WIFEXITED(r.status)) << r.output;
-  std::ifstream in(out + "/macro.json");
-  ASSERT_TRUE(in) << r.output;
-  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_TRUE(fs::exists(out + "/macro.json")) << r.output;
+  const nlohmann::json report = common::read_json_file(out + "/macro.json");
   std::map<std::string, std::string> baselines;
   for (const auto& s : report["scenarios"]) {
     const std::string name = s["name"];
