@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -131,17 +132,28 @@ TEST(PortOffset, ASlotAnotherProcessHoldsIsPassedOver) {
 TEST(PortOffset, AListeningPortMovesTheLeaseOn) {
   SlotDir dir;
   int first = 0;
-  {
-    const PortOffsetLease lease(dir.path(), 0);
-    first = lease.offset();
+  int fd = -1;
+  // Tests running beside this one listen on the offsets the shared allocator gave them, and a
+  // private lease directory hands out the same ones: when such a test takes the port between
+  // the lease and the bind, the lease is asked again (it then skips that offset).
+  for (int attempt = 0; attempt < 20 && fd < 0; ++attempt) {
+    {
+      const PortOffsetLease lease(dir.path(), 0);
+      first = lease.offset();
+    }
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(18443 + first));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ASSERT_EQ(errno, EADDRINUSE);
+      ::close(fd);
+      fd = -1;
+    }
   }
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(18443 + first));
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_GE(fd, 0) << "every offset tried was taken by another process";
   ASSERT_EQ(::listen(fd, 1), 0);
   {
     const PortOffsetLease lease(dir.path(), 0);
